@@ -1,0 +1,1 @@
+//! The scenario runner for pi's RPC mode.

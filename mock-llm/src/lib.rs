@@ -1,0 +1,1 @@
+//! A scripted mock LLM server speaking the providers' real streaming wire formats.
