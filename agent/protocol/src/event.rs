@@ -1,0 +1,363 @@
+//! Events the agent streams on stdout, tagged by `type`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::TaggedToolCall;
+use crate::message::{AgentMessage, TaggedToolResult};
+use crate::model::ThinkingLevel;
+use crate::response::CompactionResult;
+use crate::session::SessionEntry;
+
+/// A streaming delta of an assistant message (`message_update.assistantMessageEvent`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AssistantMessageEvent {
+    /// A text block starts at `contentIndex`.
+    TextStart(ContentIndex),
+    /// More text.
+    TextDelta(ContentDelta),
+    /// The text block is complete.
+    TextEnd(ContentEnd),
+    /// A thinking block starts.
+    ThinkingStart(ContentIndex),
+    /// More thinking.
+    ThinkingDelta(ContentDelta),
+    /// The thinking block is complete.
+    ThinkingEnd(ContentEnd),
+    /// A tool call starts.
+    ToolcallStart(ContentIndex),
+    /// More of the tool call's JSON arguments, as the model writes them.
+    ToolcallDelta(ContentDelta),
+    /// The tool call is complete, with parsed arguments.
+    ToolcallEnd(ToolcallEnd),
+}
+
+/// `*_start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentIndex {
+    /// Index of the block in the message's content.
+    pub content_index: usize,
+}
+
+/// `*_delta`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentDelta {
+    /// Index of the block in the message's content.
+    pub content_index: usize,
+    /// The new text.
+    pub delta: String,
+}
+
+/// `text_end` and `thinking_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentEnd {
+    /// Index of the block in the message's content.
+    pub content_index: usize,
+    /// The block's whole text.
+    pub content: String,
+}
+
+/// `toolcall_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolcallEnd {
+    /// Index of the block in the message's content.
+    pub content_index: usize,
+    /// The complete call.
+    pub tool_call: TaggedToolCall,
+}
+
+/// An event carrying no fields (`agent_start`, `turn_start`, `agent_settled`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NoFields {}
+
+/// `agent_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentEndEvent {
+    /// Messages produced by this run.
+    pub messages: Vec<AgentMessage>,
+    /// Whether an automatic retry follows.
+    pub will_retry: bool,
+}
+
+/// `turn_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnEndEvent {
+    /// The turn's assistant message.
+    pub message: AgentMessage,
+    /// Results of its tool calls (`toolResult` messages), in call order.
+    pub tool_results: Vec<TaggedToolResult>,
+}
+
+/// `message_start` and `message_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageEvent {
+    /// The message (at start it may already hold streamed content; the end is authoritative).
+    pub message: AgentMessage,
+}
+
+/// `message_update`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageUpdateEvent {
+    /// The delta.
+    pub assistant_message_event: AssistantMessageEvent,
+}
+
+/// `bash_execution_update`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BashExecutionUpdateEvent {
+    /// The `bash` command's id, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<crate::id::RequestId>,
+    /// One chunk of output (stdout and stderr merged).
+    pub delta: String,
+}
+
+/// `tool_execution_start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecutionStartEvent {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool_name: String,
+    /// The call's arguments.
+    pub args: Value,
+}
+
+/// `tool_execution_update`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecutionUpdateEvent {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool_name: String,
+    /// The call's arguments.
+    pub args: Value,
+    /// Accumulated result so far (`{content, details}`).
+    pub partial_result: Value,
+}
+
+/// `tool_execution_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecutionEndEvent {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool_name: String,
+    /// The result (`{content, details}`).
+    pub result: Value,
+    /// Whether the tool failed.
+    pub is_error: bool,
+}
+
+/// `queue_update`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueUpdateEvent {
+    /// Pending steering messages.
+    pub steering: Vec<String>,
+    /// Pending follow-up messages.
+    pub follow_up: Vec<String>,
+}
+
+/// Why compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionReason {
+    /// The `compact` command.
+    Manual,
+    /// Context above the threshold after a run.
+    Threshold,
+    /// The provider reported context overflow.
+    Overflow,
+}
+
+/// `compaction_start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionStartEvent {
+    /// Why.
+    pub reason: CompactionReason,
+}
+
+/// `compaction_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionEndEvent {
+    /// Why.
+    pub reason: CompactionReason,
+    /// The result; absent when aborted or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<CompactionResult>,
+    /// Whether it was aborted.
+    pub aborted: bool,
+    /// Whether the run is retried (overflow).
+    pub will_retry: bool,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+}
+
+/// `auto_retry_start` and `summarization_retry_scheduled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetryScheduledEvent {
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// Attempts allowed.
+    pub max_attempts: u32,
+    /// Wait before the attempt.
+    pub delay_ms: u64,
+    /// The error being retried.
+    pub error_message: String,
+}
+
+/// `auto_retry_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoRetryEndEvent {
+    /// Whether a retry succeeded.
+    pub success: bool,
+    /// The last attempt.
+    pub attempt: u32,
+    /// The final error (or `Retry cancelled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_error: Option<String>,
+}
+
+/// `summarization_retry_attempt_start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummarizationRetryAttemptStartEvent {
+    /// `compaction` or `branchSummary`.
+    pub source: String,
+    /// Compaction reason (absent for branch summaries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<CompactionReason>,
+}
+
+/// `extension_error`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionErrorEvent {
+    /// The extension's file.
+    pub extension_path: String,
+    /// The event it was handling.
+    pub event: String,
+    /// The error text.
+    pub error: String,
+}
+
+/// `thinking_level_changed` (beyond the docs; before the response of the command that caused it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThinkingLevelChangedEvent {
+    /// The effective level.
+    pub level: ThinkingLevel,
+}
+
+/// `session_info_changed` (beyond the docs; before the `set_session_name` response).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfoChangedEvent {
+    /// The new name; absent when cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// `entry_appended` (beyond the docs; when an extension appends a custom entry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryAppendedEvent {
+    /// The entry.
+    pub entry: SessionEntry,
+}
+
+/// Every event the agent emits, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A run begins (after the prompt's response).
+    AgentStart(NoFields),
+    /// A run ends; `willRetry` says whether a retry follows.
+    AgentEnd(AgentEndEvent),
+    /// Nothing more will happen on its own: no retry, compaction or queued message remains.
+    AgentSettled(NoFields),
+    /// A turn begins: one model call and its tool calls.
+    TurnStart(NoFields),
+    /// A turn ends with its assistant message and tool results.
+    TurnEnd(TurnEndEvent),
+    /// A message begins.
+    MessageStart(MessageEvent),
+    /// A streaming delta of the assistant message.
+    MessageUpdate(MessageUpdateEvent),
+    /// A message is complete.
+    MessageEnd(MessageEvent),
+    /// Output of a `bash` command.
+    BashExecutionUpdate(BashExecutionUpdateEvent),
+    /// A tool call starts executing.
+    ToolExecutionStart(ToolExecutionStartEvent),
+    /// A tool's progress.
+    ToolExecutionUpdate(ToolExecutionUpdateEvent),
+    /// A tool call finished.
+    ToolExecutionEnd(ToolExecutionEndEvent),
+    /// The steering or follow-up queue changed.
+    QueueUpdate(QueueUpdateEvent),
+    /// Compaction begins.
+    CompactionStart(CompactionStartEvent),
+    /// Compaction ends.
+    CompactionEnd(CompactionEndEvent),
+    /// A failed run will be retried after `delayMs`.
+    AutoRetryStart(RetryScheduledEvent),
+    /// Retrying ended.
+    AutoRetryEnd(AutoRetryEndEvent),
+    /// A summarisation will be retried.
+    SummarizationRetryScheduled(RetryScheduledEvent),
+    /// A summarisation retry starts.
+    SummarizationRetryAttemptStart(SummarizationRetryAttemptStartEvent),
+    /// Summarisation retrying ended.
+    SummarizationRetryFinished(NoFields),
+    /// An extension threw.
+    ExtensionError(ExtensionErrorEvent),
+    /// The effective thinking level changed.
+    ThinkingLevelChanged(ThinkingLevelChangedEvent),
+    /// The session name changed.
+    SessionInfoChanged(SessionInfoChangedEvent),
+    /// An extension appended an entry.
+    EntryAppended(EntryAppendedEvent),
+}
+
+impl Event {
+    /// Every event type this crate models.
+    pub const TYPES: [&'static str; 24] = [
+        "agent_start",
+        "agent_end",
+        "agent_settled",
+        "turn_start",
+        "turn_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "bash_execution_update",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        "queue_update",
+        "compaction_start",
+        "compaction_end",
+        "auto_retry_start",
+        "auto_retry_end",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "extension_error",
+        "thinking_level_changed",
+        "session_info_changed",
+        "entry_appended",
+    ];
+}
