@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::content::ImageContent;
+use crate::content::TaggedImage;
 use crate::id::{RequestId, deserialize_optional_id};
 use crate::model::ThinkingLevel;
 
@@ -37,7 +37,7 @@ pub struct PromptCommand {
     pub message: String,
     /// Attached images.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub images: Option<Vec<ImageContent>>,
+    pub images: Option<Vec<TaggedImage>>,
     /// Required while streaming: how to queue the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming_behavior: Option<StreamingBehavior>,
@@ -51,7 +51,7 @@ pub struct QueueMessageCommand {
     pub message: String,
     /// Attached images.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub images: Option<Vec<ImageContent>>,
+    pub images: Option<Vec<TaggedImage>>,
 }
 
 /// `new_session`.

@@ -118,3 +118,13 @@ pub enum TaggedToolCall {
     #[serde(rename = "toolCall")]
     ToolCall(ToolCall),
 }
+
+/// An image with its `"type":"image"` tag, where the wire carries one on its own
+/// (`prompt.images`, `steer.images`, `follow_up.images`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum TaggedImage {
+    /// `{"type":"image","data":...,"mimeType":...}`
+    #[serde(rename = "image")]
+    Image(ImageContent),
+}
