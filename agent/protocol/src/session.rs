@@ -127,32 +127,32 @@ pub struct BranchSummaryEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomEntry {
-    /// Id, parent and time.
-    #[serde(flatten)]
-    pub base: EntryBase,
     /// The extension's entry kind.
     pub custom_type: String,
     /// Extension data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+    /// Id, parent and time (written after the extension fields, as the reference does).
+    #[serde(flatten)]
+    pub base: EntryBase,
 }
 
 /// An extension message that is part of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessageEntry {
-    /// Id, parent and time.
-    #[serde(flatten)]
-    pub base: EntryBase,
     /// The extension's message kind.
     pub custom_type: String,
     /// Text or blocks.
     pub content: MessageContent,
+    /// Whether a UI shows it.
+    pub display: bool,
     /// Extension data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
-    /// Whether a UI shows it.
-    pub display: bool,
+    /// Id, parent and time (written after the extension fields, as the reference does).
+    #[serde(flatten)]
+    pub base: EntryBase,
 }
 
 /// A label on another entry.
