@@ -1,0 +1,695 @@
+//! The script format: an ordered list of responses, each optionally guarded by a matcher.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// A script: the responses the server serves, in order.
+///
+/// Each request takes the first response that still has uses left and whose matcher fits.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// The responses, in the order they are tried.
+    pub responses: Vec<Response>,
+    /// Where the script came from (a file name or a label); used in error messages.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub origin: String,
+}
+
+/// One scripted response. Exactly one of `text`, `content`, `error`, `raw` or `quirk` is set.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Response {
+    /// Which requests this response may answer; absent means any.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<Matcher>,
+    /// How many requests this response answers before it is used up (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u32>,
+    /// Answer any number of requests (never used up).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeat: bool,
+    /// Shorthand for `content: [{text: ...}]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Deltas>,
+    /// Neutral content blocks, rendered into the request's wire format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ContentItem>>,
+    /// An HTTP error response instead of a stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<HttpError>,
+    /// Raw bytes written exactly as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<RawResponse>,
+    /// The responses of a named quirk fixture, inserted here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quirk: Option<String>,
+    /// Stop reason: `stop`, `tool_use`, `length`, or any provider-specific string passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    /// Token usage reported by the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// A mid-stream fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// Byte-level framing changes applied to the rendered stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framing: Option<Framing>,
+    /// Hold the response before its headers until this gate is released.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
+    /// Delay before the status line and headers, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// Delay between two writes of the body, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_delay_ms: Option<u64>,
+    /// Pace the body at this many writes per second (overrides `chunk_delay_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_second: Option<f64>,
+    /// The provider's response/message id (default derived from the request index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The model name reported in the stream (default: the requested model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Extra response headers.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// Text given whole or as explicit deltas.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Deltas {
+    /// One string.
+    Whole(String),
+    /// Explicit deltas, each sent as its own delta event.
+    Pieces(Vec<String>),
+}
+
+impl Deltas {
+    /// The full text.
+    pub fn joined(&self) -> String {
+        match self {
+            Deltas::Whole(text) => text.clone(),
+            Deltas::Pieces(pieces) => pieces.concat(),
+        }
+    }
+
+    /// The deltas to send: explicit pieces, or the whole text cut into `chunks` pieces.
+    pub(crate) fn pieces(&self, chunks: Option<usize>) -> Vec<String> {
+        match self {
+            Deltas::Pieces(pieces) => pieces.clone(),
+            Deltas::Whole(text) => split_chars(text, chunks.unwrap_or(1)),
+        }
+    }
+}
+
+/// Cut `text` into `n` pieces of nearly equal length in characters (fewer if it is shorter).
+pub(crate) fn split_chars(text: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.is_empty() {
+        return Vec::new();
+    }
+    let n = n.clamp(1, chars.len());
+    let base = chars.len() / n;
+    let extra = chars.len() % n;
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for i in 0..n {
+        let len = base + usize::from(i < extra);
+        out.push(chars[start..start + len].iter().collect());
+        start += len;
+    }
+    out
+}
+
+/// One neutral content item. Exactly one of `text`, `thinking`, `redacted_thinking`,
+/// `tool_call`, `gate` or `pause_ms` is set.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContentItem {
+    /// A text block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Deltas>,
+    /// A thinking (reasoning) block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Deltas>,
+    /// The thinking block's signature (Anthropic `signature_delta`, Gemini `thoughtSignature`,
+    /// Responses `encrypted_content`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// A redacted thinking block with this opaque data (Anthropic only; skipped elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted_thinking: Option<String>,
+    /// A tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<ToolCall>,
+    /// Pause the stream here until the named gate is released.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
+    /// Pause the stream here for this many milliseconds (a stall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_ms: Option<u64>,
+    /// Cut a whole `text`/`thinking` into this many deltas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<usize>,
+}
+
+/// A tool call in neutral form.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The call id (default `toolu_mock_<n>` / `call_mock_<n>`; Gemini sends it only if given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool name.
+    pub name: String,
+    /// The arguments as a JSON value (default `{}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// The arguments as literal JSON text, sent as is (may be invalid on purpose).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_raw: Option<String>,
+    /// Cut the argument JSON text into this many deltas (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<usize>,
+    /// Explicit argument deltas (their concatenation is the argument text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_chunks: Option<Vec<String>>,
+}
+
+impl ToolCall {
+    /// The argument JSON text.
+    pub(crate) fn arguments_text(&self) -> String {
+        if let Some(chunks) = &self.argument_chunks {
+            return chunks.concat();
+        }
+        if let Some(raw) = &self.arguments_raw {
+            return raw.clone();
+        }
+        match &self.arguments {
+            Some(value) => value.to_string(),
+            None => "{}".to_owned(),
+        }
+    }
+
+    /// The argument deltas.
+    pub(crate) fn argument_pieces(&self) -> Vec<String> {
+        match &self.argument_chunks {
+            Some(chunks) => chunks.clone(),
+            None => split_chars(&self.arguments_text(), self.chunks.unwrap_or(1)),
+        }
+    }
+}
+
+/// Guards a response: every given condition must hold.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Matcher {
+    /// The request's 0-based index among the requests this server answered since the last reset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_index: Option<usize>,
+    /// The requested model, exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The wire format of the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<crate::render::Format>,
+    /// The role of the last message of the conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message_role: Option<Role>,
+    /// The last message's text contains this substring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message_text: Option<String>,
+    /// The last message's text matches this regular expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message_pattern: Option<String>,
+    /// The conversation contains a tool result for this tool call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_tool_result: Option<String>,
+}
+
+/// A neutral message role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Role {
+    /// A user message (that is not only tool results).
+    #[serde(rename = "user")]
+    User,
+    /// An assistant (model) message.
+    #[serde(rename = "assistant")]
+    Assistant,
+    /// A message carrying tool results.
+    #[serde(rename = "toolResult", alias = "tool_result", alias = "tool")]
+    ToolResult,
+}
+
+/// Token usage in neutral form.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Input (prompt) tokens, not counting cache reads or writes.
+    #[serde(default)]
+    pub input: u64,
+    /// Output tokens (including reasoning tokens).
+    #[serde(default)]
+    pub output: u64,
+    /// Input tokens read from the cache.
+    #[serde(default)]
+    pub cache_read: u64,
+    /// Input tokens written to the cache.
+    #[serde(default)]
+    pub cache_write: u64,
+    /// Reasoning tokens (part of `output`).
+    #[serde(default)]
+    pub reasoning: u64,
+}
+
+/// An HTTP error response.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The provider error type (default from the status, e.g. 529 -> `overloaded_error`).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The error message (default from the status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The whole body instead of the provider-shaped default: a string is sent as is (`""` for
+    /// no body), anything else as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+    /// Extra headers (`retry-after`, `retry-after-ms`, `x-should-retry`, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// A raw response: status, headers and body writes exactly as given.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawResponse {
+    /// The HTTP status (default 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Headers (default `content-type: text/event-stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<BTreeMap<String, String>>,
+    /// Line endings of `data` items (default LF).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_ending: Option<LineEnding>,
+    /// The body, one write per chunk.
+    pub chunks: Vec<RawChunk>,
+}
+
+/// One step of a raw body: a string written as one write, or a map with one of `text`, `hex`,
+/// `gate`, `pause_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawChunk {
+    /// UTF-8 text written as one write.
+    Text(String),
+    /// A map form.
+    Item(RawItem),
+}
+
+/// The map form of a raw chunk: one of `text`, `hex`, `data` (with optional `event`), `gate`,
+/// `pause_ms`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawItem {
+    /// UTF-8 text written as one write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Bytes in hexadecimal (spaces allowed) written as one write, e.g. split UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    /// An SSE event written as one write: `event: <event>` (if given), `data: <data>`, blank
+    /// line. A string is written as is, any other value as compact JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// The `event:` line of a `data` item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// Pause until this gate is released.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
+    /// Pause this many milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_ms: Option<u64>,
+}
+
+impl<'de> Deserialize<'de> for RawChunk {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        match value {
+            Value::String(text) => Ok(RawChunk::Text(text)),
+            other => RawItem::deserialize(other)
+                .map(RawChunk::Item)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A mid-stream fault.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fault {
+    /// What happens.
+    pub kind: FaultKind,
+    /// How many body writes go out first. For `drop` and `reset`, absent means before the
+    /// headers; for `error` and `stall`, absent means after the whole stream but its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_chunks: Option<usize>,
+    /// For `error`: the provider error type (default `overloaded_error` or its equivalent).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// For `error`: the message (default `Overloaded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// For `stall`: how long no byte is sent, then the stream goes on; absent stalls forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_ms: Option<u64>,
+}
+
+/// The kinds of mid-stream fault.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// An in-band error event in the provider's format, then the stream ends.
+    #[default]
+    Error,
+    /// Close the connection (FIN) without finishing the body.
+    Drop,
+    /// Reset the connection (RST).
+    Reset,
+    /// Send nothing for `stall_ms` (or forever).
+    Stall,
+}
+
+/// Byte-level framing changes applied to a rendered stream.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Framing {
+    /// Line endings (default: the provider's, CRLF for Gemini, LF otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_ending: Option<LineEnding>,
+    /// Cut every event into writes of at most this many bytes (may split UTF-8 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_bytes: Option<usize>,
+    /// Send the whole body in one write.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coalesce: bool,
+    /// A comment line (e.g. `: ping`) written before every event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// Leave out `event:` lines.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_event_lines: bool,
+    /// Spread each event's JSON over several `data:` lines.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiline_data: bool,
+    /// Leave out these events (by type; Chat also knows `role`, `finish`, `usage`, `done`;
+    /// Gemini `finish`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omit: Vec<String>,
+}
+
+/// SSE line endings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LineEnding {
+    /// `\n`
+    Lf,
+    /// `\r\n`
+    Crlf,
+    /// `\r`
+    Cr,
+}
+
+impl Script {
+    /// Parses a YAML (or JSON) script; `origin` names it in errors.
+    pub fn from_yaml_str(text: &str, origin: &str) -> Result<Script> {
+        let value: Value = serde_saphyr::from_str(text)
+            .map_err(|err| Error::Script(format!("{origin}: invalid YAML: {err}")))?;
+        Script::from_json_value(value, origin)
+    }
+
+    /// Builds a script from a JSON value (as embedded in a scenario); `origin` names it in errors.
+    pub fn from_json_value(value: Value, origin: &str) -> Result<Script> {
+        let mut script: Script = serde_path_to_error::deserialize(value).map_err(|err| {
+            let path = err.path().to_string();
+            let inner = err.into_inner();
+            if path == "." {
+                Error::Script(format!("{origin}: {inner}"))
+            } else {
+                Error::Script(format!("{origin}: at {path}: {inner}"))
+            }
+        })?;
+        script.origin = origin.to_owned();
+        script.expand_quirks()?;
+        script.validate()?;
+        Ok(script)
+    }
+
+    /// Reads a script file (`.yaml`, `.yml` or `.json`).
+    pub fn from_file(path: &Path) -> Result<Script> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| Error::Script(format!("{origin}: cannot read: {err}")))?;
+        match path.extension().and_then(|ext| ext.to_str()) {
+            Some("json") => {
+                let value: Value = serde_json::from_str(&text)
+                    .map_err(|err| Error::Script(format!("{origin}: invalid JSON: {err}")))?;
+                Script::from_json_value(value, &origin)
+            }
+            _ => Script::from_yaml_str(&text, &origin),
+        }
+    }
+
+    /// A script that answers every request with `text`, streamed in the request's format.
+    pub fn reply(text: &str) -> Script {
+        Script {
+            responses: vec![Response {
+                repeat: true,
+                text: Some(Deltas::Whole(text.to_owned())),
+                ..Response::default()
+            }],
+            origin: "--reply".to_owned(),
+        }
+    }
+
+    /// Every gate name the script declares (response gates, content gates, raw gates).
+    pub fn gate_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for response in &self.responses {
+            names.extend(response.gate.iter().cloned());
+            for item in response.content.iter().flatten() {
+                names.extend(item.gate.iter().cloned());
+            }
+            for chunk in response.raw.iter().flat_map(|raw| raw.chunks.iter()) {
+                if let RawChunk::Item(item) = chunk {
+                    names.extend(item.gate.iter().cloned());
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn expand_quirks(&mut self) -> Result<()> {
+        if self.responses.iter().all(|r| r.quirk.is_none()) {
+            return Ok(());
+        }
+        let mut expanded = Vec::with_capacity(self.responses.len());
+        for (index, response) in std::mem::take(&mut self.responses).into_iter().enumerate() {
+            let Some(name) = &response.quirk else {
+                expanded.push(response);
+                continue;
+            };
+            let fixture = crate::quirks::quirk(name).ok_or_else(|| {
+                Error::Script(format!(
+                    "{}: responses[{index}]: unknown quirk `{name}` (known: {})",
+                    self.origin,
+                    crate::quirks::quirk_names().join(", ")
+                ))
+            })?;
+            let others_set = response.text.is_some()
+                || response.content.is_some()
+                || response.error.is_some()
+                || response.raw.is_some();
+            if others_set {
+                return Err(Error::Script(format!(
+                    "{}: responses[{index}]: `quirk` cannot be combined with text, content, error or raw",
+                    self.origin
+                )));
+            }
+            for mut inner in fixture.responses {
+                if inner.matcher.is_none() {
+                    inner.matcher.clone_from(&response.matcher);
+                }
+                if response.times.is_some() {
+                    inner.times = response.times;
+                }
+                inner.repeat |= response.repeat;
+                expanded.push(inner);
+            }
+        }
+        self.responses = expanded;
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<()> {
+        let origin = &self.origin;
+        for (index, response) in self.responses.iter().enumerate() {
+            let at = format!("{origin}: responses[{index}]");
+            let kinds = [
+                ("text", response.text.is_some()),
+                ("content", response.content.is_some()),
+                ("error", response.error.is_some()),
+                ("raw", response.raw.is_some()),
+            ];
+            let set: Vec<&str> = kinds
+                .iter()
+                .filter(|(_, on)| *on)
+                .map(|(k, _)| *k)
+                .collect();
+            if set.len() != 1 {
+                let hint = if set.is_empty() && response.gate.is_some() {
+                    "; a response-level `gate` holds the headers of that response's body, a gate \
+                     inside a stream is a `content` item `- gate: NAME`"
+                } else {
+                    ""
+                };
+                return Err(Error::Script(format!(
+                    "{at}: needs exactly one of text, content, error, raw or quirk (found {}){hint}",
+                    if set.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        set.join(", ")
+                    }
+                )));
+            }
+            if response.error.is_some()
+                && (response.fault.is_some()
+                    || response.framing.is_some()
+                    || response.chunk_delay_ms.is_some()
+                    || response.tokens_per_second.is_some())
+            {
+                return Err(Error::Script(format!(
+                    "{at}: `fault`, `framing`, `chunk_delay_ms` and `tokens_per_second` apply to streamed bodies, not to `error`"
+                )));
+            }
+            if response.raw.is_some() && response.framing.is_some() {
+                return Err(Error::Script(format!(
+                    "{at}: `framing` applies to rendered content; a `raw` body is written as given"
+                )));
+            }
+            if let Some(pattern) = response
+                .matcher
+                .as_ref()
+                .and_then(|m| m.last_message_pattern.as_ref())
+            {
+                regex::Regex::new(pattern).map_err(|err| {
+                    Error::Script(format!("{at}.match.last_message_pattern: {err}"))
+                })?;
+            }
+            if let Some(tps) = response.tokens_per_second
+                && (tps.is_nan() || tps <= 0.0)
+            {
+                return Err(Error::Script(format!("{at}.tokens_per_second must be > 0")));
+            }
+            for (item_index, item) in response.content.iter().flatten().enumerate() {
+                let kinds = [
+                    ("text", item.text.is_some()),
+                    ("thinking", item.thinking.is_some()),
+                    ("redacted_thinking", item.redacted_thinking.is_some()),
+                    ("tool_call", item.tool_call.is_some()),
+                    ("gate", item.gate.is_some()),
+                    ("pause_ms", item.pause_ms.is_some()),
+                ];
+                let set: Vec<&str> = kinds
+                    .iter()
+                    .filter(|(_, on)| *on)
+                    .map(|(k, _)| *k)
+                    .collect();
+                if set.len() != 1 {
+                    return Err(Error::Script(format!(
+                        "{at}.content[{item_index}]: needs exactly one of text, thinking, redacted_thinking, tool_call, gate or pause_ms (found {})",
+                        if set.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            set.join(", ")
+                        }
+                    )));
+                }
+                if item.signature.is_some() && item.thinking.is_none() {
+                    return Err(Error::Script(format!(
+                        "{at}.content[{item_index}]: `signature` belongs to a `thinking` item"
+                    )));
+                }
+                if let Some(call) = &item.tool_call {
+                    let forms = usize::from(call.arguments.is_some())
+                        + usize::from(call.arguments_raw.is_some())
+                        + usize::from(call.argument_chunks.is_some());
+                    if forms > 1 {
+                        return Err(Error::Script(format!(
+                            "{at}.content[{item_index}].tool_call: give only one of arguments, arguments_raw, argument_chunks"
+                        )));
+                    }
+                }
+            }
+            for (chunk_index, chunk) in response
+                .raw
+                .iter()
+                .flat_map(|r| r.chunks.iter())
+                .enumerate()
+            {
+                if let RawChunk::Item(item) = chunk {
+                    let count = usize::from(item.text.is_some())
+                        + usize::from(item.hex.is_some())
+                        + usize::from(item.data.is_some())
+                        + usize::from(item.gate.is_some())
+                        + usize::from(item.pause_ms.is_some());
+                    if count != 1 || (item.event.is_some() && item.data.is_none()) {
+                        return Err(Error::Script(format!(
+                            "{at}.raw.chunks[{chunk_index}]: needs exactly one of text, hex, data (with optional event), gate or pause_ms"
+                        )));
+                    }
+                    if let Some(hex) = &item.hex {
+                        decode_hex(hex).map_err(|err| {
+                            Error::Script(format!("{at}.raw.chunks[{chunk_index}].hex: {err}"))
+                        })?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes hexadecimal text (whitespace ignored).
+pub(crate) fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err("odd number of hex digits".to_owned());
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            let s = std::str::from_utf8(pair).map_err(|e| e.to_string())?;
+            u8::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex byte"))
+        })
+        .collect()
+}
