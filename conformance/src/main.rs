@@ -1,6 +1,17 @@
 //! `pi-conformance`: run YAML scenarios against any implementation of pi's RPC mode.
 
-use clap::{Parser, Subcommand};
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use pi_conformance::agent::AgentCommand;
+use pi_conformance::baseline::Baseline;
+use pi_conformance::load::{self, Loaded};
+use pi_conformance::run::{Mode, Outcome, RunOptions};
+use pi_conformance::{report, suite, transcript};
 
 /// Runs YAML conformance scenarios against pi's RPC mode: ours, the reference, or any command.
 #[derive(Debug, Parser)]
@@ -13,27 +24,456 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run scenarios against an agent and report a verdict for each.
-    Run {
-        /// Scenario files or folders.
-        #[arg(default_value = "scenarios")]
-        paths: Vec<std::path::PathBuf>,
-        /// `ours`, `reference`, or a whole command line.
+    Run(RunArgs),
+    /// Run the same steps against two agents and compare their normalised streams.
+    Diff {
+        #[command(flatten)]
+        select: Select,
+        /// The first agent.
         #[arg(long, default_value = "ours")]
         agent: String,
+        /// The second agent.
+        #[arg(long, default_value = "reference")]
+        against: String,
+        /// Scenarios run at once.
+        #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
+        jobs: usize,
+    },
+    /// Run against an agent (usually the reference) and write the records it sent as the
+    /// scenario's expectations, volatile values replaced by placeholders, for review.
+    Record {
+        #[command(flatten)]
+        select: Select,
+        /// The agent to record.
+        #[arg(long, default_value = "reference")]
+        agent: String,
+        /// Overwrite the scenario files instead of writing `<name>.recorded.yaml` beside them.
+        #[arg(long)]
+        write: bool,
+    },
+    /// Run the corpus against several agents in turn and report each one's wall time.
+    Bench {
+        #[command(flatten)]
+        select: Select,
+        /// Agents to time (repeatable; default: ours and reference).
+        #[arg(long)]
+        agent: Vec<String>,
+        /// Scenarios run at once.
+        #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
+        jobs: usize,
     },
     /// List the scenarios found.
     List {
-        /// Scenario files or folders.
-        #[arg(default_value = "scenarios")]
-        paths: Vec<std::path::PathBuf>,
+        #[command(flatten)]
+        select: Select,
     },
+    /// Write the HTML and Markdown matrix (scenario by agent) from the results in an output folder.
+    Report {
+        /// The output folder of earlier runs.
+        #[arg(long, default_value = "conformance-out")]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of the scenario format.
+    Schema,
 }
 
-fn main() -> anyhow::Result<()> {
+/// Which scenarios.
+#[derive(Debug, Args)]
+struct Select {
+    /// Scenario files or folders.
+    #[arg(default_value = "scenarios")]
+    paths: Vec<PathBuf>,
+    /// Keep scenarios whose id or title contains this text, `tag:NAME`, or `area:PREFIX`.
+    #[arg(long, short = 'f')]
+    filter: Vec<String>,
+    /// Run only shard K of N (1-based), for CI matrices.
+    #[arg(long)]
+    shard: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    select: Select,
+    /// `ours`, `reference`, or a whole command line.
+    #[arg(long, default_value = "ours")]
+    agent: String,
+    /// Scenarios run at once.
+    #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
+    jobs: usize,
+    /// Output on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Folder for transcripts and results.
+    #[arg(long, default_value = "conformance-out")]
+    out: PathBuf,
+    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt when it exists).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Rewrite the baseline from this run's failures (keeping existing reasons).
+    #[arg(long)]
+    update_baseline: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Junit,
+}
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Run { .. } | Command::List { .. } => {
-            anyhow::bail!("pi-conformance is not implemented yet")
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(dispatch(cli.command)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
         }
     }
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<bool> {
+    match command {
+        Command::Run(args) => run(args).await,
+        Command::Diff {
+            select,
+            agent,
+            against,
+            jobs,
+        } => diff(&select, &agent, &against, jobs).await,
+        Command::Record {
+            select,
+            agent,
+            write,
+        } => record(&select, &agent, write).await,
+        Command::Bench {
+            select,
+            agent,
+            jobs,
+        } => bench(&select, agent, jobs).await,
+        Command::List { select } => {
+            for loaded in select_scenarios(&select)? {
+                println!(
+                    "{}\t{}\t{}",
+                    loaded.scenario.id,
+                    loaded.file.display(),
+                    loaded.scenario.title
+                );
+            }
+            Ok(true)
+        }
+        Command::Report { out } => write_report(&out),
+        Command::Schema => {
+            print!("{}", pi_conformance::scenario::schema_json());
+            Ok(true)
+        }
+    }
+}
+
+/// Loads and selects scenarios; any malformed file stops everything before anything runs.
+fn select_scenarios(select: &Select) -> anyhow::Result<Vec<Loaded>> {
+    let files = load::discover(&select.paths)?;
+    let (loaded, errors) = load::load_all(&files);
+    if !errors.is_empty() {
+        for err in &errors {
+            eprintln!("{err}");
+        }
+        bail!(
+            "{} malformed scenario file(s); nothing was run",
+            errors.len()
+        );
+    }
+    let shard = select
+        .shard
+        .as_deref()
+        .map(load::parse_shard)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let mut selected: Vec<Loaded> = loaded
+        .into_iter()
+        .filter(|l| load::matches_filter(&l.scenario, &select.filter))
+        .collect();
+    selected.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
+    Ok(selected
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| load::in_shard(*i, shard))
+        .map(|(_, l)| l)
+        .collect())
+}
+
+/// Prints progress on stderr: a live line on a terminal, a line per scenario otherwise.
+struct Progress {
+    live: bool,
+    counts: BTreeMap<&'static str, usize>,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Self {
+            live: std::io::stderr().is_terminal(),
+            counts: BTreeMap::new(),
+        }
+    }
+
+    fn update(&mut self, outcome: &Outcome, done: usize, total: usize) {
+        *self.counts.entry(outcome.verdict.word()).or_default() += 1;
+        let counts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let mut err = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(
+                err,
+                "\r\x1b[K[{done}/{total}] {} | {} {}",
+                counts.join(", "),
+                outcome.id,
+                outcome.verdict.word()
+            );
+            if done == total {
+                let _ = writeln!(err);
+            }
+        } else {
+            let _ = writeln!(
+                err,
+                "[{done}/{total}] {} {} ({:.1}s)",
+                outcome.id,
+                outcome.verdict.word(),
+                outcome.duration.as_secs_f64()
+            );
+        }
+    }
+}
+
+async fn run(args: RunArgs) -> anyhow::Result<bool> {
+    let scenarios = select_scenarios(&args.select)?;
+    let agent = AgentCommand::resolve(&args.agent)?;
+    let baseline_path = args
+        .baseline
+        .clone()
+        .unwrap_or_else(|| Path::new("conformance/baselines").join(format!("{}.txt", agent.name)));
+    let baseline = Baseline::read(&baseline_path)
+        .with_context(|| format!("reading {}", baseline_path.display()))?;
+    let started = std::time::Instant::now();
+    let mut progress = Progress::new();
+    let outcomes = suite::run_all(
+        &scenarios,
+        &agent,
+        RunOptions::new(Mode::Judge),
+        args.jobs,
+        |o, d, t| progress.update(o, d, t),
+    )
+    .await;
+    let wall = started.elapsed();
+    for outcome in &outcomes {
+        transcript::write(&args.out, outcome)
+            .with_context(|| format!("writing the transcript of {}", outcome.id))?;
+    }
+    let comparison = baseline.compare(&outcomes);
+    let results = report::json(&agent.name, &outcomes, &comparison);
+    let results_path = args.out.join(&agent.name).join("results.json");
+    std::fs::write(&results_path, &results)
+        .with_context(|| format!("writing {}", results_path.display()))?;
+    match args.format {
+        Format::Text => {
+            print!(
+                "{}",
+                report::summary(&outcomes, &comparison, &baseline.entries)
+            );
+            println!(
+                "wall time {:.1}s with {} jobs",
+                wall.as_secs_f64(),
+                args.jobs
+            );
+            for outcome in outcomes
+                .iter()
+                .filter(|o| !o.verdict.passed() && !baseline.entries.contains_key(&o.id))
+            {
+                println!(
+                    "\n== {} ({}): {}\n{}\ntranscript: {}",
+                    outcome.id,
+                    outcome.verdict.word(),
+                    outcome.message,
+                    outcome.detail,
+                    transcript::folder(&args.out, outcome).display()
+                );
+            }
+        }
+        Format::Json => print!("{results}"),
+        Format::Junit => print!(
+            "{}",
+            report::junit(&agent.name, &outcomes, &baseline.entries)
+        ),
+    }
+    if args.update_baseline {
+        if let Some(parent) = baseline_path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&baseline_path, baseline.render_from(&agent.name, &outcomes))?;
+        eprintln!("wrote {}", baseline_path.display());
+        return Ok(true);
+    }
+    Ok(comparison.ok())
+}
+
+async fn diff(select: &Select, left: &str, right: &str, jobs: usize) -> anyhow::Result<bool> {
+    let scenarios = select_scenarios(select)?;
+    let a = AgentCommand::resolve(left)?;
+    let mut b = AgentCommand::resolve(right)?;
+    if a.name == b.name {
+        b.name = format!("{}-2", b.name);
+    }
+    let first = suite::run_all(
+        &scenarios,
+        &a,
+        RunOptions::new(Mode::Collect),
+        jobs,
+        |_, _, _| {},
+    )
+    .await;
+    let second = suite::run_all(
+        &scenarios,
+        &b,
+        RunOptions::new(Mode::Collect),
+        jobs,
+        |_, _, _| {},
+    )
+    .await;
+    let mut same = true;
+    for (x, y) in first.iter().zip(&second) {
+        let left = serde_json::to_string_pretty(&x.collected).unwrap_or_default() + "\n";
+        let right = serde_json::to_string_pretty(&y.collected).unwrap_or_default() + "\n";
+        if left == right && x.verdict == y.verdict {
+            println!("{}: same", x.id);
+            continue;
+        }
+        same = false;
+        println!("{}: differs", x.id);
+        if x.verdict != y.verdict {
+            println!("  {}: {} {}", a.name, x.verdict.word(), x.message);
+            println!("  {}: {} {}", b.name, y.verdict.word(), y.message);
+        }
+        let text = similar::TextDiff::from_lines(&left, &right)
+            .unified_diff()
+            .header(&a.name, &b.name)
+            .to_string();
+        println!("{text}");
+    }
+    Ok(same)
+}
+
+async fn record(select: &Select, agent: &str, write: bool) -> anyhow::Result<bool> {
+    let scenarios = select_scenarios(select)?;
+    let agent = AgentCommand::resolve(agent)?;
+    let outcomes = suite::run_all(
+        &scenarios,
+        &agent,
+        RunOptions::new(Mode::Collect),
+        1,
+        |_, _, _| {},
+    )
+    .await;
+    for (loaded, outcome) in scenarios.iter().zip(&outcomes) {
+        let text = pi_conformance::record::rewrite(loaded, &outcome.collected)?;
+        let target = if write {
+            loaded.file.clone()
+        } else {
+            loaded.file.with_extension("recorded.yaml")
+        };
+        std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
+        eprintln!(
+            "{}: {} -> {} (review before committing)",
+            outcome.id,
+            outcome.verdict.word(),
+            target.display()
+        );
+    }
+    Ok(true)
+}
+
+fn write_report(out: &Path) -> anyhow::Result<bool> {
+    let mut cells = Vec::new();
+    for entry in std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
+        let results = entry?.path().join("results.json");
+        if results.is_file() {
+            let text = std::fs::read_to_string(&results)?;
+            cells.extend(
+                report::cells_from_json(&text)
+                    .with_context(|| format!("reading {}", results.display()))?,
+            );
+        }
+    }
+    if cells.is_empty() {
+        bail!(
+            "no results.json under {}: run `pi-conformance run` first",
+            out.display()
+        );
+    }
+    let matrix = report::Matrix::new(cells);
+    std::fs::write(out.join("index.html"), matrix.html())?;
+    std::fs::write(out.join("report.md"), matrix.markdown())?;
+    println!("{}", out.join("index.html").display());
+    println!("{}", out.join("report.md").display());
+    Ok(true)
+}
+
+async fn bench(select: &Select, agents: Vec<String>, jobs: usize) -> anyhow::Result<bool> {
+    let scenarios = select_scenarios(select)?;
+    let agents = if agents.is_empty() {
+        vec!["ours".to_owned(), "reference".to_owned()]
+    } else {
+        agents
+    };
+    println!(
+        "{:12}  {:>9}  {:>8}  {:>8}  verdicts",
+        "agent", "scenarios", "wall", "mean"
+    );
+    for spec in agents {
+        let agent = match AgentCommand::resolve(&spec) {
+            Ok(agent) => agent,
+            Err(err) => {
+                println!("{spec:12}  skipped: {err}");
+                continue;
+            }
+        };
+        let started = std::time::Instant::now();
+        let outcomes = suite::run_all(
+            &scenarios,
+            &agent,
+            RunOptions::new(Mode::Judge),
+            jobs,
+            |_, _, _| {},
+        )
+        .await;
+        let wall = started.elapsed().as_secs_f64();
+        let mean = outcomes
+            .iter()
+            .map(|o| o.duration.as_secs_f64())
+            .sum::<f64>()
+            / outcomes.len().max(1) as f64;
+        println!(
+            "{:12}  {:>9}  {:>7.1}s  {:>7.2}s  {}",
+            agent.name,
+            outcomes.len(),
+            wall,
+            mean,
+            report::counts(&outcomes)
+        );
+    }
+    println!("jobs: {jobs}");
+    Ok(true)
 }

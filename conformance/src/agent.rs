@@ -1,0 +1,505 @@
+//! The agent under test: which program to start, and the running process seen as a black box
+//! (bytes in, records out).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+/// Stdout beyond this many bytes is a flood: the runner stops reading and kills the agent.
+pub const MAX_STDOUT_BYTES: usize = 64 * 1024 * 1024;
+/// A line longer than this is reported as a framing error.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Stderr kept for the transcript.
+const MAX_STDERR_BYTES: usize = 1024 * 1024;
+
+/// Errors resolving or starting an agent.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The reference is not installed.
+    #[error(
+        "the reference pi is not installed: run conformance/reference/install.sh and set \
+         PI_REFERENCE to the launcher path it prints (default location ~/.cache/pi-reference/bin/pi)"
+    )]
+    ReferenceMissing,
+    /// Our agent binary was not found.
+    #[error(
+        "the pi-agent binary was not found next to {0}: build it with `cargo build -p pi-agent`"
+    )]
+    OursMissing(String),
+    /// The command line given is empty or badly quoted.
+    #[error("bad agent command line {0:?}")]
+    BadCommand(String),
+    /// Spawning failed.
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// A program to run as the agent, with the arguments that come before the scenario's.
+#[derive(Debug, Clone)]
+pub struct AgentCommand {
+    /// Short name used for baselines, transcripts and reports (`ours`, `reference`, `custom`).
+    pub name: String,
+    /// The program.
+    pub program: PathBuf,
+    /// Arguments before the scenario's arguments.
+    pub args: Vec<String>,
+}
+
+impl AgentCommand {
+    /// Resolves `ours`, `reference`, or a whole command line.
+    pub fn resolve(spec: &str) -> Result<Self, AgentError> {
+        match spec {
+            "ours" => Ok(Self::named("ours", find_ours()?)),
+            "reference" => Ok(Self::named("reference", find_reference()?)),
+            line => {
+                let mut words = split_command_line(line)
+                    .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
+                    .into_iter();
+                let program = words
+                    .next()
+                    .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+                Ok(Self {
+                    name: "custom".into(),
+                    program: PathBuf::from(program),
+                    args: words.collect(),
+                })
+            }
+        }
+    }
+
+    fn named(name: &str, program: PathBuf) -> Self {
+        Self {
+            name: name.into(),
+            program,
+            args: Vec::new(),
+        }
+    }
+}
+
+/// The reference launcher: `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`.
+pub fn find_reference() -> Result<PathBuf, AgentError> {
+    if let Some(path) = std::env::var_os("PI_REFERENCE").filter(|p| !p.is_empty()) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(AgentError::ReferenceMissing)
+        };
+    }
+    let home = std::env::var_os("HOME").ok_or(AgentError::ReferenceMissing)?;
+    let path = Path::new(&home).join(".cache/pi-reference/bin/pi");
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(AgentError::ReferenceMissing)
+    }
+}
+
+/// Our agent: `$PI_AGENT_BIN`, else `pi-agent` next to the running executable or one folder up
+/// (test executables live in `target/<profile>/deps`).
+pub fn find_ours() -> Result<PathBuf, AgentError> {
+    if let Some(path) = std::env::var_os("PI_AGENT_BIN").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().map_err(|_| AgentError::OursMissing("?".into()))?;
+    let name = format!("pi-agent{}", std::env::consts::EXE_SUFFIX);
+    let mut dir = exe.parent();
+    for _ in 0..2 {
+        let Some(folder) = dir else { break };
+        let candidate = folder.join(&name);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+        dir = folder.parent();
+    }
+    Err(AgentError::OursMissing(exe.display().to_string()))
+}
+
+/// Splits a command line into words: whitespace separates, single and double quotes group,
+/// backslash escapes outside single quotes. `None` for an unterminated quote.
+pub fn split_command_line(line: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        other => word.push(other),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => word.push(chars.next()?),
+                        other => word.push(other),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next()?);
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            other => {
+                in_word = true;
+                word.push(other);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}
+
+/// One line the agent wrote on stdout.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// 0-based position in stdout.
+    pub index: usize,
+    /// The line's bytes without its LF (a CR before the LF is kept here).
+    pub raw: Vec<u8>,
+    /// Whether the line ended with LF (false only for a last line at EOF).
+    pub lf: bool,
+    /// The parsed JSON, or why the line is not a JSON record.
+    pub json: Result<Value, String>,
+    /// Milliseconds since the agent started.
+    pub at_ms: u64,
+}
+
+impl Record {
+    /// The line as text, lossily decoded.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.raw).into_owned()
+    }
+}
+
+/// What the stdout reader reports.
+#[derive(Debug)]
+pub enum Output {
+    /// A record.
+    Record(Record),
+    /// Stdout ended.
+    Eof,
+    /// Stdout exceeded [`MAX_STDOUT_BYTES`].
+    Flood,
+}
+
+/// Splits stdout into lines on LF only; the one place where framing is decided.
+#[derive(Debug, Default)]
+pub struct Framer {
+    pending: Vec<u8>,
+}
+
+impl Framer {
+    /// Feeds bytes; returns the complete lines (without LF) they finish.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut lines = Vec::new();
+        for &byte in bytes {
+            if byte == b'\n' {
+                lines.push(std::mem::take(&mut self.pending));
+            } else {
+                self.pending.push(byte);
+            }
+        }
+        lines
+    }
+
+    /// The last line without LF at EOF, if any.
+    pub fn finish(&mut self) -> Option<Vec<u8>> {
+        if self.pending.is_empty() {
+            None
+        } else {
+            Some(std::mem::take(&mut self.pending))
+        }
+    }
+}
+
+/// Parses one line (without LF) into a JSON record, with the shared strict framing
+/// ([`pi_rpc_protocol::LineDecoder`]: one trailing CR stripped, UTF-8 and length checked).
+pub fn parse_line(raw: &[u8]) -> Result<Value, String> {
+    let mut decoder = pi_rpc_protocol::LineDecoder::with_max_line_bytes(MAX_LINE_BYTES);
+    let mut line = Vec::with_capacity(raw.len() + 1);
+    line.extend_from_slice(raw);
+    line.push(b'\n');
+    let text = decoder
+        .decode(&line)
+        .pop()
+        .unwrap_or_else(|| Ok(String::new()))
+        .map_err(|err| err.to_string())?;
+    serde_json::from_str(&text).map_err(|err| format!("not JSON: {err}"))
+}
+
+/// Everything seen on the agent's streams, kept for the transcript.
+#[derive(Debug, Default, Clone)]
+pub struct Streams {
+    /// Bytes written to stdin.
+    pub stdin: Vec<u8>,
+    /// Bytes read from stdout.
+    pub stdout: Vec<u8>,
+    /// Bytes read from stderr (capped).
+    pub stderr: Vec<u8>,
+}
+
+/// A running agent.
+pub struct AgentProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    output: mpsc::Receiver<Output>,
+    streams: Arc<Mutex<Streams>>,
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
+    eof: bool,
+    flooded: bool,
+}
+
+/// How to start the agent for one scenario.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The program and its leading arguments.
+    pub command: AgentCommand,
+    /// The scenario's arguments.
+    pub args: Vec<String>,
+    /// Working folder.
+    pub cwd: PathBuf,
+    /// The whole environment (PATH included).
+    pub env: Vec<(String, String)>,
+}
+
+impl AgentProcess {
+    /// Starts the agent with a cleared environment.
+    pub fn spawn(launch: &Launch) -> Result<Self, AgentError> {
+        let mut command = Command::new(&launch.command.program);
+        command
+            .args(&launch.command.args)
+            .args(&launch.args)
+            .current_dir(&launch.cwd)
+            .env_clear()
+            .envs(launch.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|source| AgentError::Spawn {
+            program: launch.command.program.display().to_string(),
+            source,
+        })?;
+        let started = Instant::now();
+        let streams = Arc::new(Mutex::new(Streams::default()));
+        let (tx, rx) = mpsc::channel(1024);
+        if let Some(mut stdout) = child.stdout.take() {
+            let streams = Arc::clone(&streams);
+            tokio::spawn(async move {
+                let mut framer = Framer::default();
+                let mut buf = vec![0u8; 64 * 1024];
+                let mut index = 0;
+                let mut total = 0usize;
+                let send = |raw: Vec<u8>, lf: bool, index: usize| {
+                    Output::Record(Record {
+                        index,
+                        json: parse_line(&raw),
+                        raw,
+                        lf,
+                        at_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    })
+                };
+                loop {
+                    let n = match stdout.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    total += n;
+                    if let Ok(mut s) = streams.lock() {
+                        s.stdout.extend_from_slice(&buf[..n]);
+                    }
+                    for line in framer.push(&buf[..n]) {
+                        if tx.send(send(line, true, index)).await.is_err() {
+                            return;
+                        }
+                        index += 1;
+                    }
+                    if total > MAX_STDOUT_BYTES {
+                        let _ = tx.send(Output::Flood).await;
+                        return;
+                    }
+                }
+                if let Some(line) = framer.finish() {
+                    let _ = tx.send(send(line, false, index)).await;
+                }
+                let _ = tx.send(Output::Eof).await;
+            });
+        }
+        let mut stderr_task = None;
+        if let Some(mut stderr) = child.stderr.take() {
+            let streams = Arc::clone(&streams);
+            stderr_task = Some(tokio::spawn(async move {
+                let mut buf = vec![0u8; 16 * 1024];
+                while let Ok(n) = stderr.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Ok(mut s) = streams.lock()
+                        && s.stderr.len() < MAX_STDERR_BYTES
+                    {
+                        s.stderr.extend_from_slice(&buf[..n]);
+                    }
+                }
+            }));
+        }
+        Ok(Self {
+            stdin: child.stdin.take(),
+            child,
+            output: rx,
+            streams,
+            stderr_task,
+            eof: false,
+            flooded: false,
+        })
+    }
+
+    /// Writes bytes to stdin. An error means the agent closed its stdin (or died).
+    pub async fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if let Ok(mut s) = self.streams.lock() {
+            s.stdin.extend_from_slice(bytes);
+        }
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin closed"))?;
+        stdin.write_all(bytes).await?;
+        stdin.flush().await
+    }
+
+    /// Closes stdin.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next record, `Ok(None)` at EOF, `Err(())` when the deadline passes first.
+    pub async fn next_record(
+        &mut self,
+        deadline: tokio::time::Instant,
+    ) -> Result<Option<Record>, Elapsed> {
+        if self.eof || self.flooded {
+            return Ok(None);
+        }
+        match tokio::time::timeout_at(deadline, self.output.recv()).await {
+            Err(_) => Err(Elapsed),
+            Ok(Some(Output::Record(record))) => Ok(Some(record)),
+            Ok(Some(Output::Flood)) => {
+                self.flooded = true;
+                let _ = self.child.start_kill();
+                Ok(None)
+            }
+            Ok(Some(Output::Eof)) | Ok(None) => {
+                self.eof = true;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Whether stdout was cut off as a flood.
+    pub fn flooded(&self) -> bool {
+        self.flooded
+    }
+
+    /// Waits for the exit until the deadline; `Err` when it passes.
+    pub async fn wait(&mut self, deadline: tokio::time::Instant) -> Result<Option<i32>, Elapsed> {
+        match tokio::time::timeout_at(deadline, self.child.wait()).await {
+            Err(_) => Err(Elapsed),
+            Ok(Ok(status)) => Ok(status.code()),
+            Ok(Err(_)) => Ok(None),
+        }
+    }
+
+    /// Whether the agent has exited, without waiting.
+    pub fn exited(&mut self) -> Option<Option<i32>> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(status.code()),
+            _ => None,
+        }
+    }
+
+    /// Kills the agent and reaps it.
+    pub async fn kill(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+
+    /// Waits (up to a second) for stderr to reach EOF, so that the transcript has all of it.
+    pub async fn drain_stderr(&mut self) {
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
+        }
+    }
+
+    /// A copy of everything seen on the streams so far.
+    pub fn streams(&self) -> Streams {
+        self.streams.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// A deadline passed.
+#[derive(Debug, Clone, Copy)]
+pub struct Elapsed;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framer_splits_on_lf_only_in_any_chunking() {
+        let mut framer = Framer::default();
+        let mut lines = framer.push(b"a\r\nb\xe2\x80");
+        lines.extend(framer.push(b"\xa8c\nd"));
+        assert_eq!(
+            lines,
+            vec![b"a\r".to_vec(), "b\u{2028}c".as_bytes().to_vec()]
+        );
+        assert_eq!(framer.finish(), Some(b"d".to_vec()));
+    }
+
+    #[test]
+    fn lines_parse_with_the_shared_framing() {
+        assert_eq!(parse_line(b"{\"a\":1}\r"), Ok(serde_json::json!({"a": 1})));
+        assert!(parse_line(b"\xff").unwrap_err().contains("UTF-8"));
+        assert!(parse_line(b"").unwrap_err().starts_with("not JSON"));
+    }
+
+    #[test]
+    fn command_lines_split_like_a_shell() {
+        assert_eq!(
+            split_command_line(r#"node 'a b' "c\"d" e\ f"#),
+            Some(vec![
+                "node".into(),
+                "a b".into(),
+                "c\"d".into(),
+                "e f".into()
+            ])
+        );
+        assert_eq!(split_command_line("'open"), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! Expected-failure baselines: `conformance/baselines/<agent>.txt`, one scenario id per line
+//! followed by the reason; `#` starts a comment.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::run::Outcome;
+
+/// The ids an agent is expected to fail, with reasons.
+#[derive(Debug, Clone, Default)]
+pub struct Baseline {
+    /// id -> reason.
+    pub entries: BTreeMap<String, String>,
+}
+
+/// How the run compares with the baseline.
+#[derive(Debug, Clone, Default)]
+pub struct Comparison {
+    /// Failures listed in the baseline.
+    pub expected: Vec<String>,
+    /// Failures not listed: they fail the run.
+    pub unexpected: Vec<String>,
+    /// Listed ids that now pass: they fail the run until removed.
+    pub stale: Vec<String>,
+}
+
+impl Comparison {
+    /// Whether the run is good.
+    pub fn ok(&self) -> bool {
+        self.unexpected.is_empty() && self.stale.is_empty()
+    }
+}
+
+impl Baseline {
+    /// Reads a baseline; a missing file is an empty baseline.
+    pub fn read(path: &Path) -> std::io::Result<Self> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok(Self::parse(&text)),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Parses baseline text.
+    pub fn parse(text: &str) -> Self {
+        let entries = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| match l.split_once(char::is_whitespace) {
+                Some((id, reason)) => (id.to_owned(), reason.trim().to_owned()),
+                None => (l.to_owned(), String::new()),
+            })
+            .collect();
+        Self { entries }
+    }
+
+    /// Compares outcomes with the baseline.
+    pub fn compare(&self, outcomes: &[Outcome]) -> Comparison {
+        let mut comparison = Comparison::default();
+        for outcome in outcomes {
+            let listed = self.entries.contains_key(&outcome.id);
+            match (outcome.verdict.passed(), listed) {
+                (true, true) => comparison.stale.push(outcome.id.clone()),
+                (false, true) => comparison.expected.push(outcome.id.clone()),
+                (false, false) => comparison.unexpected.push(outcome.id.clone()),
+                (true, false) => {}
+            }
+        }
+        comparison
+    }
+
+    /// A baseline text listing the failures of these outcomes, keeping existing reasons.
+    pub fn render_from(&self, agent: &str, outcomes: &[Outcome]) -> String {
+        let mut text = format!(
+            "# Expected failures of the agent `{agent}`: scenario id, then the reason.\n\
+             # An id that passes is stale and fails the run; an unlisted failure fails the run.\n\
+             # Rewrite it from a run with: pi-conformance run --agent {agent} --update-baseline\n"
+        );
+        let mut failing: Vec<&Outcome> = outcomes.iter().filter(|o| !o.verdict.passed()).collect();
+        failing.sort_by(|a, b| a.id.cmp(&b.id));
+        for outcome in failing {
+            let reason = self
+                .entries
+                .get(&outcome.id)
+                .cloned()
+                .unwrap_or_else(|| reason_of(outcome));
+            text.push_str(&format!("{} {reason}\n", outcome.id));
+        }
+        text
+    }
+}
+
+/// A one-line reason for a failure: the verdict, the message and the first differing path.
+fn reason_of(outcome: &Outcome) -> String {
+    let mut reason = format!("{}: {}", outcome.verdict.word(), outcome.message);
+    if let Some(detail) = outcome.detail.lines().find(|l| l.starts_with('$')) {
+        reason.push_str(&format!(" ({detail})"));
+    }
+    let reason = reason.replace('\n', " ");
+    if reason.chars().count() > 200 {
+        reason.chars().take(197).collect::<String>() + "..."
+    } else {
+        reason
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ids_and_reasons_and_skips_comments() {
+        let b = Baseline::parse("# c\n\nstate.001   not implemented yet\nerr.002\n");
+        assert_eq!(
+            b.entries.get("state.001").map(String::as_str),
+            Some("not implemented yet")
+        );
+        assert_eq!(b.entries.get("err.002").map(String::as_str), Some(""));
+        assert_eq!(b.entries.len(), 2);
+    }
+}

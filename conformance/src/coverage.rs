@@ -1,0 +1,281 @@
+//! The coverage table: each item of the protocol (command, response outcome, event, streaming
+//! delta kind, extension UI method and answer, provider wire format, mock quirk) and the
+//! scenarios that exercise it, read from what the scenarios send and expect.
+//!
+//! The table is generated into `scenarios/COVERAGE.md`; `tests/coverage.rs` keeps the committed
+//! file current, so an item without a scenario is visible in review.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use pi_rpc_protocol::{Command, Event};
+use serde_json::Value;
+
+use crate::load::Loaded;
+use crate::scenario::{Expect, Step};
+
+/// Kinds of `message_update.assistantMessageEvent`.
+const DELTA_KINDS: [&str; 9] = [
+    "text_start",
+    "text_delta",
+    "text_end",
+    "thinking_start",
+    "thinking_delta",
+    "thinking_end",
+    "toolcall_start",
+    "toolcall_delta",
+    "toolcall_end",
+];
+
+/// Extension UI request methods.
+const UI_METHODS: [&str; 9] = [
+    "select",
+    "confirm",
+    "input",
+    "editor",
+    "notify",
+    "setStatus",
+    "setWidget",
+    "setTitle",
+    "set_editor_text",
+];
+
+/// Extension UI answers.
+const UI_ANSWERS: [&str; 3] = ["value", "confirmed", "cancelled"];
+
+/// Provider wire formats.
+const APIS: [&str; 4] = [
+    "anthropic-messages",
+    "openai-completions",
+    "openai-responses",
+    "google-generative-ai",
+];
+
+/// What one scenario touches.
+#[derive(Debug, Default)]
+struct Touches {
+    sent: BTreeSet<String>,
+    succeeded: BTreeSet<String>,
+    failed: BTreeSet<String>,
+    events: BTreeSet<String>,
+    deltas: BTreeSet<String>,
+    ui_methods: BTreeSet<String>,
+    ui_answers: BTreeSet<String>,
+    api: String,
+    quirks: BTreeSet<String>,
+}
+
+/// One section of the table: item -> scenario ids.
+type Section = BTreeMap<String, BTreeSet<String>>;
+
+/// Renders the coverage table of `scenarios` as Markdown.
+pub fn render(scenarios: &[Loaded], quirk_names: &[&str]) -> String {
+    let touches: Vec<(String, Touches)> = scenarios
+        .iter()
+        .map(|loaded| (loaded.scenario.id.clone(), touches_of(loaded)))
+        .collect();
+    let section = |items: &[&str], pick: &dyn Fn(&Touches, &str) -> bool| -> Section {
+        items
+            .iter()
+            .map(|item| {
+                let ids = touches
+                    .iter()
+                    .filter(|(_, t)| pick(t, item))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                ((*item).to_owned(), ids)
+            })
+            .collect()
+    };
+    let commands: Vec<&str> = Command::TYPES.to_vec();
+    let events: Vec<&str> = Event::TYPES.to_vec();
+    let sections: Vec<(&str, Section)> = vec![
+        (
+            "Commands sent",
+            section(&commands, &|t, item| t.sent.contains(item)),
+        ),
+        (
+            "Commands answered `success: true`",
+            section(&commands, &|t, item| t.succeeded.contains(item)),
+        ),
+        (
+            "Commands answered `success: false`",
+            section(&commands, &|t, item| t.failed.contains(item)),
+        ),
+        (
+            "Events",
+            section(&events, &|t, item| t.events.contains(item)),
+        ),
+        (
+            "`message_update` kinds",
+            section(&DELTA_KINDS, &|t, item| t.deltas.contains(item)),
+        ),
+        (
+            "Extension UI requests",
+            section(&UI_METHODS, &|t, item| t.ui_methods.contains(item)),
+        ),
+        (
+            "Extension UI answers",
+            section(&UI_ANSWERS, &|t, item| t.ui_answers.contains(item)),
+        ),
+        (
+            "Provider wire formats",
+            section(&APIS, &|t, item| t.api == item),
+        ),
+        (
+            "Mock quirk fixtures",
+            section(quirk_names, &|t, item| t.quirks.contains(item)),
+        ),
+    ];
+    let mut out = String::new();
+    let _ = writeln!(out, "# Scenario coverage\n");
+    let _ = writeln!(
+        out,
+        "Generated from the scenarios by `cargo test -p pi-conformance --test coverage` \
+         (`COVERAGE=overwrite` rewrites it). An item is covered by a scenario that sends it, \
+         or whose expectations contain it. {} scenarios.\n",
+        scenarios.len()
+    );
+    let mut uncovered = Vec::new();
+    for (title, items) in &sections {
+        for (item, ids) in items {
+            if ids.is_empty() {
+                uncovered.push(format!("{title}: `{item}`"));
+            }
+        }
+    }
+    if uncovered.is_empty() {
+        let _ = writeln!(out, "Every item has at least one scenario.\n");
+    } else {
+        let _ = writeln!(out, "**Items without a scenario ({}):**\n", uncovered.len());
+        for item in &uncovered {
+            let _ = writeln!(out, "- {item}");
+        }
+        out.push('\n');
+    }
+    for (title, items) in &sections {
+        let _ = writeln!(out, "## {title}\n\n| item | scenarios |\n|---|---|");
+        for (item, ids) in items {
+            let list = if ids.is_empty() {
+                "**none**".to_owned()
+            } else {
+                ids.iter().cloned().collect::<Vec<_>>().join(", ")
+            };
+            let _ = writeln!(out, "| `{item}` | {list} |");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn touches_of(loaded: &Loaded) -> Touches {
+    let scenario = &loaded.scenario;
+    let mut touches = Touches {
+        api: scenario
+            .setup
+            .api
+            .clone()
+            .unwrap_or_else(|| APIS[0].to_owned()),
+        ..Touches::default()
+    };
+    if let Some(mock) = &scenario.mock {
+        collect_quirks(mock, &mut touches.quirks);
+    }
+    for step in &scenario.steps {
+        match step {
+            Step::Send(value) => note_sent(value, &mut touches),
+            Step::SendRaw(text) => {
+                for line in text.split('\n') {
+                    if let Ok(value) = serde_json::from_str::<Value>(line.trim_end_matches('\r')) {
+                        note_sent(&value, &mut touches);
+                    }
+                }
+            }
+            Step::Expect(expect) => {
+                let full = match expect {
+                    Expect::List(records) => records.clone(),
+                    Expect::Full(full) => full.records.clone(),
+                };
+                for pattern in &full {
+                    note_expected(pattern, &mut touches);
+                }
+            }
+            _ => {}
+        }
+    }
+    touches
+}
+
+fn note_sent(value: &Value, touches: &mut Touches) {
+    let Some(kind) = value.get("type").and_then(Value::as_str) else {
+        return;
+    };
+    if kind == "extension_ui_response" {
+        for answer in UI_ANSWERS {
+            if value.get(answer).is_some() {
+                touches.ui_answers.insert(answer.to_owned());
+            }
+        }
+    } else {
+        touches.sent.insert(kind.to_owned());
+    }
+}
+
+/// Walks an expected pattern (including `$unordered`, `$either`, `$skip_until` wrappers).
+fn note_expected(pattern: &Value, touches: &mut Touches) {
+    match pattern {
+        Value::Object(object) => {
+            if let Some(kind) = object.get("type").and_then(Value::as_str) {
+                match kind {
+                    "response" => {
+                        let command = object.get("command").and_then(Value::as_str);
+                        match (command, object.get("success").and_then(Value::as_bool)) {
+                            (Some(command), Some(true)) => {
+                                touches.succeeded.insert(command.to_owned());
+                            }
+                            (Some(command), Some(false)) => {
+                                touches.failed.insert(command.to_owned());
+                            }
+                            _ => {}
+                        }
+                    }
+                    "extension_ui_request" => {
+                        if let Some(method) = object.get("method").and_then(Value::as_str) {
+                            touches.ui_methods.insert(method.to_owned());
+                        }
+                    }
+                    kind if Event::TYPES.contains(&kind) => {
+                        touches.events.insert(kind.to_owned());
+                    }
+                    kind if DELTA_KINDS.contains(&kind) => {
+                        touches.deltas.insert(kind.to_owned());
+                    }
+                    _ => {}
+                }
+            }
+            for value in object.values() {
+                note_expected(value, touches);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| note_expected(item, touches)),
+        Value::String(raw) if raw.starts_with('{') => {
+            if let Ok(value) = serde_json::from_str::<Value>(raw) {
+                note_expected(&value, touches);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn collect_quirks(value: &Value, quirks: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(object) => {
+            if let Some(name) = object.get("quirk").and_then(Value::as_str) {
+                quirks.insert(name.to_owned());
+            }
+            object.values().for_each(|v| collect_quirks(v, quirks));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_quirks(v, quirks)),
+        _ => {}
+    }
+}

@@ -1,0 +1,462 @@
+//! Matching a stream of records against an expectation: an exact ordered list of items, with
+//! unordered groups, skip-until, alternatives and raw-line items.
+
+use serde_json::Value;
+
+use crate::agent::Record;
+use crate::pattern::{self, Captures, MatchOptions, Vars};
+
+/// One item of an expectation.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// One record matching this pattern.
+    Record(Value),
+    /// These records in any order.
+    Unordered(Vec<Value>),
+    /// Any records up to and including one that matches (partially).
+    SkipUntil(Value),
+    /// The strict pattern, or one of the allowed alternatives (a non-strict pass).
+    Either {
+        /// What a conforming agent sends.
+        strict: Value,
+        /// What is tolerated.
+        allow: Vec<Value>,
+        /// Why it is tolerated.
+        reason: String,
+    },
+    /// The raw line (without LF), placeholders allowed.
+    Raw(String),
+}
+
+impl Item {
+    /// Parses one item of an `expect` list; the error is a sentence.
+    pub fn parse(value: &Value) -> Result<Self, String> {
+        let Some(map) = value.as_object() else {
+            return Ok(Item::Record(value.clone()));
+        };
+        let special: Vec<&String> = map
+            .keys()
+            .filter(|k| k.starts_with('$') && *k != pattern::PARTIAL_KEY)
+            .collect();
+        let Some(key) = special.first() else {
+            return Ok(Item::Record(value.clone()));
+        };
+        if map.len() != 1 {
+            return Err(format!("`{key}` must be the only key of its item"));
+        }
+        let inner = &map[key.as_str()];
+        match key.as_str() {
+            "$unordered" => match inner.as_array() {
+                Some(items) if !items.is_empty() => Ok(Item::Unordered(items.clone())),
+                _ => Err("`$unordered` takes a non-empty list of record patterns".into()),
+            },
+            "$skip_until" => Ok(Item::SkipUntil(inner.clone())),
+            "$raw" => match inner.as_str() {
+                Some(text) => Ok(Item::Raw(text.to_owned())),
+                None => Err("`$raw` takes the line as a string".into()),
+            },
+            "$either" => {
+                let strict = inner
+                    .get("strict")
+                    .cloned()
+                    .ok_or("`$either` needs `strict`: the conforming record")?;
+                let allow = match inner.get("allow") {
+                    Some(Value::Array(items)) if !items.is_empty() => items.clone(),
+                    Some(one @ Value::Object(_)) => vec![one.clone()],
+                    _ => return Err("`$either` needs `allow`: the tolerated records".into()),
+                };
+                let reason = inner
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .ok_or("`$either` needs `reason`: why the alternative is tolerated")?
+                    .to_owned();
+                Ok(Item::Either {
+                    strict,
+                    allow,
+                    reason,
+                })
+            }
+            other => Err(format!(
+                "unknown item key `{other}` (known: $unordered, $skip_until, $either, $raw, $partial)"
+            )),
+        }
+    }
+
+    /// The item as shown in a diff.
+    pub fn display(&self) -> Value {
+        match self {
+            Item::Record(p) => pattern::display_pattern(p),
+            Item::Unordered(items) => {
+                serde_json::json!({"$unordered": items.iter().map(pattern::display_pattern).collect::<Vec<_>>()})
+            }
+            Item::SkipUntil(p) => serde_json::json!({"$skip_until": pattern::display_pattern(p)}),
+            Item::Either { strict, .. } => pattern::display_pattern(strict),
+            Item::Raw(text) => serde_json::json!({"$raw": text}),
+        }
+    }
+}
+
+/// What feeding one record did.
+#[derive(Debug)]
+pub enum Feed {
+    /// The record was taken; more items remain.
+    More,
+    /// The record was taken and the expectation is complete.
+    Done,
+    /// The record does not fit.
+    Mismatch(Mismatch),
+}
+
+/// A record that does not fit the expectation.
+#[derive(Debug, Clone)]
+pub struct Mismatch {
+    /// One-line summary.
+    pub summary: String,
+    /// Paths and reasons.
+    pub details: Vec<String>,
+    /// The expected item, as shown.
+    pub expected: Value,
+    /// The actual record, rendered against the expected item.
+    pub actual: Value,
+    /// Whether the agent answered `Unknown command` where something else was expected.
+    pub unknown_command: bool,
+}
+
+/// A running expectation.
+#[derive(Debug)]
+pub struct Matcher {
+    items: Vec<Item>,
+    next: usize,
+    left: Vec<Value>,
+    ignore: Vec<Value>,
+    options: MatchOptions,
+    /// Non-strict reasons met so far.
+    pub non_strict: Vec<String>,
+    /// Records consumed, rendered, for the transcript.
+    pub taken: Vec<Value>,
+    /// Records dropped by `ignore` or skipped by `$skip_until`.
+    pub skipped: usize,
+}
+
+impl Matcher {
+    /// A matcher for these items.
+    pub fn new(items: Vec<Item>, ignore: Vec<Value>, partial: bool) -> Self {
+        let mut matcher = Self {
+            items,
+            next: 0,
+            left: Vec::new(),
+            ignore,
+            options: MatchOptions { partial },
+            non_strict: Vec::new(),
+            taken: Vec::new(),
+            skipped: 0,
+        };
+        matcher.enter();
+        matcher
+    }
+
+    fn enter(&mut self) {
+        if let Some(Item::Unordered(group)) = self.items.get(self.next) {
+            self.left = group.clone();
+        }
+    }
+
+    fn advance(&mut self) -> Feed {
+        self.next += 1;
+        self.enter();
+        if self.is_done() {
+            Feed::Done
+        } else {
+            Feed::More
+        }
+    }
+
+    /// Whether every item has been met.
+    pub fn is_done(&self) -> bool {
+        self.next >= self.items.len()
+    }
+
+    /// The item waited for, as shown.
+    pub fn waiting_for(&self) -> Option<Value> {
+        match self.items.get(self.next)? {
+            Item::Unordered(_) => Some(serde_json::json!({"$unordered": self.left})),
+            item => Some(item.display()),
+        }
+    }
+
+    /// Feeds one record.
+    pub fn feed(&mut self, record: &Record, vars: &Vars, captures: &mut Captures) -> Feed {
+        let partial = MatchOptions { partial: true };
+        if let Ok(json) = &record.json
+            && self
+                .ignore
+                .iter()
+                .any(|p| pattern::match_value(p, json, vars, captures, partial).ok)
+        {
+            self.skipped += 1;
+            return Feed::More;
+        }
+        let Some(item) = self.items.get(self.next).cloned() else {
+            return Feed::Done;
+        };
+        let json = match (&item, &record.json) {
+            (Item::Raw(_), _) => Value::Null,
+            (_, Ok(json)) => json.clone(),
+            (Item::SkipUntil(_), Err(_)) => {
+                self.skipped += 1;
+                return Feed::More;
+            }
+            (_, Err(why)) => {
+                return Feed::Mismatch(Mismatch {
+                    summary: format!(
+                        "stdout line {} is not a JSON record: {why}",
+                        record.index + 1
+                    ),
+                    details: vec![],
+                    expected: item.display(),
+                    actual: Value::String(record.text()),
+                    unknown_command: false,
+                });
+            }
+        };
+        match item {
+            Item::Record(p) => {
+                let result = pattern::match_value(&p, &json, vars, captures, self.options);
+                if result.ok {
+                    *captures = result.captures;
+                    self.taken.push(result.rendered);
+                    self.advance()
+                } else {
+                    Feed::Mismatch(mismatch(record, &p, &json, result))
+                }
+            }
+            Item::SkipUntil(p) => {
+                let result = pattern::match_value(&p, &json, vars, captures, partial);
+                if result.ok {
+                    *captures = result.captures;
+                    self.taken.push(result.rendered);
+                    self.advance()
+                } else {
+                    self.skipped += 1;
+                    Feed::More
+                }
+            }
+            Item::Either {
+                strict,
+                allow,
+                reason,
+            } => {
+                let result = pattern::match_value(&strict, &json, vars, captures, self.options);
+                if result.ok {
+                    *captures = result.captures;
+                    self.taken.push(result.rendered);
+                    return self.advance();
+                }
+                for alt in &allow {
+                    let alt_result = pattern::match_value(alt, &json, vars, captures, self.options);
+                    if alt_result.ok {
+                        *captures = alt_result.captures;
+                        self.taken.push(alt_result.rendered);
+                        self.non_strict.push(reason.clone());
+                        return self.advance();
+                    }
+                }
+                Feed::Mismatch(mismatch(record, &strict, &json, result))
+            }
+            Item::Raw(text) => {
+                let actual = Value::String(record.text());
+                let expected = Value::String(text.clone());
+                let result = pattern::match_value(&expected, &actual, vars, captures, self.options);
+                if result.ok && record.lf {
+                    *captures = result.captures;
+                    self.taken.push(actual);
+                    self.advance()
+                } else {
+                    let mut details = result.mismatches;
+                    if !record.lf {
+                        details.push("the line does not end with LF".into());
+                    }
+                    Feed::Mismatch(Mismatch {
+                        summary: format!(
+                            "stdout line {} differs from the expected bytes",
+                            record.index + 1
+                        ),
+                        details,
+                        expected: serde_json::json!({"$raw": text}),
+                        actual: serde_json::json!({"$raw": record.text()}),
+                        unknown_command: false,
+                    })
+                }
+            }
+            Item::Unordered(_) => {
+                let mut best: Option<(usize, pattern::MatchResult)> = None;
+                for (index, p) in self.left.iter().enumerate() {
+                    let result = pattern::match_value(p, &json, vars, captures, self.options);
+                    if result.ok {
+                        *captures = result.captures;
+                        self.taken.push(result.rendered);
+                        self.left.remove(index);
+                        return if self.left.is_empty() {
+                            self.advance()
+                        } else {
+                            Feed::More
+                        };
+                    }
+                    let closer = best
+                        .as_ref()
+                        .is_none_or(|(_, b)| result.mismatches.len() < b.mismatches.len());
+                    if closer {
+                        best = Some((index, result));
+                    }
+                }
+                match best {
+                    Some((index, result)) => {
+                        let p = self.left[index].clone();
+                        let mut m = mismatch(record, &p, &json, result);
+                        m.summary = format!(
+                            "stdout line {} matches none of the {} records left in an unordered group (closest shown)",
+                            record.index + 1,
+                            self.left.len()
+                        );
+                        Feed::Mismatch(m)
+                    }
+                    None => self.advance(),
+                }
+            }
+        }
+    }
+}
+
+fn mismatch(record: &Record, p: &Value, json: &Value, result: pattern::MatchResult) -> Mismatch {
+    let unknown_command = json.get("type").and_then(Value::as_str) == Some("response")
+        && json
+            .get("error")
+            .and_then(Value::as_str)
+            .is_some_and(|e| e.starts_with("Unknown command"))
+        && !p
+            .get("error")
+            .and_then(Value::as_str)
+            .is_some_and(|e| e.starts_with("Unknown command"));
+    let summary = match json.get("error").and_then(Value::as_str) {
+        Some(error) if unknown_command => {
+            format!(
+                "stdout line {}: the agent answered {error:?}",
+                record.index + 1
+            )
+        }
+        _ => format!("stdout line {} does not match", record.index + 1),
+    };
+    Mismatch {
+        summary,
+        details: result.mismatches,
+        expected: pattern::display_pattern(p),
+        actual: result.rendered,
+        unknown_command,
+    }
+}
+
+/// A unified line diff of two JSON values, pretty-printed.
+pub fn diff(expected: &Value, actual: &Value) -> String {
+    let left = serde_json::to_string_pretty(expected).unwrap_or_default() + "\n";
+    let right = serde_json::to_string_pretty(actual).unwrap_or_default() + "\n";
+    similar::TextDiff::from_lines(&left, &right)
+        .unified_diff()
+        .context_radius(3)
+        .header("expected", "actual")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rec(index: usize, value: Value) -> Record {
+        Record {
+            index,
+            raw: value.to_string().into_bytes(),
+            lf: true,
+            json: Ok(value),
+            at_ms: 0,
+        }
+    }
+
+    fn run(items: Vec<Value>, records: Vec<Value>) -> Vec<String> {
+        let items = items.iter().map(|v| Item::parse(v).unwrap()).collect();
+        let mut m = Matcher::new(items, vec![json!({"type": "noise"})], false);
+        let mut caps = Captures::new();
+        records
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| match m.feed(&rec(i, r), &Vars::new(), &mut caps) {
+                Feed::More => "more".to_owned(),
+                Feed::Done => "done".to_owned(),
+                Feed::Mismatch(mm) => format!("mismatch {}", mm.details.join("; ")),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ordered_items_are_exact() {
+        assert_eq!(
+            run(
+                vec![json!({"a": 1}), json!({"a": 2})],
+                vec![json!({"a": 1}), json!({"a": 2})]
+            ),
+            vec!["more", "done"]
+        );
+        assert_eq!(
+            run(
+                vec![json!({"a": 1}), json!({"a": 2})],
+                vec![json!({"a": 2})]
+            ),
+            vec!["mismatch $.a: expected 1, got 2"]
+        );
+    }
+
+    #[test]
+    fn unordered_groups_skip_and_ignore() {
+        let items = vec![
+            json!({"$unordered": [{"a": 1}, {"a": 2}]}),
+            json!({"$skip_until": {"a": 9}}),
+        ];
+        let records = vec![
+            json!({"a": 2}),
+            json!({"type": "noise", "x": 1}),
+            json!({"a": 1}),
+            json!({"a": 5}),
+            json!({"a": 9, "b": 0}),
+        ];
+        assert_eq!(
+            run(items, records),
+            vec!["more", "more", "more", "more", "done"]
+        );
+    }
+
+    #[test]
+    fn either_accepts_alternatives_as_non_strict() {
+        let item = Item::parse(&json!({"$either": {"strict": {"e": "clear"}, "allow": [{"e": "{{string}}"}], "reason": "js"}})).unwrap();
+        let mut m = Matcher::new(vec![item], vec![], false);
+        let feed = m.feed(
+            &rec(0, json!({"e": "TypeError"})),
+            &Vars::new(),
+            &mut Captures::new(),
+        );
+        assert!(matches!(feed, Feed::Done));
+        assert_eq!(m.non_strict, vec!["js"]);
+    }
+
+    #[test]
+    fn bad_items_are_explained() {
+        assert!(
+            Item::parse(&json!({"$unordered": []}))
+                .unwrap_err()
+                .contains("non-empty")
+        );
+        assert!(
+            Item::parse(&json!({"$nope": 1}))
+                .unwrap_err()
+                .contains("unknown item key")
+        );
+    }
+}

@@ -1,0 +1,383 @@
+//! Finding and reading scenario files, with every error located as `file:line:column`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_saphyr::Spanned;
+
+use crate::expect::Item;
+use serde_json::Value;
+
+use crate::pattern;
+use crate::scenario::{Expect, JournalSpec, Scenario, Step};
+
+/// A scenario file that could not be read, with where and why.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct LoadError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<u64>,
+    /// 1-based column, when known.
+    pub column: Option<u64>,
+    /// A sentence.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A scenario read from a file.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The file.
+    pub file: PathBuf,
+    /// Its contents.
+    pub scenario: Scenario,
+    /// The source text.
+    pub source: String,
+}
+
+/// The raw file form: steps carry their locations.
+#[derive(serde::Deserialize)]
+struct Located {
+    steps: Vec<Spanned<Step>>,
+}
+
+/// Scenario files under the given files and folders (`*.yaml`, `*.yml`), sorted, deduplicated.
+pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut files)?;
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{}: no such file or folder", path.display()),
+            ));
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, files)?;
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+            && !path.to_string_lossy().ends_with(".recorded.yaml")
+        {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads and checks one scenario file.
+pub fn load(file: &Path) -> Result<Loaded, LoadError> {
+    let source = std::fs::read_to_string(file).map_err(|err| LoadError {
+        file: file.to_owned(),
+        line: None,
+        column: None,
+        message: format!("cannot read the file: {err}"),
+    })?;
+    parse(file, source)
+}
+
+/// Parses and checks scenario text; `file` names it in errors.
+pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
+    let located_error = |err: serde_saphyr::Error| {
+        let location = err.location();
+        LoadError {
+            file: file.to_owned(),
+            line: location.map(|l| l.line()),
+            column: location.map(|l| l.column()),
+            message: first_sentence(&err),
+        }
+    };
+    let scenario: Scenario = serde_saphyr::from_str(&source).map_err(located_error)?;
+    let located: Located = serde_saphyr::from_str(&source).map_err(located_error)?;
+    let at = |index: usize, message: String| {
+        let location = located.steps.get(index).map(|s| s.referenced);
+        LoadError {
+            file: file.to_owned(),
+            line: location.map(|l| l.line()),
+            column: location.map(|l| l.column()),
+            message,
+        }
+    };
+    if scenario.id.trim().is_empty() || scenario.id.contains(char::is_whitespace) {
+        return Err(LoadError {
+            file: file.to_owned(),
+            line: Some(1),
+            column: None,
+            message: format!(
+                "the id {:?} must be non-empty and without spaces",
+                scenario.id
+            ),
+        });
+    }
+    if scenario.steps.is_empty() {
+        return Err(at(0, "the scenario has no steps".into()));
+    }
+    for (index, step) in scenario.steps.iter().enumerate() {
+        check_step(step).map_err(|message| at(index, format!("step {}: {message}", index + 1)))?;
+    }
+    let base = file.parent().unwrap_or(Path::new("."));
+    if let Err(message) =
+        crate::mock::script(scenario.mock.as_ref(), base, &file.display().to_string())
+    {
+        let line = source
+            .lines()
+            .position(|l| l.starts_with("mock:"))
+            .map(|i| i as u64 + 1);
+        return Err(LoadError {
+            file: file.to_owned(),
+            line,
+            column: line.map(|_| 1),
+            message: format!("the mock script is invalid: {message}"),
+        });
+    }
+    Ok(Loaded {
+        file: file.to_owned(),
+        scenario,
+        source,
+    })
+}
+
+/// The message of a YAML error without the rendered snippet.
+fn first_sentence(err: &serde_saphyr::Error) -> String {
+    let text = err.to_string();
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid scenario")
+        .trim();
+    // Drop a leading "error:" and the location, which we print ourselves.
+    let mut line = line.strip_prefix("error:").unwrap_or(line).trim();
+    if line.starts_with("line ")
+        && let Some((_, rest)) = line.split_once(": ")
+    {
+        line = rest;
+    }
+    for (name, sentence) in UNTAGGED_HINTS {
+        if line.ends_with(&format!("untagged enum {name}")) {
+            return sentence.to_owned();
+        }
+    }
+    line.to_owned()
+}
+
+/// Sentences for the shapes serde can only call "no variant matched".
+const UNTAGGED_HINTS: [(&str, &str); 6] = [
+    (
+        "Expect",
+        "`expect` takes a list of record patterns or {records, ignore, partial, until, timeout_ms}",
+    ),
+    (
+        "WaitRequests",
+        "`wait_requests` takes a count or {count, timeout_ms}",
+    ),
+    (
+        "JournalSpec",
+        "`journal` takes a list of entry patterns or {entries, exact}",
+    ),
+    (
+        "ExitSpec",
+        "`exit` takes an exit code or {code, timeout_ms}",
+    ),
+    (
+        "FileContent",
+        "a file's content is a text or a list of JSON values (written as JSONL)",
+    ),
+    (
+        "MockSpecSchema",
+        "`mock` takes a script, {file: PATH}, {quirk: NAME} or {reply: TEXT}",
+    ),
+];
+
+/// Lints the patterns inside one expectation item (the `$` item keys themselves are checked by
+/// [`Item::parse`]).
+fn lint_item(item: &Value) -> Result<(), String> {
+    match Item::parse(item)? {
+        Item::Record(p) | Item::SkipUntil(p) => pattern::lint(&p),
+        Item::Unordered(group) => group.iter().try_for_each(pattern::lint),
+        Item::Either { strict, allow, .. } => std::iter::once(&strict)
+            .chain(&allow)
+            .try_for_each(pattern::lint),
+        Item::Raw(text) => pattern::lint(&Value::String(text)),
+    }
+}
+
+fn check_step(step: &Step) -> Result<(), String> {
+    match step {
+        Step::Expect(expect) => {
+            let full = match expect {
+                Expect::List(_) => expect.full(),
+                Expect::Full(full) => full.clone(),
+            };
+            if full.records.is_empty() && full.until.is_none() {
+                return Err("`expect` needs records or `until`".into());
+            }
+            for (i, item) in full.records.iter().enumerate() {
+                Item::parse(item).map_err(|m| format!("item {}: {m}", i + 1))?;
+                lint_item(item).map_err(|m| format!("item {}: {m}", i + 1))?;
+            }
+            for pattern in full.ignore.iter().chain(&full.until) {
+                pattern::lint(pattern)?;
+            }
+            Ok(())
+        }
+        Step::SendHex(hex) => decode_hex(hex).map(|_| ()),
+        Step::Journal(JournalSpec::List(entries) | JournalSpec::Full { entries, .. }) => {
+            entries.iter().try_for_each(pattern::lint)
+        }
+        Step::File(check) => check.jsonl.iter().flatten().try_for_each(lint_item),
+        _ => Ok(()),
+    }
+}
+
+/// Decodes hex with optional spaces: `"ff fe 0a"`.
+pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("hex {text:?} has an odd number of digits"));
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&digits[i..i + 2], 16)
+                .map_err(|_| format!("hex {text:?} has a non-hex digit"))
+        })
+        .collect()
+}
+
+/// Loads every file; errors are collected, and duplicate ids are errors too.
+pub fn load_all(files: &[PathBuf]) -> (Vec<Loaded>, Vec<LoadError>) {
+    let mut loaded = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        match load(file) {
+            Ok(l) => loaded.push(l),
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for l in &loaded {
+        if let Some(first) = seen.insert(l.scenario.id.clone(), l.file.clone()) {
+            errors.push(LoadError {
+                file: l.file.clone(),
+                line: Some(1),
+                column: None,
+                message: format!(
+                    "the id `{}` is also used by {}",
+                    l.scenario.id,
+                    first.display()
+                ),
+            });
+        }
+    }
+    (loaded, errors)
+}
+
+/// Whether a scenario passes a `--filter`: a substring of the id or title, `tag:NAME`, or
+/// `area:PREFIX` (id prefix). Several filters: any may match.
+pub fn matches_filter(scenario: &Scenario, filters: &[String]) -> bool {
+    filters.is_empty()
+        || filters.iter().any(|f| {
+            if let Some(tag) = f.strip_prefix("tag:") {
+                scenario.tags.iter().any(|t| t == tag)
+            } else if let Some(prefix) = f.strip_prefix("area:") {
+                scenario.id.starts_with(prefix)
+            } else {
+                scenario.id.contains(f.as_str()) || scenario.title.contains(f.as_str())
+            }
+        })
+}
+
+/// Parses `K/N` (1-based K).
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("shard {text:?} is not K/N"))?;
+    let k: usize = k
+        .parse()
+        .map_err(|_| format!("shard {text:?} is not K/N"))?;
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("shard {text:?} is not K/N"))?;
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {text:?}: K must be between 1 and N"));
+    }
+    Ok((k, n))
+}
+
+/// Whether the scenario at `index` (in sorted order) belongs to shard `K/N`.
+pub fn in_shard(index: usize, shard: Option<(usize, usize)>) -> bool {
+    shard.is_none_or(|(k, n)| index % n == k - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_key_is_reported_with_line_and_column() {
+        let text =
+            "id: a.001\ntitle: t\nsteps:\n  - send: {type: get_state}\n  - sned: {type: x}\n";
+        let err = parse(Path::new("x.yaml"), text.into()).unwrap_err();
+        assert_eq!(err.line, Some(5), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("x.yaml:5:5: unknown variant `sned`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_bad_expect_item_is_reported_at_its_step() {
+        let text = "id: a.001\ntitle: t\nsteps:\n  - send: {type: get_state}\n  - expect:\n      - $unordered: []\n";
+        let err = parse(Path::new("x.yaml"), text.into()).unwrap_err();
+        assert_eq!(err.line, Some(5), "{err}");
+        assert!(err.message.contains("step 2: item 1"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_shape_gets_a_sentence() {
+        let text = "id: a.001\ntitle: t\nsteps:\n  - exit: {code: x}\n";
+        let err = parse(Path::new("x.yaml"), text.into()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.yaml:4:11: `exit` takes an exit code or {code, timeout_ms}"
+        );
+    }
+
+    #[test]
+    fn shards_partition_the_list() {
+        let picked: Vec<usize> = (0..7).filter(|&i| in_shard(i, Some((2, 3)))).collect();
+        assert_eq!(picked, vec![1, 4]);
+        assert!(parse_shard("0/3").is_err());
+    }
+
+    #[test]
+    fn hex_decodes_with_spaces() {
+        assert_eq!(decode_hex("ff fe 0a").unwrap(), vec![0xff, 0xfe, 0x0a]);
+        assert!(decode_hex("f").is_err());
+    }
+}

@@ -1,0 +1,331 @@
+//! The scenario format: what a YAML scenario file holds.
+//!
+//! The types here are the single source of the format: serde reads them, and schemars turns them
+//! into `conformance/scenario.schema.json` for editors. Expected records stay
+//! [`serde_json::Value`]s: they are matched by [`crate::pattern`].
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One scenario: a fresh agent process, its own mock LLM, and a list of steps.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Stable unique id, `<area>.<number>`, such as `steer.003`. Baselines refer to it.
+    pub id: String,
+    /// One line saying what the scenario checks.
+    pub title: String,
+    /// The section of rpc.md (or of the reference's observed behaviour) that the scenario checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// Free-form tags, usable with `--filter tag:NAME`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// How the agent is started: arguments, models, settings, files, environment.
+    #[serde(default, skip_serializing_if = "Setup::is_empty")]
+    pub setup: Setup,
+    /// The mock LLM's script: inline (the mock-llm format), `{file: PATH}` relative to the
+    /// scenario file, or `{quirk: NAME}`. Without it the mock answers nothing useful.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<MockSpecSchema>")]
+    pub mock: Option<Value>,
+    /// Whether records left unread when the agent exits fail the scenario (`fail`, the default)
+    /// or are ignored (`ignore`).
+    #[serde(default, skip_serializing_if = "Trailing::is_fail")]
+    pub trailing: Trailing,
+    /// Time limit of the whole scenario in milliseconds (default 60000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The steps, run in order.
+    pub steps: Vec<Step>,
+}
+
+/// The mock script as the schema describes it (the runner keeps it as raw JSON).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum MockSpecSchema {
+    /// A script in a file, relative to the scenario file.
+    File {
+        /// Path of a mock-llm script file.
+        file: String,
+    },
+    /// A named quirk fixture of the mock.
+    Quirk {
+        /// Name of the quirk (see `mock-llm quirks`).
+        quirk: String,
+    },
+    /// An inline mock-llm script.
+    Inline(Value),
+}
+
+/// What to do with records the scenario did not read before the agent exited.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Trailing {
+    /// Unread records fail the scenario.
+    #[default]
+    Fail,
+    /// Unread records are kept in the transcript only.
+    Ignore,
+}
+
+impl Trailing {
+    /// Whether this is the default, `fail`.
+    pub fn is_fail(&self) -> bool {
+        *self == Trailing::Fail
+    }
+}
+
+/// How the agent is started.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// Replaces the default arguments
+    /// (`--mode rpc --no-session --provider mock --model mock-model-1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    /// Persist the session: the default arguments get `--session-dir {{session_dir}}` instead of
+    /// `--no-session`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub persist_session: bool,
+    /// Appended to the arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_args: Vec<String>,
+    /// Wire format the mock provider is declared with in models.json:
+    /// `anthropic-messages` (default), `openai-completions`, `openai-responses`,
+    /// `google-generative-ai`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    /// The models of the `mock` provider (models.json entries). Default: one model
+    /// `mock-model-1`, reasoning, contextWindow 200000, maxTokens 8192.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models: Option<Vec<Value>>,
+    /// A whole models.json, replacing the generated one. `{{mock_url}}` is substituted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models_json: Option<Value>,
+    /// The agent dir's settings.json.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
+    /// Files created in the working folder before the start: path -> content.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, FileContent>,
+    /// Files created in the agent dir (prompts, skills, extensions): path -> content.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agent_files: BTreeMap<String, FileContent>,
+    /// Session fixtures created in the session folder (`{{session_dir}}`): name -> content.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sessions: BTreeMap<String, FileContent>,
+    /// Extra environment variables (the environment is otherwise cleared but for PATH).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+}
+
+impl Setup {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.args.is_none()
+            && !self.persist_session
+            && self.extra_args.is_empty()
+            && self.api.is_none()
+            && self.models.is_none()
+            && self.models_json.is_none()
+            && self.settings.is_none()
+            && self.files.is_empty()
+            && self.agent_files.is_empty()
+            && self.sessions.is_empty()
+            && self.env.is_empty()
+    }
+}
+
+/// Content of a file: text, or a list of JSON values written one per line (JSONL).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FileContent {
+    /// Text written as is (`{{cwd}}` and the other variables substituted).
+    Text(String),
+    /// JSON values written one per line.
+    Lines(Vec<Value>),
+}
+
+/// One step of a scenario. Each is a one-key map such as `- send: {type: get_state}`, or a bare
+/// word for the steps without arguments (`- close_stdin`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Send one command, written as YAML, serialised as one compact JSON line plus LF.
+    Send(Value),
+    /// Send text exactly as given (no LF added): for framing and bad-input scenarios.
+    SendRaw(String),
+    /// Send bytes given in hex (spaces allowed), such as `"ff fe 0a"`: for invalid UTF-8.
+    SendHex(String),
+    /// Read records and match them against the expectation.
+    Expect(Expect),
+    /// Listen this many milliseconds and fail if a record arrives.
+    ExpectQuiet(u64),
+    /// Release a named gate of the mock script.
+    ReleaseGate(String),
+    /// Wait until the mock has received this many requests in total.
+    WaitRequests(WaitRequests),
+    /// Match the mock's journal (every request received so far).
+    Journal(JournalSpec),
+    /// Check a file the agent wrote.
+    File(FileCheck),
+    /// Check the raw bytes of stdout received so far.
+    Stdout(StdoutCheck),
+    /// Close the agent's stdin (EOF).
+    CloseStdin,
+    /// Wait for the agent to exit and check its exit code.
+    Exit(ExitSpec),
+}
+
+/// An expectation: a list of record patterns, or the full form with options.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Expect {
+    /// Exact, ordered list of items.
+    List(Vec<Value>),
+    /// The full form.
+    Full(ExpectFull),
+}
+
+/// The full form of an expectation.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectFull {
+    /// Items matched in order. A plain item is a record pattern; `{$unordered: [...]}` is a group
+    /// matched in any order; `{$skip_until: PATTERN}` skips records up to one that matches;
+    /// `{$either: {strict, allow, reason}}` accepts alternatives with a non-strict verdict;
+    /// `{$raw: "TEXT"}` matches the raw line (placeholders allowed).
+    #[serde(default)]
+    pub records: Vec<Value>,
+    /// Records matching any of these patterns are dropped before matching (noise such as
+    /// `message_update`). Patterns here are partial.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignore: Vec<Value>,
+    /// Every object pattern in `records` matches partially (extra keys allowed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// Read records until one matches this pattern (partial); with `records` empty, this is
+    /// how `record` and `diff` know where a step ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Value>,
+    /// Time limit of this step in milliseconds (default 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl Expect {
+    /// The full form of this expectation.
+    pub fn full(&self) -> ExpectFull {
+        match self {
+            Expect::List(records) => ExpectFull {
+                records: records.clone(),
+                ..ExpectFull::default()
+            },
+            Expect::Full(full) => full.clone(),
+        }
+    }
+}
+
+/// How many requests `wait_requests` waits for.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum WaitRequests {
+    /// The count, with the default time limit.
+    Count(usize),
+    /// The count and a time limit.
+    Full {
+        /// Total number of requests the mock must have received.
+        count: usize,
+        /// Time limit in milliseconds (default 10000).
+        #[serde(default)]
+        timeout_ms: Option<u64>,
+    },
+}
+
+/// An assertion on the mock's journal.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum JournalSpec {
+    /// The list of entry patterns (partial by default: headers are noisy).
+    List(Vec<Value>),
+    /// The full form.
+    Full {
+        /// Entry patterns, exact and ordered as a list, objects partial unless `exact`.
+        entries: Vec<Value>,
+        /// Objects must match exactly (no extra keys).
+        #[serde(default)]
+        exact: bool,
+    },
+}
+
+/// A check of a file.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileCheck {
+    /// Path relative to the working folder, or starting with `{{home}}`, `{{agent_dir}}`,
+    /// `{{session_dir}}`. A `*` in the last component matches; exactly one file must match.
+    pub path: String,
+    /// Whether the file must exist (default true). With `false`, nothing else is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exists: Option<bool>,
+    /// The whole text, placeholders allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Substrings the text must contain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contains: Vec<String>,
+    /// The file as JSONL: an expectation list as in `expect` (partial objects with `partial`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jsonl: Option<Vec<Value>>,
+    /// Object patterns in `jsonl` match partially.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+}
+
+/// A check of the raw bytes of stdout received so far.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StdoutCheck {
+    /// Texts that must occur in stdout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contains: Vec<String>,
+    /// Texts that must not occur in stdout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_contains: Vec<String>,
+    /// Byte sequences (hex) that must occur in stdout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contains_hex: Vec<String>,
+    /// Every line must end with LF and none with CR LF (default true when given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lf_only: Option<bool>,
+}
+
+/// The expected exit.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ExitSpec {
+    /// The exit code.
+    Code(i32),
+    /// The full form.
+    Full {
+        /// The exit code; absent: any exit is fine.
+        #[serde(default)]
+        code: Option<i32>,
+        /// Time limit in milliseconds (default 10000).
+        #[serde(default)]
+        timeout_ms: Option<u64>,
+    },
+}
+
+/// The JSON Schema of the scenario format, pretty-printed with a trailing newline.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -1,0 +1,302 @@
+//! The runner's command line against bad scenarios and misbehaving agents: it reports, it never
+//! hangs.
+
+#![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn runner() -> Command {
+    Command::cargo_bin("pi-conformance").unwrap()
+}
+
+const GET_STATE: &str = "id: t.001\ntitle: t\nsteps:\n  - send: {id: a, type: get_state}\n  - expect:\n      - {$partial: true, id: a, type: response}\n";
+
+#[test]
+fn a_malformed_scenario_is_rejected_with_file_line_and_column_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "bad.yaml",
+        "id: b.001\ntitle: t\nsteps:\n  - send: {type: get_state}\n  - expcet: []\n",
+    );
+    runner()
+        .args(["run", "--agent", "false"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.yaml:5:"))
+        .stderr(predicate::str::contains("nothing was run"));
+}
+
+#[test]
+fn duplicate_ids_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.yaml", GET_STATE);
+    write(dir.path(), "b.yaml", GET_STATE);
+    runner()
+        .args(["list"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is also used by"));
+}
+
+#[test]
+fn an_agent_that_never_answers_times_out_and_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "id: t.001\ntitle: t\nsteps:\n  - send: {id: a, type: get_state}\n  - expect:\n      records: [{id: a}]\n      timeout_ms: 300\n";
+    write(dir.path(), "t.yaml", text);
+    let out = dir.path().join("out");
+    runner()
+        .env("PI_CONFORMANCE_STARTUP_MS", "0")
+        .args(["run", "--agent", "sh -c 'exec sleep 30'", "--out"])
+        .arg(&out)
+        .arg(dir.path().join("t.yaml"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_match(r"t\.001\s+timeout").unwrap());
+    assert!(out.join("custom/t.001/result.txt").is_file());
+}
+
+#[test]
+fn an_agent_that_dies_is_a_failure_with_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "t.yaml", GET_STATE);
+    runner()
+        .args([
+            "run",
+            "--agent",
+            "sh -c 'read line; echo oops >&2; exit 3'",
+            "--out",
+        ])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("t.yaml"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "agent closed stdout (exit: code 3)",
+        ));
+    let stderr = std::fs::read_to_string(dir.path().join("out/custom/t.001/stderr.txt")).unwrap();
+    assert_eq!(stderr, "oops\n");
+}
+
+#[test]
+fn an_agent_that_floods_stdout_is_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "id: t.001\ntitle: t\nsteps:\n  - expect:\n      - $skip_until: {id: a}\n";
+    write(dir.path(), "t.yaml", text);
+    let line = "x".repeat(4000);
+    runner()
+        .args(["run", "--agent", &format!("sh -c 'yes {line}'"), "--out"])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("t.yaml"))
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("the agent flooded stdout"));
+}
+
+#[test]
+fn an_echoing_agent_passes_and_json_output_says_so() {
+    // `cat` echoes the command back: a record with id a and type get_state, not a response.
+    let dir = tempfile::tempdir().unwrap();
+    let text = GET_STATE.replace("type: response}", "type: get_state}");
+    write(dir.path(), "t.yaml", &text);
+    let assert = runner()
+        .args([
+            "run",
+            "--agent",
+            "sh -c 'exec cat'",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("t.yaml"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["scenarios"][0]["verdict"], "pass");
+}
+
+#[test]
+fn a_baseline_entry_that_passes_is_stale_and_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = GET_STATE.replace("type: response}", "type: get_state}");
+    write(dir.path(), "t.yaml", &text);
+    let baseline = write(dir.path(), "base.txt", "t.001 used to fail\n");
+    runner()
+        .args(["run", "--agent", "sh -c 'exec cat'", "--baseline"])
+        .arg(&baseline)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("t.yaml"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("STALE"));
+}
+
+#[test]
+fn report_writes_an_html_and_markdown_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = GET_STATE.replace("type: response}", "type: get_state}");
+    write(dir.path(), "t.yaml", &text);
+    let out = dir.path().join("out");
+    runner()
+        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
+        .arg(&out)
+        .arg(dir.path().join("t.yaml"))
+        .assert()
+        .success();
+    runner()
+        .args(["report", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("<td class=\"pass\""), "{html}");
+    assert!(html.contains("href=\"custom/t.001/result.txt\""), "{html}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("| t.001 | t | [pass](custom/t.001/result.txt) |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn list_filters_by_tag_and_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, tag) in [("a.001", "x"), ("a.002", "y"), ("b.001", "x")] {
+        let text = format!("id: {id}\ntitle: t\ntags: [{tag}]\nsteps:\n  - close_stdin\n");
+        write(dir.path(), &format!("{id}.yaml"), &text);
+    }
+    let listed = |args: &[&str]| {
+        let out = runner()
+            .arg("list")
+            .args(args)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(listed(&["--filter", "tag:x"]), vec!["a.001", "b.001"]);
+    assert_eq!(listed(&["--filter", "area:a."]), vec!["a.001", "a.002"]);
+    assert_eq!(listed(&["--shard", "1/2"]), vec!["a.001", "b.001"]);
+    assert_eq!(listed(&["--shard", "2/2"]), vec!["a.002"]);
+}
+
+#[test]
+fn record_writes_what_the_agent_sent_with_placeholders() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "# yaml-language-server: $schema=x.json\nid: r.001\ntitle: t\nsteps:\n  - send: {id: \"01a22dc7-4932-70db-8cb1-d8b19f9126da\", type: echo}\n  - expect:\n      until: {type: echo}\n";
+    let file = write(dir.path(), "r.yaml", text);
+    runner()
+        .args(["record", "--agent", "sh -c 'exec cat'"])
+        .arg(&file)
+        .assert()
+        .success();
+    let recorded = std::fs::read_to_string(dir.path().join("r.recorded.yaml")).unwrap();
+    assert!(
+        recorded.starts_with("# yaml-language-server: $schema=x.json\n"),
+        "{recorded}"
+    );
+    assert!(
+        recorded.contains("- expect:\n  - {id: \"{{uuid}}\", type: echo}\n"),
+        "{recorded}"
+    );
+    // The recorded scenario passes against the same agent.
+    runner()
+        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("r.recorded.yaml"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn diff_shows_where_two_agents_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "id: d.001\ntitle: t\nsteps:\n  - send: {type: x}\n  - expect:\n      until: {$partial: true}\n";
+    write(dir.path(), "d.yaml", text);
+    runner()
+        .args(["diff", "--agent", "sh -c 'exec cat'", "--against"])
+        .arg("sh -c 'read l; echo {\\\"type\\\":\\\"y\\\"}'")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("d.001: differs"))
+        .stdout(predicate::str::contains("-      \"type\": \"x\""))
+        .stdout(predicate::str::contains("+      \"type\": \"y\""));
+    runner()
+        .args([
+            "diff",
+            "--agent",
+            "sh -c 'exec cat'",
+            "--against",
+            "sh -c 'exec cat'",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("d.001: same"));
+}
+
+#[test]
+fn an_unknown_command_answer_is_reported_as_unimplemented() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "id: t.001\ntitle: t\nsteps:\n  - send: {id: a, type: get_state}\n  - expect:\n      - {$partial: true, id: a, type: response, success: true}\n";
+    write(dir.path(), "t.yaml", text);
+    let reply = r#"{"id":"a","type":"response","command":"get_state","success":false,"error":"Unknown command: get_state"}"#;
+    runner()
+        .args([
+            "run",
+            "--agent",
+            &format!(
+                "sh -c 'read l; echo {}; read l'",
+                reply.replace('"', "\\\"")
+            ),
+        ])
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("t.yaml"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_match(r"t\.001\s+unimplemented").unwrap());
+}
+
+#[test]
+fn expect_quiet_fails_when_a_record_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "id: q.001\ntitle: t\nsteps:\n  - expect_quiet: 200\n  - send: {type: x}\n  - expect_quiet: 2000\n";
+    write(dir.path(), "q.yaml", text);
+    runner()
+        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("q.yaml"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "step 3: expected no record for 2000 ms",
+        ));
+}

@@ -1,0 +1,26 @@
+//! `scenarios/COVERAGE.md` is the coverage table generated from the scenario corpus, and is
+//! current. `COVERAGE=overwrite cargo test -p pi-conformance --test coverage` rewrites it.
+
+use std::path::PathBuf;
+
+use pi_conformance::{coverage, load};
+
+#[test]
+fn the_committed_coverage_table_is_current() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scenarios_dir = root.join("scenarios");
+    let files = load::discover(std::slice::from_ref(&scenarios_dir)).unwrap();
+    let (loaded, errors) = load::load_all(&files);
+    assert!(errors.is_empty(), "scenarios that do not load: {errors:?}");
+    let table = coverage::render(&loaded, &mock_llm::quirk_names());
+    let path = scenarios_dir.join("COVERAGE.md");
+    if std::env::var("COVERAGE").is_ok_and(|v| v == "overwrite") {
+        std::fs::write(&path, &table).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == table,
+        "scenarios/COVERAGE.md is out of date; rerun with COVERAGE=overwrite to regenerate it"
+    );
+}

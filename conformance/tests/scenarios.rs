@@ -1,0 +1,130 @@
+//! Every scenario file under `scenarios/` as its own test, against our agent and against the
+//! reference pi when it is installed. Expected failures come from `conformance/baselines/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use pi_conformance::agent::{AgentCommand, find_ours, find_reference};
+use pi_conformance::baseline::Baseline;
+use pi_conformance::load::{self, Loaded};
+use pi_conformance::run::{Mode, RunOptions, run_scenario};
+use pi_conformance::transcript;
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Builds `pi-agent` so that the ours trials run the current code (a no-op when it is fresh).
+fn build_ours() -> Result<AgentCommand, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--quiet", "-p", "pi-agent", "--bin", "pi-agent"])
+        .current_dir(manifest_dir())
+        .status()
+        .map_err(|e| format!("cannot run cargo build -p pi-agent: {e}"))?;
+    if !status.success() {
+        return Err("cargo build -p pi-agent failed".into());
+    }
+    find_ours().map_err(|e| e.to_string())?;
+    AgentCommand::resolve("ours").map_err(|e| e.to_string())
+}
+
+fn trial(loaded: Arc<Loaded>, agent: Arc<AgentCommand>, baseline: Arc<Baseline>) -> Trial {
+    let name = format!("{}::{}", agent.name, loaded.scenario.id);
+    Trial::test(name, move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failed::from(format!("cannot start a runtime: {e}")))?;
+        let outcome = runtime.block_on(run_scenario(&loaded, &agent, RunOptions::new(Mode::Judge)));
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("conformance-out");
+        let folder = transcript::write(&out, &outcome)
+            .map_err(|e| Failed::from(format!("cannot write the transcript: {e}")))?;
+        let listed = baseline.entries.get(&outcome.id);
+        match (outcome.verdict.passed(), listed) {
+            (true, None) | (false, Some(_)) => Ok(()),
+            (true, Some(reason)) => Err(format!(
+                "{} passes on {} but is listed in baselines/{}.txt ({reason}): remove the entry",
+                outcome.id, agent.name, agent.name
+            )
+            .into()),
+            (false, None) => Err(format!(
+                "{}: {} on {}: {}\n{}\nfile: {}\ntranscript: {}\nto re-record from the reference for review: \
+                 cargo run -p pi-conformance -- record --agent reference {}",
+                outcome.id,
+                outcome.verdict.word(),
+                agent.name,
+                outcome.message,
+                outcome.detail,
+                outcome.file.display(),
+                folder.display(),
+                outcome.file.display()
+            )
+            .into()),
+        }
+    })
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = manifest_dir().join("../scenarios");
+    let files = match load::discover(&[root]) {
+        Ok(files) => files,
+        Err(err) => {
+            eprintln!("cannot list the scenarios: {err}");
+            std::process::exit(2);
+        }
+    };
+    let mut trials = Vec::new();
+    let mut scenarios = Vec::new();
+    let (loaded, errors) = load::load_all(&files);
+    for err in errors {
+        let name = format!("load::{}", err.file.display());
+        trials.push(Trial::test(name, move || Err(err.to_string().into())));
+    }
+    scenarios.extend(loaded.into_iter().map(Arc::new));
+
+    let agents: Vec<(&str, Result<AgentCommand, String>)> = vec![
+        ("ours", build_ours()),
+        (
+            "reference",
+            find_reference()
+                .map_err(|e| e.to_string())
+                .and_then(|_| AgentCommand::resolve("reference").map_err(|e| e.to_string())),
+        ),
+    ];
+    for (name, agent) in agents {
+        match agent {
+            Ok(agent) => {
+                let path = manifest_dir().join("baselines").join(format!("{name}.txt"));
+                let baseline = match Baseline::read(&path) {
+                    Ok(b) => Arc::new(b),
+                    Err(err) => {
+                        eprintln!("cannot read {}: {err}", path.display());
+                        std::process::exit(2);
+                    }
+                };
+                let agent = Arc::new(agent);
+                for loaded in &scenarios {
+                    trials.push(trial(
+                        Arc::clone(loaded),
+                        Arc::clone(&agent),
+                        Arc::clone(&baseline),
+                    ));
+                }
+            }
+            Err(reason) => {
+                eprintln!("NOTE: the {name} scenario tests are skipped: {reason}");
+                for loaded in &scenarios {
+                    let id = loaded.scenario.id.clone();
+                    trials.push(
+                        Trial::test(format!("{name}::{id}"), || Ok(())).with_ignored_flag(true),
+                    );
+                }
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
