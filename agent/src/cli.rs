@@ -28,6 +28,10 @@ pub struct Cli {
     /// Model pattern or id (supports "provider/id" and an optional ":<thinking>" suffix).
     #[arg(long, value_name = "PATTERN")]
     pub model: Option<String>,
+    /// Comma-separated model patterns (globs allowed, `:<thinking>` suffixes) that
+    /// `cycle_model` walks.
+    #[arg(long, value_name = "PATTERNS")]
+    pub models: Option<String>,
     /// Thinking level: off, minimal, low, medium, high, xhigh, max.
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,

@@ -1,0 +1,111 @@
+//! The conversation as the model sees it: user, assistant and tool-result messages pass as they
+//! are; a `bash` command run by the client becomes a user message describing it (unless it was
+//! kept out of context), and an extension's custom message becomes a user message.
+
+use pi_rpc_protocol::content::{MessageContent, TextContent, UserContent};
+use pi_rpc_protocol::message::{AgentMessage, BashExecutionMessage, UserMessage};
+
+/// Converts the session's messages to the user/assistant/toolResult messages a provider sends.
+pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<AgentMessage> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) => {
+                Some(message.clone())
+            }
+            AgentMessage::BashExecution(bash) => {
+                if bash.exclude_from_context == Some(true) {
+                    return None;
+                }
+                Some(user_text(bash_execution_text(bash), bash.timestamp))
+            }
+            AgentMessage::Custom(custom) => {
+                let content = match &custom.content {
+                    MessageContent::Text(text) => {
+                        vec![UserContent::Text(TextContent::new(text.clone()))]
+                    }
+                    MessageContent::Blocks(blocks) => blocks.clone(),
+                };
+                Some(AgentMessage::User(UserMessage {
+                    content: MessageContent::Blocks(content),
+                    timestamp: custom.timestamp,
+                    extra: Default::default(),
+                }))
+            }
+            AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) => None,
+        })
+        .collect()
+}
+
+fn user_text(text: String, timestamp: u64) -> AgentMessage {
+    AgentMessage::User(UserMessage {
+        content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(text))]),
+        timestamp,
+        extra: Default::default(),
+    })
+}
+
+/// "Ran `cmd`" with the output in a fenced block, then the cancellation, exit code and
+/// truncation notes, as the reference words them for the model.
+pub fn bash_execution_text(bash: &BashExecutionMessage) -> String {
+    let mut text = format!("Ran `{}`\n", bash.command);
+    if bash.output.is_empty() {
+        text.push_str("(no output)");
+    } else {
+        text.push_str(&format!("```\n{}\n```", bash.output));
+    }
+    if bash.cancelled {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = bash.exit_code.filter(|code| *code != 0) {
+        text.push_str(&format!("\n\nCommand exited with code {code}"));
+    }
+    if bash.truncated
+        && let Some(path) = &bash.full_output_path
+    {
+        text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(output: &str, exit_code: Option<i64>, cancelled: bool) -> BashExecutionMessage {
+        BashExecutionMessage {
+            command: "ls".into(),
+            output: output.into(),
+            exit_code,
+            cancelled,
+            truncated: false,
+            full_output_path: None,
+            timestamp: 5,
+            exclude_from_context: None,
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn bash_executions_become_user_text() {
+        assert_eq!(
+            bash_execution_text(&bash("a\nb", Some(0), false)),
+            "Ran `ls`\n```\na\nb\n```"
+        );
+        assert_eq!(
+            bash_execution_text(&bash("", Some(2), false)),
+            "Ran `ls`\n(no output)\n\nCommand exited with code 2"
+        );
+        assert_eq!(
+            bash_execution_text(&bash("x", None, true)),
+            "Ran `ls`\n```\nx\n```\n\n(command cancelled)"
+        );
+        let mut excluded = bash("x", Some(0), false);
+        excluded.exclude_from_context = Some(true);
+        let converted = convert_to_llm(&[
+            AgentMessage::BashExecution(bash("x", Some(0), false)),
+            AgentMessage::BashExecution(excluded),
+        ]);
+        assert_eq!(converted.len(), 1);
+        assert!(matches!(&converted[0], AgentMessage::User(user) if user.timestamp == 5));
+    }
+}

@@ -1,0 +1,277 @@
+//! `export_html`: the session as one self-contained HTML page. The active branch is rendered as
+//! plain HTML (no script needed to read it); the whole session (header, every entry, the leaf,
+//! the system prompt and the tools) travels base64-encoded inside the page for tools that want
+//! the data.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use base64::Engine as _;
+use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
+use pi_rpc_protocol::message::AgentMessage;
+use pi_rpc_protocol::session::SessionEntry;
+use serde_json::{Map, Value, json};
+use thiserror::Error;
+
+use crate::session::SessionStore;
+use crate::tools::ToolDefinition;
+
+/// Why a session cannot be exported; the text is what the client sees.
+#[derive(Debug, Error)]
+pub enum ExportError {
+    /// `--no-session`: there is no file to name the page after.
+    #[error("Cannot export in-memory session to HTML")]
+    InMemory,
+    /// The session file is not written yet (no assistant answer so far).
+    #[error("Nothing to export yet - start a conversation first")]
+    NothingYet,
+    /// The page could not be written; worded as Node words it.
+    #[error("{0}")]
+    Write(String),
+}
+
+/// Writes the page to `output_path` (`~` expanded), or to `pi-session-<file stem>.html` in the
+/// working folder, and returns the path as given or made.
+pub fn export(
+    store: &SessionStore,
+    system_prompt: &str,
+    tools: &[ToolDefinition],
+    output_path: Option<&str>,
+) -> Result<String, ExportError> {
+    let file = store.session_file().ok_or(ExportError::InMemory)?;
+    if !file.exists() {
+        return Err(ExportError::NothingYet);
+    }
+    let html = render(store, system_prompt, tools);
+    let path = match output_path.filter(|path| !path.is_empty()) {
+        Some(path) => crate::session::paths::expand_tilde(path),
+        None => {
+            let stem = file
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let stem = stem.strip_suffix(".jsonl").unwrap_or(&stem);
+            format!("pi-session-{stem}.html")
+        }
+    };
+    std::fs::write(&path, html).map_err(|error| {
+        ExportError::Write(crate::tools::node_message(
+            &error,
+            "open",
+            Some(Path::new(&path)),
+        ))
+    })?;
+    Ok(path)
+}
+
+/// Text with `&`, `<`, `>`, `"` and `'` escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;background:#fafafa;color:#222}\
+h1{font-size:1.3rem}.meta{color:#666;font-size:.85rem}\
+.msg{border-radius:6px;padding:.6rem .9rem;margin:.8rem 0;background:#fff;border:1px solid #ddd}\
+.user{border-left:4px solid #3b82f6}.assistant{border-left:4px solid #10b981}\
+.toolResult{border-left:4px solid #a855f7}.bashExecution{border-left:4px solid #f59e0b}\
+.error{border-left:4px solid #ef4444}.role{font-weight:600;font-size:.8rem;text-transform:uppercase;color:#555}\
+pre{white-space:pre-wrap;word-break:break-word;background:#f3f4f6;padding:.5rem;border-radius:4px}\
+.thinking{color:#666;font-style:italic}details{margin:.5rem 0}";
+
+fn blocks_html(blocks: &[UserContent], out: &mut String) {
+    for block in blocks {
+        match block {
+            UserContent::Text(text) => {
+                let _ = write!(out, "<pre>{}</pre>", escape(&text.text));
+            }
+            UserContent::Image(image) => {
+                let _ = write!(
+                    out,
+                    "<img alt=\"image\" style=\"max-width:100%\" src=\"data:{};base64,{}\">",
+                    escape(&image.mime_type),
+                    escape(&image.data)
+                );
+            }
+        }
+    }
+}
+
+fn content_html(content: &MessageContent, out: &mut String) {
+    match content {
+        MessageContent::Text(text) => {
+            let _ = write!(out, "<pre>{}</pre>", escape(text));
+        }
+        MessageContent::Blocks(blocks) => blocks_html(blocks, out),
+    }
+}
+
+fn message_html(message: &AgentMessage, out: &mut String) {
+    let (class, role) = match message {
+        AgentMessage::User(_) => ("user", "User"),
+        AgentMessage::Assistant(_) => ("assistant", "Assistant"),
+        AgentMessage::ToolResult(result) if result.is_error => ("toolResult error", "Tool result"),
+        AgentMessage::ToolResult(_) => ("toolResult", "Tool result"),
+        AgentMessage::BashExecution(_) => ("bashExecution", "Bash"),
+        AgentMessage::Custom(_) => ("user", "Extension message"),
+        AgentMessage::CompactionSummary(_) => ("user", "Compaction summary"),
+        AgentMessage::BranchSummary(_) => ("user", "Branch summary"),
+    };
+    let _ = write!(
+        out,
+        "<div class=\"msg {class}\"><div class=\"role\">{role}</div>"
+    );
+    match message {
+        AgentMessage::User(user) => content_html(&user.content, out),
+        AgentMessage::Assistant(assistant) => {
+            for block in &assistant.content {
+                match block {
+                    AssistantContent::Text(text) => {
+                        let _ = write!(out, "<pre>{}</pre>", escape(&text.text));
+                    }
+                    AssistantContent::Thinking(thinking) => {
+                        let _ = write!(
+                            out,
+                            "<details><summary>Thinking</summary><pre class=\"thinking\">{}</pre></details>",
+                            escape(&thinking.thinking)
+                        );
+                    }
+                    AssistantContent::ToolCall(call) => {
+                        let arguments =
+                            serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+                        let _ = write!(
+                            out,
+                            "<div class=\"meta\">Tool call: {}</div><pre>{}</pre>",
+                            escape(&call.name),
+                            escape(&arguments)
+                        );
+                    }
+                }
+            }
+            if let Some(error) = &assistant.error_message {
+                let _ = write!(out, "<div class=\"meta\">Error: {}</div>", escape(error));
+            }
+            let _ = write!(
+                out,
+                "<div class=\"meta\">{}/{}</div>",
+                escape(&assistant.provider),
+                escape(&assistant.model)
+            );
+        }
+        AgentMessage::ToolResult(result) => {
+            let _ = write!(
+                out,
+                "<div class=\"meta\">{}</div>",
+                escape(&result.tool_name)
+            );
+            blocks_html(&result.content, out);
+        }
+        AgentMessage::BashExecution(bash) => {
+            let _ = write!(
+                out,
+                "<pre>$ {}</pre><pre>{}</pre>",
+                escape(&bash.command),
+                escape(&bash.output)
+            );
+            if bash.cancelled {
+                out.push_str("<div class=\"meta\">(cancelled)</div>");
+            } else if let Some(code) = bash.exit_code {
+                let _ = write!(out, "<div class=\"meta\">exit code {code}</div>");
+            }
+        }
+        AgentMessage::Custom(custom) => content_html(&custom.content, out),
+        AgentMessage::CompactionSummary(summary) => {
+            let _ = write!(out, "<pre>{}</pre>", escape(&summary.summary));
+        }
+        AgentMessage::BranchSummary(summary) => {
+            let _ = write!(out, "<pre>{}</pre>", escape(&summary.summary));
+        }
+    }
+    out.push_str("</div>\n");
+}
+
+/// The whole page.
+pub fn render(store: &SessionStore, system_prompt: &str, tools: &[ToolDefinition]) -> String {
+    let header = store.header();
+    let entries: Vec<&Map<String, Value>> = store.entries().iter().map(|e| e.raw()).collect();
+    let data = json!({
+        "header": header,
+        "entries": entries,
+        "leafId": store.leaf_id(),
+        "systemPrompt": system_prompt,
+        "tools": tools.iter().map(|tool| json!({
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        })).collect::<Vec<_>>(),
+    });
+    let encoded = base64::engine::general_purpose::STANDARD
+        .encode(serde_json::to_string(&data).unwrap_or_default());
+    let title = store
+        .session_name()
+        .unwrap_or_else(|| format!("Session {}", store.session_id()));
+    let mut body = String::new();
+    for entry in store.branch(None) {
+        match entry.parsed() {
+            Some(SessionEntry::Message(message)) => message_html(&message.message, &mut body),
+            Some(SessionEntry::ModelChange(change)) => {
+                let _ = writeln!(
+                    body,
+                    "<div class=\"meta\">Model: {}/{}</div>",
+                    escape(&change.provider),
+                    escape(&change.model_id)
+                );
+            }
+            Some(SessionEntry::ThinkingLevelChange(change)) => {
+                let _ = writeln!(
+                    body,
+                    "<div class=\"meta\">Thinking level: {}</div>",
+                    escape(&change.thinking_level)
+                );
+            }
+            Some(SessionEntry::Compaction(compaction)) => {
+                let _ = writeln!(
+                    body,
+                    "<div class=\"msg user\"><div class=\"role\">Compaction</div><pre>{}</pre></div>",
+                    escape(&compaction.summary)
+                );
+            }
+            Some(SessionEntry::BranchSummary(summary)) => {
+                let _ = writeln!(
+                    body,
+                    "<div class=\"msg user\"><div class=\"role\">Branch summary</div><pre>{}</pre></div>",
+                    escape(&summary.summary)
+                );
+            }
+            _ => {}
+        }
+    }
+    let cwd = header.get("cwd").and_then(Value::as_str).unwrap_or("");
+    let started = header
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n\
+<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n\
+<div class=\"meta\">{cwd} &middot; {started}</div>\n\
+<details><summary>System prompt</summary><pre>{prompt}</pre></details>\n{body}\
+<script type=\"application/json\" id=\"session-data\" data-encoding=\"base64\">{encoded}</script>\n\
+</body>\n</html>\n",
+        title = escape(&title),
+        cwd = escape(cwd),
+        started = escape(started),
+        prompt = escape(system_prompt),
+    )
+}

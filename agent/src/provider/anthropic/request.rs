@@ -1,0 +1,424 @@
+//! The Anthropic Messages request body, built as the reference builds it.
+//!
+//! Keys in the reference's order: `model`, `messages`, `max_tokens`, `stream`, `system`,
+//! `tools`, `thinking`, `output_config`. The system prompt is one text block; the last tool and
+//! the last block of the last user message carry `cache_control` (`{"type":"ephemeral"}`, with
+//! `"ttl":"1h"` when `PI_CACHE_RETENTION=long`). History is prepared by
+//! [`transform_messages`](crate::provider::transform::transform_messages) first.
+
+use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
+use pi_rpc_protocol::message::{AgentMessage, ToolResultMessage};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use serde_json::{Map, Value, json};
+
+use super::super::LlmRequest;
+use super::super::json::js_trim;
+use super::super::options::{clamp_to_context, estimate_context_tokens, fit_thinking};
+use super::super::transform::transform_messages;
+use super::names::to_claude_code_name;
+
+/// Minimum tokens left for the answer beside a thinking budget.
+const MIN_ANSWER_TOKENS: i64 = 1024;
+
+/// The model's `compat` switches that matter to this wire format, with their defaults.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Compat {
+    pub eager_tool_input_streaming: bool,
+    pub long_cache_retention: bool,
+    pub session_affinity_headers: bool,
+    pub cache_control_on_tools: bool,
+    pub allow_empty_signature: bool,
+    pub force_adaptive_thinking: bool,
+}
+
+impl Compat {
+    pub(crate) fn of(model: &Model) -> Self {
+        let flag = |key: &str, default: bool| {
+            model
+                .compat
+                .as_ref()
+                .and_then(|compat| compat.get(key))
+                .and_then(Value::as_bool)
+                .unwrap_or(default)
+        };
+        Self {
+            eager_tool_input_streaming: flag("supportsEagerToolInputStreaming", true),
+            long_cache_retention: flag("supportsLongCacheRetention", true),
+            session_affinity_headers: flag("sendSessionAffinityHeaders", false),
+            cache_control_on_tools: flag("supportsCacheControlOnTools", true),
+            allow_empty_signature: flag("allowEmptySignature", false),
+            force_adaptive_thinking: flag("forceAdaptiveThinking", false),
+        }
+    }
+}
+
+/// The `cache_control` object for the current cache retention setting.
+pub(crate) fn cache_control(compat: Compat, long_retention: bool) -> Value {
+    if long_retention && compat.long_cache_retention {
+        json!({"type": "ephemeral", "ttl": "1h"})
+    } else {
+        json!({"type": "ephemeral"})
+    }
+}
+
+/// Builds the request body. `oauth` selects Claude Code's identity and tool names.
+pub(crate) fn build_body(
+    request: &LlmRequest,
+    compat: Compat,
+    cache_control: &Value,
+    oauth: bool,
+) -> Value {
+    let model = &request.model;
+    let history = transform_messages(&request.messages, model, &normalize_tool_call_id);
+    let mut body = Map::new();
+    body.insert("model".to_owned(), Value::String(model.id.clone()));
+    body.insert(
+        "messages".to_owned(),
+        Value::Array(convert_messages(&history, compat, cache_control, oauth)),
+    );
+    let (max_tokens, thinking) = plan_tokens(request, compat);
+    body.insert("max_tokens".to_owned(), json!(max_tokens));
+    body.insert("stream".to_owned(), Value::Bool(true));
+    let mut system = Vec::new();
+    if oauth {
+        system.push(json!({
+            "type": "text",
+            "text": "You are Claude Code, Anthropic's official CLI for Claude.",
+            "cache_control": cache_control,
+        }));
+    }
+    if !request.system_prompt.is_empty() {
+        system.push(json!({
+            "type": "text",
+            "text": request.system_prompt,
+            "cache_control": cache_control,
+        }));
+    }
+    if !system.is_empty() {
+        body.insert("system".to_owned(), Value::Array(system));
+    }
+    let tools = convert_tools(request, compat, cache_control, oauth);
+    if !tools.is_empty() {
+        body.insert("tools".to_owned(), Value::Array(tools));
+    }
+    if model.reasoning {
+        match thinking {
+            Thinking::Disabled => {
+                let off_hidden = model
+                    .thinking_level_map
+                    .as_ref()
+                    .is_some_and(|map| map.get("off") == Some(&Value::Null));
+                if !off_hidden {
+                    body.insert("thinking".to_owned(), json!({"type": "disabled"}));
+                }
+            }
+            Thinking::Budget(budget) => {
+                let budget = if budget == 0 { 1024 } else { budget };
+                body.insert(
+                    "thinking".to_owned(),
+                    json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"}),
+                );
+            }
+            Thinking::Adaptive(effort) => {
+                body.insert(
+                    "thinking".to_owned(),
+                    json!({"type": "adaptive", "display": "summarized"}),
+                );
+                body.insert("output_config".to_owned(), json!({"effort": effort}));
+            }
+        }
+    }
+    Value::Object(body)
+}
+
+/// How thinking is asked for.
+enum Thinking {
+    Disabled,
+    Budget(i64),
+    Adaptive(String),
+}
+
+/// `max_tokens` and the thinking request for the request's level.
+fn plan_tokens(request: &LlmRequest, compat: Compat) -> (i64, Thinking) {
+    let model = &request.model;
+    let context = estimate_context_tokens(request);
+    let base = clamp_to_context(model, context, model.max_tokens as i64);
+    let level = request.thinking_level;
+    if level == ThinkingLevel::Off {
+        return (base, Thinking::Disabled);
+    }
+    if compat.force_adaptive_thinking {
+        return (base, Thinking::Adaptive(effort(model, level)));
+    }
+    let (max_tokens, budget) = fit_thinking(base, model.max_tokens as i64, level);
+    let max_tokens = clamp_to_context(model, context, max_tokens);
+    let budget = budget.min((max_tokens - MIN_ANSWER_TOKENS).max(0));
+    (max_tokens, Thinking::Budget(budget))
+}
+
+/// The adaptive-thinking effort for a level: the model's own name for it, else low, medium or
+/// high.
+fn effort(model: &Model, level: ThinkingLevel) -> String {
+    if let Some(Value::String(mapped)) = model
+        .thinking_level_map
+        .as_ref()
+        .and_then(|map| map.get(level.as_str()))
+    {
+        return mapped.clone();
+    }
+    match level {
+        ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
+        ThinkingLevel::Medium => "medium",
+        _ => "high",
+    }
+    .to_owned()
+}
+
+/// Tool-call ids as Anthropic accepts them: `[a-zA-Z0-9_-]`, at most 64 characters.
+pub(crate) fn normalize_tool_call_id(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for ch in id.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '_' || ch == '-' {
+            out.push(ch);
+        } else {
+            // JavaScript replaces each UTF-16 unit.
+            for _ in 0..ch.len_utf16() {
+                out.push('_');
+            }
+        }
+    }
+    out.truncate(64);
+    out
+}
+
+fn convert_tools(
+    request: &LlmRequest,
+    compat: Compat,
+    cache_control: &Value,
+    oauth: bool,
+) -> Vec<Value> {
+    // Later definitions of a name replace earlier ones in the earlier one's place.
+    let mut unique: Vec<(String, &crate::tools::ToolDefinition)> = Vec::new();
+    for tool in &request.tools {
+        let name = if oauth {
+            to_claude_code_name(tool.name)
+        } else {
+            tool.name.to_owned()
+        };
+        match unique.iter_mut().find(|(existing, _)| *existing == name) {
+            Some(slot) => slot.1 = tool,
+            None => unique.push((name, tool)),
+        }
+    }
+    let count = unique.len();
+    unique
+        .into_iter()
+        .enumerate()
+        .map(|(index, (name, tool))| {
+            let mut out = Map::new();
+            out.insert("name".to_owned(), Value::String(name));
+            out.insert(
+                "description".to_owned(),
+                Value::String(tool.description.clone()),
+            );
+            if compat.eager_tool_input_streaming {
+                out.insert("eager_input_streaming".to_owned(), Value::Bool(true));
+            }
+            let schema = &tool.parameters;
+            out.insert(
+                "input_schema".to_owned(),
+                json!({
+                    "type": "object",
+                    "properties": schema.get("properties").cloned().unwrap_or_else(|| json!({})),
+                    "required": schema.get("required").cloned().unwrap_or_else(|| json!([])),
+                }),
+            );
+            if compat.cache_control_on_tools && index + 1 == count {
+                out.insert("cache_control".to_owned(), cache_control.clone());
+            }
+            Value::Object(out)
+        })
+        .collect()
+}
+
+fn image_block(data: &str, mime_type: &str) -> Value {
+    json!({
+        "type": "image",
+        "source": {"type": "base64", "media_type": mime_type, "data": data},
+    })
+}
+
+fn convert_messages(
+    history: &[AgentMessage],
+    compat: Compat,
+    cache_control: &Value,
+    oauth: bool,
+) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut index = 0;
+    while index < history.len() {
+        match &history[index] {
+            AgentMessage::User(user) => match &user.content {
+                MessageContent::Text(text) => {
+                    if !js_trim(text).is_empty() {
+                        out.push(json!({"role": "user", "content": text}));
+                    }
+                }
+                MessageContent::Blocks(blocks) => {
+                    let blocks: Vec<Value> = blocks
+                        .iter()
+                        .filter_map(|block| match block {
+                            UserContent::Text(text) if js_trim(&text.text).is_empty() => None,
+                            UserContent::Text(text) => {
+                                Some(json!({"type": "text", "text": text.text}))
+                            }
+                            UserContent::Image(image) => {
+                                Some(image_block(&image.data, &image.mime_type))
+                            }
+                        })
+                        .collect();
+                    if !blocks.is_empty() {
+                        out.push(json!({"role": "user", "content": blocks}));
+                    }
+                }
+            },
+            AgentMessage::Assistant(assistant) => {
+                let blocks = assistant_blocks(&assistant.content, compat, oauth);
+                if !blocks.is_empty() {
+                    out.push(json!({"role": "assistant", "content": blocks}));
+                }
+            }
+            AgentMessage::ToolResult(_) => {
+                let mut results = Vec::new();
+                while let Some(AgentMessage::ToolResult(result)) = history.get(index) {
+                    results.push(tool_result(result));
+                    index += 1;
+                }
+                out.push(json!({"role": "user", "content": results}));
+                continue;
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    mark_last_user_message(&mut out, cache_control);
+    out
+}
+
+fn assistant_blocks(content: &[AssistantContent], compat: Compat, oauth: bool) -> Vec<Value> {
+    let mut blocks = Vec::new();
+    for block in content {
+        match block {
+            AssistantContent::Text(text) => {
+                if !js_trim(&text.text).is_empty() {
+                    blocks.push(json!({"type": "text", "text": text.text}));
+                }
+            }
+            AssistantContent::Thinking(thinking) => {
+                let signature = thinking.thinking_signature.as_deref().unwrap_or("");
+                if thinking.redacted == Some(true) {
+                    blocks.push(json!({"type": "redacted_thinking", "data": signature}));
+                    continue;
+                }
+                let signed = !js_trim(signature).is_empty();
+                if js_trim(&thinking.thinking).is_empty() && !signed {
+                    continue;
+                }
+                if signed {
+                    blocks.push(json!({
+                        "type": "thinking", "thinking": thinking.thinking, "signature": signature,
+                    }));
+                } else if compat.allow_empty_signature {
+                    blocks.push(json!({
+                        "type": "thinking", "thinking": thinking.thinking, "signature": "",
+                    }));
+                } else {
+                    // A block without signature (an aborted stream) goes back as text.
+                    blocks.push(json!({"type": "text", "text": thinking.thinking}));
+                }
+            }
+            AssistantContent::ToolCall(call) => {
+                let name = if oauth {
+                    to_claude_code_name(&call.name)
+                } else {
+                    call.name.clone()
+                };
+                blocks.push(json!({
+                    "type": "tool_use", "id": call.id, "name": name, "input": call.arguments,
+                }));
+            }
+        }
+    }
+    blocks
+}
+
+fn tool_result(result: &ToolResultMessage) -> Value {
+    let has_images = result
+        .content
+        .iter()
+        .any(|block| matches!(block, UserContent::Image(_)));
+    let content = if has_images {
+        let mut blocks: Vec<Value> = result
+            .content
+            .iter()
+            .map(|block| match block {
+                UserContent::Text(text) => json!({"type": "text", "text": text.text}),
+                UserContent::Image(image) => image_block(&image.data, &image.mime_type),
+            })
+            .collect();
+        if !result
+            .content
+            .iter()
+            .any(|block| matches!(block, UserContent::Text(_)))
+        {
+            blocks.insert(0, json!({"type": "text", "text": "(see attached image)"}));
+        }
+        Value::Array(blocks)
+    } else {
+        let texts: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                UserContent::Text(text) => Some(text.text.as_str()),
+                UserContent::Image(_) => None,
+            })
+            .collect();
+        Value::String(texts.join("\n"))
+    };
+    json!({
+        "type": "tool_result",
+        "tool_use_id": result.tool_call_id,
+        "content": content,
+        "is_error": result.is_error,
+    })
+}
+
+/// Caches the conversation so far: `cache_control` on the last block of a final user message.
+fn mark_last_user_message(messages: &mut [Value], cache_control: &Value) {
+    let Some(last) = messages.last_mut() else {
+        return;
+    };
+    if last.get("role").and_then(Value::as_str) != Some("user") {
+        return;
+    }
+    let Some(content) = last.get_mut("content") else {
+        return;
+    };
+    match content {
+        Value::Array(blocks) => {
+            if let Some(Value::Object(block)) = blocks.last_mut()
+                && matches!(
+                    block.get("type").and_then(Value::as_str),
+                    Some("text" | "image" | "tool_result")
+                )
+            {
+                block.insert("cache_control".to_owned(), cache_control.clone());
+            }
+        }
+        Value::String(text) => {
+            let text = std::mem::take(text);
+            *content = json!([{"type": "text", "text": text, "cache_control": cache_control}]);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,384 @@
+//! The HTTP exchange shared by the streaming wire formats: send the request, turn an error
+//! status into the reference's error message, read the body through the [`SseDecoder`], hand
+//! each event to the wire format, and end with exactly one `Done`.
+//!
+//! Error texts are those the reference's SDKs produce (Anthropic's and OpenAI's share them):
+//! `<status> <body>` for an error status (`<status> status code (no body)` when the body is
+//! empty; a JSON body re-serialised, or its top-level `message`), `Connection error.` when no
+//! response came, `terminated` when the body broke off. Cancelling gives `Request aborted`
+//! before the response headers and `This operation was aborted` after them.
+
+use std::time::Duration;
+
+use pi_rpc_protocol::message::StopReason;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::json::js_key_order;
+use super::partial::PartialMessage;
+use super::sse::{SseDecoder, SseEvent};
+use super::{ProviderEvent, StreamOptions};
+
+/// How long `Start` may wait for the first delta after the first read of the body.
+const START_GRACE: Duration = Duration::from_millis(20);
+
+/// The error when no response headers came in time.
+const TIMED_OUT: &str = "Request timed out.";
+/// The error when the body broke off or went idle too long.
+const TERMINATED: &str = "terminated";
+
+/// The abort message before the provider answered.
+pub(crate) const ABORTED_BEFORE_RESPONSE: &str = "Request aborted";
+/// The abort message while the answer streams.
+pub(crate) const ABORTED_WHILE_STREAMING: &str = "This operation was aborted";
+
+/// A wire format's part of a streamed exchange.
+pub(crate) trait WireFormat: Send {
+    /// Handles one decoded event: updates `partial` and queues its deltas. An error ends the
+    /// message with `stopReason: "error"` and the text as `errorMessage`.
+    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String>;
+
+    /// The body ended: checks that the stream was complete and sets the final stop reason.
+    /// Deltas it queues are sent before the final message.
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String>;
+
+    /// The caller cancelled while the answer streamed: returns the abort's error text, and may
+    /// queue deltas (block ends) that the reference emits before it.
+    fn on_abort(&mut self, _partial: &mut PartialMessage) -> String {
+        ABORTED_WHILE_STREAMING.to_owned()
+    }
+
+    /// Whether the format reads the body itself ([`WireFormat::on_bytes`]) instead of as
+    /// Server-Sent Events.
+    fn reads_raw_body(&self) -> bool {
+        false
+    }
+
+    /// One read of the body, for formats that [read it raw](WireFormat::reads_raw_body).
+    fn on_bytes(&mut self, _bytes: &[u8], _partial: &mut PartialMessage) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The error text when no response came (`timed_out`: no headers within the idle timeout).
+    fn connection_error(&self, timed_out: bool) -> String {
+        if timed_out {
+            TIMED_OUT.to_owned()
+        } else {
+            "Connection error.".to_owned()
+        }
+    }
+
+    /// The error text for an HTTP error status with this body (and `content-type` header), as
+    /// the format's SDK words it.
+    fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
+        status_error_message(status, body)
+    }
+}
+
+/// How an exchange stopped early.
+enum Failure {
+    /// The provider or the stream failed.
+    Error(String),
+    /// The caller cancelled.
+    Aborted(&'static str),
+    /// The receiver is gone: nobody to report to.
+    Closed,
+}
+
+/// Sends events while watching the cancellation token.
+struct Sink {
+    tx: mpsc::Sender<ProviderEvent>,
+    cancel: CancellationToken,
+    /// The provider answered with a success status (so `Start` is due).
+    accepted: bool,
+    /// `Start` was sent.
+    started: bool,
+}
+
+impl Sink {
+    async fn send(&self, event: ProviderEvent) -> Result<(), Failure> {
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
+            sent = self.tx.send(event) => sent.map_err(|_| Failure::Closed),
+        }
+    }
+
+    /// Sends `Start` (once) with the message as it stands, then the queued deltas.
+    async fn flush(&mut self, partial: &mut PartialMessage) -> Result<(), Failure> {
+        if !self.started {
+            self.started = true;
+            self.send(ProviderEvent::Start(partial.snapshot())).await?;
+        }
+        let events: Vec<_> = partial.take_events().collect();
+        for event in events {
+            self.send(ProviderEvent::Delta(event)).await?;
+        }
+        Ok(())
+    }
+
+    /// Sends `Start` if it is still due, then `Done`. The consumer always reads these.
+    async fn finish(self, mut partial: PartialMessage, failure: Option<(StopReason, String)>) {
+        if self.accepted && !self.started {
+            let start = ProviderEvent::Start(partial.snapshot());
+            if self.tx.send(start).await.is_err() {
+                return;
+            }
+        }
+        // Only `WireFormat::on_abort` leaves deltas here: every other path sent them already.
+        let events: Vec<_> = partial.take_events().collect();
+        for event in events {
+            if self.tx.send(ProviderEvent::Delta(event)).await.is_err() {
+                return;
+            }
+        }
+        let message = match failure {
+            None => partial.message,
+            Some((stop_reason, text)) => partial.fail(stop_reason, text),
+        };
+        let _ = self.tx.send(ProviderEvent::Done(message)).await;
+    }
+}
+
+/// Runs one exchange to its `Done`.
+pub(crate) async fn drive(
+    request: reqwest::RequestBuilder,
+    mut partial: PartialMessage,
+    mut wire: impl WireFormat,
+    options: StreamOptions,
+    cancel: CancellationToken,
+    tx: mpsc::Sender<ProviderEvent>,
+) {
+    let mut sink = Sink {
+        tx,
+        cancel,
+        accepted: false,
+        started: false,
+    };
+    let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
+    let failure = match outcome {
+        Ok(()) => None,
+        Err(Failure::Closed) => return,
+        Err(Failure::Aborted(ABORTED_WHILE_STREAMING)) => {
+            // Deltas not yet sent when the cancellation came are dropped; the format may end
+            // its blocks and word the abort its own way.
+            partial.events.clear();
+            let text = wire.on_abort(&mut partial);
+            Some((StopReason::Aborted, text))
+        }
+        Err(Failure::Aborted(text)) => Some((StopReason::Aborted, text.to_owned())),
+        Err(Failure::Error(text)) => Some((StopReason::Error, text)),
+    };
+    sink.finish(partial, failure).await;
+}
+
+/// Sends a `Done` for a request that failed before it could be sent.
+pub(crate) async fn fail_early(
+    partial: PartialMessage,
+    text: String,
+    tx: mpsc::Sender<ProviderEvent>,
+) {
+    let done = partial.fail(StopReason::Error, text);
+    let _ = tx.send(ProviderEvent::Done(done)).await;
+}
+
+async fn exchange(
+    request: reqwest::RequestBuilder,
+    partial: &mut PartialMessage,
+    wire: &mut impl WireFormat,
+    options: StreamOptions,
+    sink: &mut Sink,
+) -> Result<(), Failure> {
+    let idle = options.idle_timeout;
+    let cancel = sink.cancel.clone();
+    let tx = sink.tx.clone();
+    if cancel.is_cancelled() {
+        return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE));
+    }
+    let sent = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
+        () = tx.closed() => return Err(Failure::Closed),
+        sent = within(idle, request.send()) => sent,
+    };
+    let sent = sent.ok_or_else(|| Failure::Error(TIMED_OUT.to_owned()))?;
+    let mut response =
+        sent.map_err(|error| Failure::Error(wire.connection_error(error.is_timeout())))?;
+    let status = response.status();
+    if !status.is_success() {
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let body = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
+            () = tx.closed() => return Err(Failure::Closed),
+            body = within(idle, response.bytes()) => body,
+        };
+        let text = match body {
+            Some(Ok(bytes)) => decode_body(&bytes),
+            _ => TERMINATED.to_owned(),
+        };
+        return Err(Failure::Error(wire.status_error(
+            status.as_u16(),
+            content_type.as_deref(),
+            &text,
+        )));
+    }
+    sink.accepted = true;
+    let mut decoder = SseDecoder::new();
+    let mut events = Vec::new();
+    let mut ready = None;
+    let mut start_deadline = None;
+    loop {
+        let chunk = match ready.take() {
+            Some(chunk) => Some(chunk),
+            None => tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
+                () = tx.closed() => return Err(Failure::Closed),
+                chunk = within(idle, response.chunk()) => chunk,
+            },
+        };
+        let raw_read = match chunk {
+            Some(Ok(Some(bytes))) if wire.reads_raw_body() => {
+                Some(wire.on_bytes(&bytes, partial).map_err(Failure::Error))
+            }
+            Some(Ok(Some(bytes))) => {
+                decoder.feed(&bytes, &mut events);
+                None
+            }
+            Some(Ok(None)) => break,
+            Some(Err(_)) | None => return Err(Failure::Error(TERMINATED.to_owned())),
+        };
+        let applied = match raw_read {
+            Some(outcome) => outcome,
+            None => apply(&mut events, partial, wire),
+        };
+        if applied.is_ok() && !sink.started && partial.events.is_empty() {
+            // Nothing to show yet. The reference serialises its `message_start` a moment after
+            // the first bytes, by when the first block has usually arrived: `Start` waits for
+            // the first delta, at most `START_GRACE` after the first read.
+            let deadline =
+                *start_deadline.get_or_insert_with(|| tokio::time::Instant::now() + START_GRACE);
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
+                () = tx.closed() => return Err(Failure::Closed),
+                next = tokio::time::timeout_at(deadline, response.chunk()) => next.ok(),
+            };
+            if let Some(next) = next {
+                ready = Some(next);
+                continue;
+            }
+        }
+        sink.flush(partial).await?;
+        applied?;
+    }
+    drop(response);
+    decoder.finish(&mut events);
+    let applied = apply(&mut events, partial, wire);
+    sink.flush(partial).await?;
+    applied?;
+    let ended = wire.on_end(partial);
+    sink.flush(partial).await?;
+    ended.map_err(Failure::Error)
+}
+
+/// Hands decoded events to the wire format, stopping at the first failure.
+fn apply(
+    events: &mut Vec<SseEvent>,
+    partial: &mut PartialMessage,
+    wire: &mut impl WireFormat,
+) -> Result<(), Failure> {
+    let mut outcome = Ok(());
+    for event in events.drain(..) {
+        if let Err(text) = wire.on_event(event, partial) {
+            outcome = Err(Failure::Error(text));
+            break;
+        }
+    }
+    events.clear();
+    outcome
+}
+
+/// `future`'s output, or `None` when `limit` passed first.
+async fn within<F: Future>(limit: Option<Duration>, future: F) -> Option<F::Output> {
+    match limit {
+        Some(limit) => tokio::time::timeout(limit, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+/// The text of an error body as `fetch`'s `text()` gives it.
+fn decode_body(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The SDKs' message for an error status: the status, then the body's top-level `message`, or
+/// the body re-serialised when it is other JSON, or the raw body text.
+pub(crate) fn status_error_message(status: u16, body: &str) -> String {
+    let parsed = serde_json::from_str::<Value>(body).ok().filter(js_truthy);
+    let detail = match parsed {
+        Some(mut json) => match json.get("message").filter(|message| js_truthy(message)) {
+            Some(Value::String(message)) => message.clone(),
+            Some(message) => {
+                let mut message = message.clone();
+                js_key_order(&mut message);
+                pi_rpc_protocol::json::to_string(&message).unwrap_or_default()
+            }
+            None => {
+                js_key_order(&mut json);
+                pi_rpc_protocol::json::to_string(&json).unwrap_or_default()
+            }
+        },
+        None => body.to_owned(),
+    };
+    if detail.is_empty() {
+        format!("{status} status code (no body)")
+    } else {
+        format!("{status} {detail}")
+    }
+}
+
+/// JavaScript truthiness of a parsed JSON value.
+fn js_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_statuses_are_worded_like_the_sdk() {
+        let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(status_error_message(529, body), format!("529 {body}"));
+        assert_eq!(
+            status_error_message(400, "{ \"type\" : \"error\", \"n\": 1.0 }"),
+            r#"400 {"type":"error","n":1}"#
+        );
+        assert_eq!(status_error_message(529, ""), "529 status code (no body)");
+        assert_eq!(status_error_message(502, "Bad gateway"), "502 Bad gateway");
+        assert_eq!(
+            status_error_message(404, r#"{"message":"nope"}"#),
+            "404 nope"
+        );
+        assert_eq!(
+            status_error_message(404, r#"{"message":{"b":1}}"#),
+            r#"404 {"b":1}"#
+        );
+        assert_eq!(status_error_message(500, "null"), "500 null");
+        assert_eq!(status_error_message(500, "0"), "500 0");
+    }
+}

@@ -1,0 +1,88 @@
+//! The Google Gemini wire format (`api: "google-generative-ai"`).
+//!
+//! `POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse` with the key in
+//! `x-goog-api-key` and the model's own headers. The body is built by `request`; the answer is
+//! read by `events` the way the Google SDK reads it (its own splitting of the body, not an SSE
+//! parser). Errors are worded as the Google SDK words them: an HTTP error is its JSON body (a
+//! body that is not JSON is wrapped as `{"error":{"message","code","status"}}`), a connection
+//! failure `fetch failed`.
+
+mod events;
+pub(crate) mod request;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::driver::{drive, fail_early};
+use super::partial::PartialMessage;
+use super::{LlmRequest, ProviderEvent, StreamOptions};
+use events::GeminiEvents;
+
+/// The `api` value of models using this wire format.
+pub const API: &str = "google-generative-ai";
+
+/// The request URL for a base URL and model id.
+pub fn stream_url(base_url: &str, model_id: &str) -> String {
+    format!(
+        "{}/models/{model_id}:streamGenerateContent?alt=sse",
+        base_url.trim_end_matches('/')
+    )
+}
+
+/// The JSON body sent for `request`.
+pub fn request_body(request: &LlmRequest) -> Value {
+    request::build_body(request)
+}
+
+/// Builds and sends the request, then streams the answer into `tx`.
+pub(crate) async fn run(
+    http: &reqwest::Client,
+    request: LlmRequest,
+    options: StreamOptions,
+    cancel: CancellationToken,
+    tx: mpsc::Sender<ProviderEvent>,
+) {
+    let mut partial = PartialMessage::new(&request.model);
+    partial.message.api = API.to_owned();
+    let Some(key) = request.api_key.clone().filter(|key| !key.is_empty()) else {
+        let text = format!("No API key for provider: {}", request.model.provider);
+        return fail_early(partial, text, tx).await;
+    };
+    let body = match pi_rpc_protocol::json::to_vec(&request::build_body(&request)) {
+        Ok(body) => body,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
+    };
+    let headers = match build_headers(&request, &key) {
+        Ok(headers) => headers,
+        Err(text) => return fail_early(partial, text, tx).await,
+    };
+    let http_request = http
+        .post(stream_url(&request.model.base_url, &request.model.id))
+        .headers(headers)
+        .body(body);
+    let wire = GeminiEvents::new(request.model);
+    drive(http_request, partial, wire, options, cancel, tx).await;
+}
+
+fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, String> {
+    let mut pairs: Vec<(String, String)> = vec![
+        ("content-type".into(), "application/json".into()),
+        ("x-goog-api-key".into(), key.to_owned()),
+    ];
+    for (name, value) in request.model.headers.iter().flatten() {
+        if let Value::String(value) = value {
+            pairs.push((name.clone(), value.clone()));
+        }
+    }
+    let mut headers = HeaderMap::new();
+    for (name, value) in pairs {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("Invalid header name: {name}"))?;
+        let value = HeaderValue::from_str(&value)
+            .map_err(|_| format!("Invalid value for header {name}"))?;
+        headers.insert(name, value);
+    }
+    Ok(headers)
+}

@@ -1,0 +1,153 @@
+//! Model providers: one request to a model, streamed back as assistant-message events.
+//!
+//! [`stream`] takes an [`LlmRequest`] and returns a channel of [`ProviderEvent`]s: `Start` with
+//! the message as it begins, `Delta`s (the reference's `message_update` events), and always one
+//! final `Done` with the finished message, whose `stopReason` says how it ended (`stop`,
+//! `length`, `toolUse`, `error`, `aborted`). Failures never surface any other way: an HTTP error
+//! is a `Done` with `stopReason: "error"` and the reference's `errorMessage`, without `Start`.
+//!
+//! Layout, one module per concern so that more wire formats fit beside Anthropic's:
+//! - [`sse`]: the incremental Server-Sent Events decoder every streaming format uses;
+//! - `driver`: the HTTP exchange (send, error bodies, reading the stream, cancellation) around a
+//!   wire format's `driver::WireFormat` that turns decoded events into deltas;
+//! - [`anthropic`]: the Anthropic Messages request body, headers and stream events;
+//! - [`transform`], [`options`], [`cost`], [`json`]: history preparation, token limits and
+//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format.
+//!
+//! Adding a wire format (`openai-completions`, `openai-responses`, `google-generative-ai`): a
+//! module beside [`anthropic`] with a `run` that checks the key, builds the body (after
+//! [`transform::transform_messages`] with the format's tool-id rule, limits from [`options`])
+//! and headers, and hands a `reqwest::RequestBuilder` plus its `driver::WireFormat` (SSE event
+//! in, deltas on the shared partial message out, completeness check at the end) to
+//! `driver::drive`; then one match arm in [`stream_with`]. The driver's error texts are the
+//! OpenAI SDK's too; Google's SDK words HTTP errors differently and needs its own.
+
+pub mod anthropic;
+pub mod cost;
+mod driver;
+pub mod google;
+pub mod json;
+pub mod openai_completions;
+pub mod openai_responses;
+pub mod options;
+mod partial;
+pub mod sse;
+pub mod transform;
+
+use std::time::Duration;
+
+use pi_rpc_protocol::event::AssistantMessageEvent;
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use crate::tools::ToolDefinition;
+
+/// Capacity of the event channel returned by [`stream`].
+const CHANNEL_CAPACITY: usize = 256;
+
+/// One call of a model.
+#[derive(Debug, Clone)]
+pub struct LlmRequest {
+    /// The model, with its wire format (`api`), base URL, headers, limits and prices.
+    pub model: Model,
+    /// The key for the provider; `None` when the model's headers carry the authentication.
+    pub api_key: Option<String>,
+    /// The system prompt (sent as given; empty sends none).
+    pub system_prompt: String,
+    /// The conversation: user, assistant and tool-result messages (others are ignored).
+    pub messages: Vec<AgentMessage>,
+    /// The tools the model may call.
+    pub tools: Vec<ToolDefinition>,
+    /// How much the model should think.
+    pub thinking_level: ThinkingLevel,
+    /// The session, for providers that use it for cache affinity.
+    pub session_id: Option<String>,
+}
+
+/// What a provider stream reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderEvent {
+    /// The provider accepted the request. The message is a snapshot of the message as the
+    /// reference's late-serialised `message_start` typically shows it: taken when the first
+    /// delta is ready (at most 20 ms after the first bytes of the body; at the end when the body
+    /// brought none), so it usually holds the response id, the first usage report and the first
+    /// block, with the reference's streaming scratch fields (`index`, and `partialJson` on tool
+    /// calls). Never sent when the request itself failed.
+    Start(AssistantMessage),
+    /// A streaming delta, in the reference's `message_update` order.
+    Delta(AssistantMessageEvent),
+    /// The final message; always the last event.
+    Done(AssistantMessage),
+}
+
+/// Transport settings of a model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// The longest wait for the response headers and between two reads of the body (the
+    /// reference's `httpIdleTimeoutMs`, five minutes by default); `None` waits for ever. Waiting
+    /// longer for headers fails with `Request timed out.`, for the body with `terminated`.
+    pub idle_timeout: Option<Duration>,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+        }
+    }
+}
+
+/// The reference's default HTTP idle timeout.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Starts a model call on the current tokio runtime and returns its events.
+///
+/// Cancelling `cancel` closes the HTTP stream at once and ends with `Done` (`stopReason:
+/// "aborted"`, the content streamed so far). Dropping the receiver stops the call too.
+pub fn stream(
+    http: &reqwest::Client,
+    request: LlmRequest,
+    cancel: CancellationToken,
+) -> mpsc::Receiver<ProviderEvent> {
+    stream_with(http, request, StreamOptions::default(), cancel)
+}
+
+/// [`stream`] with explicit transport settings.
+pub fn stream_with(
+    http: &reqwest::Client,
+    request: LlmRequest,
+    options: StreamOptions,
+    cancel: CancellationToken,
+) -> mpsc::Receiver<ProviderEvent> {
+    let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+    let http = http.clone();
+    tokio::spawn(async move {
+        match request.model.api.as_str() {
+            anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
+            openai_completions::API => {
+                openai_completions::run(&http, request, options, cancel, tx).await;
+            }
+            google::API => google::run(&http, request, options, cancel, tx).await,
+            openai_responses::API => {
+                openai_responses::run(&http, request, options, cancel, tx).await;
+            }
+            other => {
+                let message = format!("No API provider registered for api: {other}");
+                let done =
+                    partial::PartialMessage::new(&request.model).fail(StopReason::Error, message);
+                let _ = tx.send(ProviderEvent::Done(done)).await;
+            }
+        }
+    });
+    rx
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as u64)
+        .unwrap_or(0)
+}

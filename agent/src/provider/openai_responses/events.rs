@@ -1,0 +1,587 @@
+//! Responses stream events to assistant-message deltas.
+//!
+//! Read as the reference reads them: each `output_item.added` opens a block for its
+//! `output_index` (reasoning -> thinking, message -> text, function_call -> tool call with id
+//! `call_id|id`); summary, reasoning-text, output-text and refusal deltas and argument deltas
+//! grow it (a summary part ends with a blank line); `output_item.done` settles it from the
+//! finished item (the thinking signature is the reasoning item as JSON, the text signature the
+//! message id) and ends it. `response.completed` / `response.incomplete` set the response id,
+//! usage and stop reason (`completed` -> stop, or toolUse with calls; `incomplete` for
+//! `max_output_tokens` -> length, else an error). `error` events fail with `Error Code <code>:
+//! <message>`, `response.failed` with `<code>: <message>`, and a stream without a terminal
+//! event with `OpenAI Responses stream ended before a terminal response event`.
+
+use std::collections::HashMap;
+
+use pi_rpc_protocol::content::{
+    AssistantContent, TaggedToolCall, TextContent, ThinkingContent, ToolCall,
+};
+use pi_rpc_protocol::event::{
+    AssistantMessageEvent, ContentDelta, ContentEnd, ContentIndex, ToolcallEnd,
+};
+use pi_rpc_protocol::message::StopReason;
+use pi_rpc_protocol::model::Model;
+use pi_rpc_protocol::usage::Usage;
+use serde_json::{Map, Value};
+
+use super::super::cost::calculate_cost;
+use super::super::driver::WireFormat;
+use super::super::json::{parse_streaming, parse_strict};
+use super::super::openai_completions::{js_truthy, sdk_error_message};
+use super::super::partial::{BlockState, PartialMessage};
+use super::super::sse::SseEvent;
+use super::request::encode_text_signature;
+use super::status_error;
+
+/// What kind of block an output slot streams into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotKind {
+    Thinking,
+    Text,
+    ToolCall,
+}
+
+/// An open output item.
+#[derive(Debug, Clone)]
+struct Slot {
+    kind: SlotKind,
+    content_index: usize,
+}
+
+/// The Responses side of a streamed exchange.
+pub(crate) struct ResponsesEvents {
+    model: Model,
+    /// `[DONE]` arrived: later events are ignored.
+    done: bool,
+    saw_terminal: bool,
+    slots: HashMap<String, Slot>,
+    /// Arguments text of tool-call blocks still streaming (by content index).
+    partial_json: HashMap<usize, String>,
+    /// Thinking blocks by reasoning item id, for signatures completed at the end.
+    reasoning_blocks: HashMap<String, usize>,
+}
+
+impl ResponsesEvents {
+    pub(crate) fn new(model: Model) -> Self {
+        Self {
+            model,
+            done: false,
+            saw_terminal: false,
+            slots: HashMap::new(),
+            partial_json: HashMap::new(),
+            reasoning_blocks: HashMap::new(),
+        }
+    }
+
+    fn apply(&mut self, event: &Value, partial: &mut PartialMessage) -> Result<(), String> {
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let output_index = slot_key(event.get("output_index"));
+        let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "response.created" => {
+                if let Some(id) = event.pointer("/response/id").and_then(Value::as_str) {
+                    partial.message.response_id = Some(id.to_owned());
+                }
+            }
+            "response.output_item.added" => {
+                if let Some(item) = event.get("item") {
+                    self.create_slot(output_index, item, partial);
+                }
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                self.append(&output_index, SlotKind::Thinking, text("delta"), partial);
+            }
+            "response.reasoning_summary_part.done" => {
+                self.append(&output_index, SlotKind::Thinking, "\n\n", partial);
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                self.append(&output_index, SlotKind::Text, text("delta"), partial);
+            }
+            "response.function_call_arguments.delta" => {
+                let Some(index) = self.slot_index(&output_index, SlotKind::ToolCall) else {
+                    return Ok(());
+                };
+                let Some(json) = self.partial_json.get_mut(&index) else {
+                    return Ok(());
+                };
+                let delta = text("delta");
+                json.push_str(delta);
+                let arguments = parse_streaming(json);
+                set_arguments(partial, index, arguments);
+                partial.emit(AssistantMessageEvent::ToolcallDelta(ContentDelta {
+                    content_index: index,
+                    delta: delta.to_owned(),
+                }));
+            }
+            "response.function_call_arguments.done" => {
+                let Some(index) = self.slot_index(&output_index, SlotKind::ToolCall) else {
+                    return Ok(());
+                };
+                let Some(json) = self.partial_json.get_mut(&index) else {
+                    return Ok(());
+                };
+                let full = text("arguments");
+                let previous = std::mem::replace(json, full.to_owned());
+                set_arguments(partial, index, parse_streaming(full));
+                if let Some(rest) = full.strip_prefix(previous.as_str())
+                    && !rest.is_empty()
+                {
+                    partial.emit(AssistantMessageEvent::ToolcallDelta(ContentDelta {
+                        content_index: index,
+                        delta: rest.to_owned(),
+                    }));
+                }
+            }
+            "response.output_item.done" => {
+                if let Some(item) = event.get("item") {
+                    self.item_done(output_index, item, partial);
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                self.finalize(event.get("response").unwrap_or(&Value::Null), partial)?;
+            }
+            "error" => {
+                return Err(format!(
+                    "Error Code {}: {}",
+                    js_display(event.get("code")),
+                    js_display(event.get("message"))
+                ));
+            }
+            "response.failed" => {
+                self.saw_terminal = true;
+                let response = event.get("response").unwrap_or(&Value::Null);
+                if let Some(status) = response.get("status").and_then(Value::as_str) {
+                    partial.message.raw_stop_reason = Some(status.to_owned());
+                }
+                let error = response.get("error").filter(|error| js_truthy(error));
+                let reason = response
+                    .pointer("/incomplete_details/reason")
+                    .filter(|reason| js_truthy(reason));
+                let message = match (error, reason) {
+                    (Some(error), _) => format!(
+                        "{}: {}",
+                        js_or(error.get("code"), "unknown"),
+                        js_or(error.get("message"), "no message")
+                    ),
+                    (None, Some(reason)) => format!("incomplete: {}", js_display(Some(reason))),
+                    (None, None) => "Unknown error (no error details in response)".to_owned(),
+                };
+                return Err(message);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn slot_index(&self, output_index: &str, kind: SlotKind) -> Option<usize> {
+        self.slots
+            .get(output_index)
+            .filter(|slot| slot.kind == kind)
+            .map(|slot| slot.content_index)
+    }
+
+    fn append(
+        &self,
+        output_index: &str,
+        kind: SlotKind,
+        delta: &str,
+        partial: &mut PartialMessage,
+    ) {
+        let Some(index) = self.slot_index(output_index, kind) else {
+            return;
+        };
+        let event = match &mut partial.message.content[index] {
+            AssistantContent::Thinking(block) => {
+                block.thinking.push_str(delta);
+                AssistantMessageEvent::ThinkingDelta(ContentDelta {
+                    content_index: index,
+                    delta: delta.to_owned(),
+                })
+            }
+            AssistantContent::Text(block) => {
+                block.text.push_str(delta);
+                AssistantMessageEvent::TextDelta(ContentDelta {
+                    content_index: index,
+                    delta: delta.to_owned(),
+                })
+            }
+            AssistantContent::ToolCall(_) => return,
+        };
+        partial.emit(event);
+    }
+
+    fn create_slot(
+        &mut self,
+        output_index: String,
+        item: &Value,
+        partial: &mut PartialMessage,
+    ) -> Option<Slot> {
+        let text = |key: &str| item.get(key).map(|value| js_display(Some(value)));
+        let (kind, block) = match item.get("type").and_then(Value::as_str) {
+            Some("reasoning") => (
+                SlotKind::Thinking,
+                AssistantContent::Thinking(ThinkingContent {
+                    thinking: String::new(),
+                    thinking_signature: None,
+                    redacted: None,
+                    extra: Map::new(),
+                }),
+            ),
+            Some("message") => {
+                if item.get("phase").and_then(Value::as_str) == Some("final_answer") {
+                    partial.message.stop_reason = StopReason::Stop;
+                }
+                (
+                    SlotKind::Text,
+                    AssistantContent::Text(TextContent::new(String::new())),
+                )
+            }
+            Some("function_call") => (
+                SlotKind::ToolCall,
+                AssistantContent::ToolCall(ToolCall {
+                    id: format!(
+                        "{}|{}",
+                        text("call_id").unwrap_or_else(|| "undefined".into()),
+                        text("id").unwrap_or_else(|| "undefined".into())
+                    ),
+                    name: item
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    arguments: Map::new(),
+                    thought_signature: None,
+                    extra: Map::new(),
+                }),
+            ),
+            _ => return None,
+        };
+        let index = partial.push_block(block, BlockState::default());
+        if kind == SlotKind::ToolCall {
+            let initial = item
+                .get("arguments")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            self.partial_json.insert(index, initial);
+        }
+        let start = ContentIndex {
+            content_index: index,
+        };
+        partial.emit(match kind {
+            SlotKind::Thinking => AssistantMessageEvent::ThinkingStart(start),
+            SlotKind::Text => AssistantMessageEvent::TextStart(start),
+            SlotKind::ToolCall => AssistantMessageEvent::ToolcallStart(start),
+        });
+        let slot = Slot {
+            kind,
+            content_index: index,
+        };
+        self.slots.insert(output_index, slot.clone());
+        Some(slot)
+    }
+
+    fn item_done(&mut self, output_index: String, item: &Value, partial: &mut PartialMessage) {
+        let item_type = item.get("type").and_then(Value::as_str);
+        if item_type == Some("message")
+            && item.get("phase").and_then(Value::as_str) == Some("final_answer")
+        {
+            partial.message.stop_reason = StopReason::Stop;
+        }
+        let slot = match self.slots.get(&output_index) {
+            Some(slot) => Some(slot.clone()),
+            None => self.create_slot(output_index.clone(), item, partial),
+        };
+        let Some(slot) = slot else {
+            return;
+        };
+        let index = slot.content_index;
+        let event = match (item_type, slot.kind, &mut partial.message.content[index]) {
+            (Some("reasoning"), SlotKind::Thinking, AssistantContent::Thinking(block)) => {
+                let join = |key: &str| {
+                    item.get(key)
+                        .and_then(Value::as_array)
+                        .map(|parts| {
+                            parts
+                                .iter()
+                                .map(|part| js_display(part.get("text")))
+                                .collect::<Vec<_>>()
+                                .join("\n\n")
+                        })
+                        .unwrap_or_default()
+                };
+                let summary = join("summary");
+                let content = join("content");
+                if !summary.is_empty() {
+                    block.thinking = summary;
+                } else if !content.is_empty() {
+                    block.thinking = content;
+                }
+                block.thinking_signature =
+                    Some(pi_rpc_protocol::json::to_string(item).unwrap_or_default());
+                if let Some(id) = item.get("id") {
+                    self.reasoning_blocks.insert(js_display(Some(id)), index);
+                }
+                AssistantMessageEvent::ThinkingEnd(ContentEnd {
+                    content_index: index,
+                    content: block.thinking.clone(),
+                })
+            }
+            (Some("message"), SlotKind::Text, AssistantContent::Text(block)) => {
+                block.text = item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map(|parts| {
+                        parts
+                            .iter()
+                            .map(|part| {
+                                let key = if part.get("type").and_then(Value::as_str)
+                                    == Some("output_text")
+                                {
+                                    "text"
+                                } else {
+                                    "refusal"
+                                };
+                                js_display(part.get(key))
+                            })
+                            .collect::<String>()
+                    })
+                    .unwrap_or_default();
+                let id = item
+                    .get("id")
+                    .map(|id| js_display(Some(id)))
+                    .unwrap_or_default();
+                block.text_signature = Some(encode_text_signature(
+                    &id,
+                    item.get("phase").and_then(Value::as_str),
+                ));
+                AssistantMessageEvent::TextEnd(ContentEnd {
+                    content_index: index,
+                    content: block.text.clone(),
+                })
+            }
+            (Some("function_call"), SlotKind::ToolCall, AssistantContent::ToolCall(call)) => {
+                let Some(json) = self.partial_json.remove(&index) else {
+                    return;
+                };
+                let arguments = item
+                    .get("arguments")
+                    .and_then(Value::as_str)
+                    .filter(|text| !text.is_empty())
+                    .map(str::to_owned)
+                    .or(Some(json).filter(|text| !text.is_empty()))
+                    .unwrap_or_else(|| "{}".to_owned());
+                call.arguments = parse_streaming(&arguments);
+                AssistantMessageEvent::ToolcallEnd(ToolcallEnd {
+                    content_index: index,
+                    tool_call: TaggedToolCall::ToolCall(call.clone()),
+                })
+            }
+            _ => return,
+        };
+        partial.emit(event);
+        self.slots.remove(&output_index);
+    }
+
+    fn finalize(&mut self, response: &Value, partial: &mut PartialMessage) -> Result<(), String> {
+        self.saw_terminal = true;
+        for item in response
+            .get("output")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            self.backfill_signature(item, partial);
+        }
+        let message = &mut partial.message;
+        if let Some(id) = response.get("id").filter(|id| js_truthy(id)) {
+            message.response_id = Some(js_display(Some(id)));
+        }
+        if let Some(usage) = response.get("usage").filter(|usage| js_truthy(usage)) {
+            let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+            let cached = count("/input_tokens_details/cached_tokens");
+            let cache_write = count("/input_tokens_details/cache_write_tokens");
+            message.usage = Usage {
+                input: count("/input_tokens").saturating_sub(cached + cache_write),
+                output: count("/output_tokens"),
+                cache_read: cached,
+                cache_write,
+                reasoning: Some(count("/output_tokens_details/reasoning_tokens")),
+                total_tokens: count("/total_tokens"),
+                ..Usage::default()
+            };
+        }
+        calculate_cost(&self.model, &mut message.usage);
+        let status = response.get("status").and_then(Value::as_str);
+        let reason = response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str);
+        message.raw_stop_reason = match (status, reason) {
+            (Some(status), Some(reason)) => Some(format!("{status}.{reason}")),
+            (Some(status), None) => Some(status.to_owned()),
+            (None, Some(reason)) => Some(format!("undefined.{reason}")),
+            (None, None) => None,
+        };
+        let (stop_reason, error) = map_status(status, reason)?;
+        message.stop_reason = stop_reason;
+        message.error_message = error;
+        let has_calls = message
+            .content
+            .iter()
+            .any(|block| matches!(block, AssistantContent::ToolCall(_)));
+        if has_calls && message.stop_reason == StopReason::Stop {
+            message.stop_reason = StopReason::ToolUse;
+        }
+        Ok(())
+    }
+
+    /// Adds the final `encrypted_content` to a thinking signature that lacked it.
+    fn backfill_signature(&self, item: &Value, partial: &mut PartialMessage) {
+        if item.get("type").and_then(Value::as_str) != Some("reasoning") {
+            return;
+        }
+        let Some(encrypted) = item.get("encrypted_content").filter(|e| js_truthy(e)) else {
+            return;
+        };
+        let id = js_display(item.get("id"));
+        let Some(&index) = self.reasoning_blocks.get(&id) else {
+            return;
+        };
+        let Some(AssistantContent::Thinking(block)) = partial.message.content.get_mut(index) else {
+            return;
+        };
+        let Some(Ok(Value::Object(mut stored))) = block
+            .thinking_signature
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(serde_json::from_str::<Value>)
+        else {
+            return;
+        };
+        if stored.get("encrypted_content").is_some_and(js_truthy) {
+            return;
+        }
+        stored.insert("encrypted_content".into(), encrypted.clone());
+        block.thinking_signature =
+            Some(pi_rpc_protocol::json::to_string(&Value::Object(stored)).unwrap_or_default());
+    }
+}
+
+impl WireFormat for ResponsesEvents {
+    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String> {
+        if self.done {
+            return Ok(());
+        }
+        if event.data.starts_with("[DONE]") {
+            self.done = true;
+            return Ok(());
+        }
+        let data = parse_strict(&event.data)?;
+        if let Some(error) = data.get("error").filter(|error| js_truthy(error)) {
+            return Err(sdk_error_message(None, Some(error), None));
+        }
+        self.apply(&data, partial)
+    }
+
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+        if !self.saw_terminal {
+            return Err(
+                "OpenAI Responses stream ended before a terminal response event".to_owned(),
+            );
+        }
+        let message = &partial.message;
+        match message.stop_reason {
+            StopReason::Pending => {
+                Err("OpenAI Responses stream ended without a stop reason".to_owned())
+            }
+            StopReason::Error | StopReason::Aborted => Err(message
+                .error_message
+                .clone()
+                .filter(|text| !text.is_empty())
+                .unwrap_or_else(|| "An unknown error occurred".to_owned())),
+            _ => Ok(()),
+        }
+    }
+
+    fn on_abort(&mut self, _partial: &mut PartialMessage) -> String {
+        // The SDK ends the stream quietly, so the end-of-stream check speaks first.
+        if self.saw_terminal {
+            "Request was aborted".to_owned()
+        } else {
+            "OpenAI Responses stream ended before a terminal response event".to_owned()
+        }
+    }
+
+    fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
+        status_error(status, body)
+    }
+}
+
+/// The map key of an `output_index` as JavaScript's `Map` compares it.
+fn slot_key(value: Option<&Value>) -> String {
+    match value {
+        None => "undefined".to_owned(),
+        Some(Value::Number(number)) => number
+            .as_f64()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|| number.to_string()),
+        Some(other) => format!("#{other}"),
+    }
+}
+
+fn set_arguments(partial: &mut PartialMessage, index: usize, arguments: Map<String, Value>) {
+    if let Some(AssistantContent::ToolCall(call)) = partial.message.content.get_mut(index) {
+        call.arguments = arguments;
+    }
+}
+
+/// A value as JavaScript's template strings show it.
+fn js_display(value: Option<&Value>) -> String {
+    match value {
+        None => "undefined".to_owned(),
+        Some(Value::Null) => "null".to_owned(),
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Object(_)) => "[object Object]".to_owned(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_display(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// `value || fallback` shown as text.
+fn js_or(value: Option<&Value>, fallback: &str) -> String {
+    match value.filter(|value| js_truthy(value)) {
+        Some(value) => js_display(Some(value)),
+        None => fallback.to_owned(),
+    }
+}
+
+/// A terminal response's status as the reference maps it.
+fn map_status(
+    status: Option<&str>,
+    reason: Option<&str>,
+) -> Result<(StopReason, Option<String>), String> {
+    Ok(match status {
+        None | Some("") => (StopReason::Stop, None),
+        Some("completed" | "in_progress" | "queued") => (StopReason::Stop, None),
+        Some("incomplete") => match reason {
+            Some("max_output_tokens") => (StopReason::Length, None),
+            Some(reason) => (
+                StopReason::Error,
+                Some(format!("Response incomplete: {reason}")),
+            ),
+            None => (
+                StopReason::Error,
+                Some("Response incomplete without a provider reason".to_owned()),
+            ),
+        },
+        Some("failed" | "cancelled") => (StopReason::Error, None),
+        Some(other) => return Err(format!("Unhandled stop reason: {other}")),
+    })
+}

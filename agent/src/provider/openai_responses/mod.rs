@@ -1,0 +1,138 @@
+//! The OpenAI Responses wire format (`api: "openai-responses"`).
+//!
+//! `POST {baseUrl}/responses` with the key as a bearer token, the session headers
+//! (`session_id` and `x-client-request-id`, or OpenRouter's `x-session-id`) when there is a
+//! session, and the model's own headers. The body is built by `request`, the streamed events
+//! read by `events`. HTTP errors read `OpenAI API error (<status>): <detail>`.
+
+mod events;
+pub(crate) mod request;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::driver::{drive, fail_early};
+use super::json::{js_key_order, parse_strict};
+use super::openai_completions::{
+    bearer_headers, headers_authenticate, join_url, js_truthy, sdk_error_message,
+};
+use super::partial::PartialMessage;
+use super::{LlmRequest, ProviderEvent, StreamOptions};
+use events::ResponsesEvents;
+
+/// The `api` value of models using this wire format.
+pub const API: &str = "openai-responses";
+
+/// The request URL for a base URL.
+pub fn responses_url(base_url: &str) -> String {
+    join_url(base_url, "responses")
+}
+
+/// The JSON body sent for `request` (`long_cache_retention`: `PI_CACHE_RETENTION=long`), or the
+/// error that stops the request before it is sent.
+pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Result<Value, String> {
+    request::build_body(request, long_cache_retention)
+}
+
+/// Builds and sends the request, then streams the answer into `tx`.
+pub(crate) async fn run(
+    http: &reqwest::Client,
+    request: LlmRequest,
+    options: StreamOptions,
+    cancel: CancellationToken,
+    tx: mpsc::Sender<ProviderEvent>,
+) {
+    let partial = PartialMessage::new(&request.model);
+    let key = request.api_key.clone().filter(|key| !key.is_empty());
+    if key.is_none() && !headers_authenticate(&request, &["authorization", "cf-aig-authorization"])
+    {
+        let text = format!("No API key for provider: {}", request.model.provider);
+        return fail_early(partial, text, tx).await;
+    }
+    let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
+    let body = match request::build_body(&request, long_retention)
+        .and_then(|body| pi_rpc_protocol::json::to_vec(&body).map_err(|error| error.to_string()))
+    {
+        Ok(body) => body,
+        Err(text) => return fail_early(partial, text, tx).await,
+    };
+    let mut extra = Vec::new();
+    if let Some(session) = &request.session_id {
+        let openrouter = match request
+            .model
+            .compat
+            .as_ref()
+            .and_then(|compat| compat.get("sessionAffinityFormat"))
+            .and_then(Value::as_str)
+        {
+            Some(format) => format == "openrouter",
+            None => {
+                request.model.provider == "openrouter"
+                    || request.model.base_url.contains("openrouter.ai")
+            }
+        };
+        if openrouter {
+            extra.push(("x-session-id".to_owned(), session.clone()));
+        } else {
+            extra.push(("session_id".to_owned(), session.clone()));
+            extra.push(("x-client-request-id".to_owned(), session.clone()));
+        }
+    }
+    let headers = match bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra) {
+        Ok(headers) => headers,
+        Err(text) => return fail_early(partial, text, tx).await,
+    };
+    let http_request = http
+        .post(responses_url(&request.model.base_url))
+        .headers(headers)
+        .body(body);
+    let wire = ResponsesEvents::new(request.model);
+    drive(http_request, partial, wire, options, cancel, tx).await;
+}
+
+/// The error text for an HTTP error status: `OpenAI API error (<status>): ` and the `error`
+/// member of the body as JSON when it is a non-empty object, else the SDK's message.
+pub fn status_error(status: u16, body: &str) -> String {
+    let parsed = parse_strict(body).ok().filter(js_truthy);
+    let (error, raw_text) = match &parsed {
+        Some(json) => (json.get("error").cloned(), None),
+        None => (None, Some(body)),
+    };
+    let sdk_message = sdk_error_message(Some(status), error.as_ref(), raw_text);
+    let detail = match &error {
+        Some(Value::Object(map)) if !map.is_empty() => {
+            let mut object = Value::Object(map.clone());
+            js_key_order(&mut object);
+            let json = pi_rpc_protocol::json::to_string(&object).unwrap_or_default();
+            if sdk_message.contains(&json) {
+                sdk_message
+            } else {
+                json
+            }
+        }
+        _ => sdk_message,
+    };
+    format!("OpenAI API error ({status}): {detail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_statuses_carry_the_prefix() {
+        assert_eq!(
+            status_error(500, ""),
+            "OpenAI API error (500): 500 status code (no body)"
+        );
+        assert_eq!(
+            status_error(429, r#"{"error":{"message":"Slow","code":null}}"#),
+            r#"OpenAI API error (429): {"message":"Slow","code":null}"#
+        );
+        assert_eq!(
+            status_error(502, "Bad gateway"),
+            "OpenAI API error (502): 502 Bad gateway"
+        );
+    }
+}

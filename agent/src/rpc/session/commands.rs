@@ -1,0 +1,526 @@
+//! Answers to each command, worded and ordered as the reference answers them.
+
+use pi_rpc_protocol::command::{Command, PromptCommand, QueueMessageCommand, StreamingBehavior};
+use pi_rpc_protocol::content::{AssistantContent, MessageContent, TextContent, UserContent};
+use pi_rpc_protocol::event::{Event, SessionInfoChangedEvent, ThinkingLevelChangedEvent};
+use pi_rpc_protocol::message::{AgentMessage, StopReason, UserMessage};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use pi_rpc_protocol::response::{
+    AvailableModels, AvailableThinkingLevels, CancelledResult, CycleModelResult, ForkMessages,
+    LastAssistantText, MessagesResult, SessionState, ThinkingLevelResult,
+};
+use pi_rpc_protocol::{Request, RequestId, Response};
+use serde::Serialize;
+
+use super::{Deferred, Session, log_store_error};
+use crate::model_resolver::{
+    DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
+    supported_thinking_levels,
+};
+use crate::now_ms;
+
+/// The error of a prompt sent while a run is in progress without `streamingBehavior`.
+const ALREADY_PROCESSING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+impl Session {
+    pub(super) async fn handle_command(&mut self, request: Request) {
+        let Request { id, command } = request;
+        let kind = command.type_name();
+        match command {
+            Command::Prompt(prompt) => self.prompt(id, prompt).await,
+            Command::Steer(mut queued) => {
+                queued.message = self.resources.expand(&queued.message);
+                self.queue_message(queued, StreamingBehavior::Steer).await;
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::FollowUp(mut queued) => {
+                queued.message = self.resources.expand(&queued.message);
+                self.queue_message(queued, StreamingBehavior::FollowUp)
+                    .await;
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::Abort(_) => {
+                if self.stop_activity() {
+                    self.deferred.push(Deferred::Abort(id));
+                } else {
+                    self.write(&Response::ok(id, kind)).await;
+                }
+            }
+            Command::NewSession(new_session) => {
+                if self.stop_activity() {
+                    self.deferred
+                        .push(Deferred::NewSession(id, new_session.parent_session));
+                } else {
+                    self.finish_new_session(id, new_session.parent_session)
+                        .await;
+                }
+            }
+            Command::GetEntries(get) => match self.store.entries_data(get.since.as_deref()) {
+                Ok(data) => self.respond(id, kind, &data).await,
+                Err(error) => {
+                    self.write(&Response::error(id, Some(kind), error.to_string()))
+                        .await;
+                }
+            },
+            Command::GetTree(_) => match self.store.tree_json() {
+                Ok(data) => self.respond_with_json_text(id, kind, &data).await,
+                Err(error) => {
+                    self.write(&Response::error(id, Some(kind), error.to_string()))
+                        .await;
+                }
+            },
+            Command::GetForkMessages(_) => {
+                let messages = ForkMessages {
+                    messages: self.store.fork_messages(),
+                };
+                self.respond(id, kind, &messages).await;
+            }
+            Command::AbortRetry(_) => {
+                // As in the reference, the retry ends before the answer and the agent settles
+                // after it.
+                let waiting = self.retry_wait.take();
+                if let Some(wait) = &waiting {
+                    wait.cancel();
+                    self.end_cancelled_retry().await;
+                }
+                self.write(&Response::ok(id, kind)).await;
+                if waiting.is_some() {
+                    self.continue_or_settle().await;
+                }
+            }
+            Command::SetAutoRetry(set) => {
+                self.config.settings.set_retry_enabled(set.enabled);
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::GetState(_) => {
+                let state = self.state();
+                self.respond(id, kind, &state).await;
+            }
+            Command::GetMessages(_) => {
+                let messages = MessagesResult {
+                    messages: self.messages.clone(),
+                };
+                self.respond(id, kind, &messages).await;
+            }
+            Command::GetAvailableModels(_) => {
+                let models = AvailableModels {
+                    models: self.config.registry.available(),
+                };
+                self.respond(id, kind, &models).await;
+            }
+            Command::GetAvailableThinkingLevels(_) => {
+                let levels = AvailableThinkingLevels {
+                    levels: supported_thinking_levels(&self.model),
+                };
+                self.respond(id, kind, &levels).await;
+            }
+            Command::SetThinkingLevel(set) => {
+                self.set_thinking_level(set.level).await;
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::CycleThinkingLevel(_) => {
+                if !self.model.reasoning {
+                    self.respond(id, kind, &serde_json::Value::Null).await;
+                    return;
+                }
+                let levels = supported_thinking_levels(&self.model);
+                let next = levels
+                    .iter()
+                    .position(|level| *level == self.thinking_level)
+                    .map_or(0, |index| (index + 1) % levels.len());
+                let level = levels.get(next).copied().unwrap_or(ThinkingLevel::Off);
+                self.set_thinking_level(level).await;
+                self.respond(id, kind, &ThinkingLevelResult { level }).await;
+            }
+            Command::SetModel(set) => {
+                let available = self.config.registry.available();
+                let found = available
+                    .into_iter()
+                    .find(|model| model.provider == set.provider && model.id == set.model_id);
+                match found {
+                    Some(model) => {
+                        self.switch_model(model.clone(), None).await;
+                        self.respond(id, kind, &model).await;
+                    }
+                    None => {
+                        let message = format!("Model not found: {}/{}", set.provider, set.model_id);
+                        self.write(&Response::error(id, Some(kind), message)).await;
+                    }
+                }
+            }
+            Command::CycleModel(_) => self.cycle_model(id).await,
+            Command::SetSteeringMode(set) => {
+                self.steering_mode = set.mode;
+                self.config.settings.set_steering_mode(set.mode);
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::SetFollowUpMode(set) => {
+                self.follow_up_mode = set.mode;
+                self.config.settings.set_follow_up_mode(set.mode);
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::SetAutoCompaction(set) => {
+                self.auto_compaction = set.enabled;
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::GetLastAssistantText(_) => {
+                let text = LastAssistantText {
+                    text: self.last_assistant_text(),
+                };
+                self.respond(id, kind, &text).await;
+            }
+            Command::SwitchSession(switch) => {
+                let replacement = super::replace::Replacement::Switch(switch.session_path);
+                self.request_replacement(id, replacement).await;
+            }
+            Command::Fork(fork) => {
+                let replacement = super::replace::Replacement::Fork(fork.entry_id);
+                self.request_replacement(id, replacement).await;
+            }
+            Command::Clone(_) => {
+                self.request_replacement(id, super::replace::Replacement::Clone)
+                    .await;
+            }
+            Command::GetSessionStats(_) => {
+                let stats = self.session_stats();
+                self.respond(id, kind, &stats).await;
+            }
+            Command::ExportHtml(export) => {
+                let system_prompt = crate::system_prompt::build(&self.config.cwd);
+                let tools = crate::tools::builtin_tools();
+                let written = crate::export_html::export(
+                    &self.store,
+                    &system_prompt,
+                    &tools,
+                    export.output_path.as_deref(),
+                );
+                match written {
+                    Ok(path) => {
+                        let result = pi_rpc_protocol::response::ExportHtmlResult { path };
+                        self.respond(id, kind, &result).await;
+                    }
+                    Err(error) => {
+                        self.write(&Response::error(id, Some(kind), error.to_string()))
+                            .await;
+                    }
+                }
+            }
+            Command::GetCommands(_) => {
+                let commands = super::stats::commands_data(&self.resources);
+                self.respond(id, kind, &commands).await;
+            }
+            Command::Bash(bash) => self.start_bash(id, bash),
+            Command::AbortBash(_) => {
+                self.abort_bash();
+                self.write(&Response::ok(id, kind)).await;
+            }
+            Command::SetSessionName(set) => {
+                let name = session_name_of(&set.name);
+                let name = name.as_str();
+                if name.is_empty() {
+                    let response = Response::error(id, Some(kind), "Session name cannot be empty");
+                    self.write(&response).await;
+                    return;
+                }
+                self.session_name = Some(name.to_owned());
+                log_store_error(self.store.append_session_info(name));
+                let event = Event::SessionInfoChanged(SessionInfoChangedEvent {
+                    name: Some(name.to_owned()),
+                });
+                self.emit(event).await;
+                self.write(&Response::ok(id, kind)).await;
+            }
+            _ => {
+                // Worded as an unknown command (what a client of an older reference sees),
+                // saying why.
+                let message = format!("Unknown command: {kind} (not implemented by pi-agent yet)");
+                self.write(&Response::error(id, Some(kind), message)).await;
+            }
+        }
+    }
+
+    /// Cancels the run and any retry wait; true when the agent was busy, so that an answer
+    /// must wait for `agent_settled`.
+    pub(super) fn stop_activity(&mut self) -> bool {
+        if let Some(wait) = &self.retry_wait {
+            wait.cancel();
+        }
+        if let Some(run) = &self.run {
+            run.cancel.cancel();
+        }
+        self.streaming
+    }
+
+    pub(super) async fn respond<T: Serialize>(
+        &mut self,
+        id: Option<RequestId>,
+        kind: &str,
+        data: &T,
+    ) {
+        let response = match Response::with_data(id.clone(), kind, data) {
+            Ok(response) => response,
+            Err(error) => {
+                Response::error(id, Some(kind), format!("cannot encode the result: {error}"))
+            }
+        };
+        self.write(&response).await;
+    }
+
+    /// A success whose `data` is already JSON text (a session tree of any depth, which
+    /// serialising a nested value would recurse through).
+    async fn respond_with_json_text(&mut self, id: Option<RequestId>, kind: &str, data: &str) {
+        let envelope = match pi_rpc_protocol::encode_record(&Response::ok(id.clone(), kind)) {
+            Ok(envelope) => envelope,
+            Err(error) => {
+                let message = format!("cannot encode the result: {error}");
+                self.write(&Response::error(id, Some(kind), message)).await;
+                return;
+            }
+        };
+        // `{...,"success":true}\n` becomes `{...,"success":true,"data":DATA}\n`.
+        let head = envelope.strip_suffix(b"}\n").unwrap_or(&envelope);
+        let mut line = Vec::with_capacity(head.len() + data.len() + 11);
+        line.extend_from_slice(head);
+        line.extend_from_slice(b",\"data\":");
+        line.extend_from_slice(data.as_bytes());
+        line.extend_from_slice(b"}\n");
+        self.write_line(line).await;
+    }
+
+    fn state(&self) -> SessionState {
+        SessionState {
+            model: Some(self.model.clone()),
+            thinking_level: self.thinking_level,
+            is_streaming: self.streaming,
+            is_compacting: false,
+            steering_mode: self.steering_mode,
+            follow_up_mode: self.follow_up_mode,
+            session_file: self
+                .store
+                .session_file()
+                .map(|path| path.to_string_lossy().into_owned()),
+            session_id: self.store.session_id().to_owned(),
+            session_name: self.session_name.clone(),
+            auto_compaction_enabled: self.auto_compaction,
+            message_count: self.messages.len() as u64,
+            pending_message_count: (self.steering_texts.len() + self.follow_up_texts.len()) as u64,
+        }
+    }
+
+    async fn prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
+        prompt.message = self.resources.expand(&prompt.message);
+        if self.streaming {
+            let Some(behavior) = prompt.streaming_behavior else {
+                self.write(&Response::error(id, Some("prompt"), ALREADY_PROCESSING))
+                    .await;
+                return;
+            };
+            let queued = QueueMessageCommand {
+                message: prompt.message,
+                images: prompt.images,
+            };
+            self.queue_message(queued, behavior).await;
+            self.write(&Response::ok(id, "prompt")).await;
+            return;
+        }
+        if !self.config.registry.has_auth(&self.model.provider) {
+            let message = no_api_key_message(&self.model.provider);
+            self.write(&Response::error(id, Some("prompt"), message))
+                .await;
+            return;
+        }
+        let message = user_message(prompt.message, prompt.images);
+        self.write(&Response::ok(id, "prompt")).await;
+        self.start_run(vec![message], false);
+    }
+
+    async fn queue_message(&mut self, queued: QueueMessageCommand, behavior: StreamingBehavior) {
+        let text = queued.message.clone();
+        let message = user_message(queued.message, queued.images);
+        match behavior {
+            StreamingBehavior::Steer => {
+                self.steering_texts.push(text);
+                self.emit_queue_update().await;
+                self.steering_queue.push_back(message);
+            }
+            StreamingBehavior::FollowUp => {
+                self.follow_up_texts.push(text);
+                self.emit_queue_update().await;
+                self.follow_up_queue.push_back(message);
+            }
+        }
+    }
+
+    /// Switches to the next model: of the `--models` scope when there is one, else of every
+    /// available model. `data: null` when there is nothing to switch to.
+    async fn cycle_model(&mut self, id: Option<RequestId>) {
+        let available = self.config.registry.available();
+        let is_scoped = !self.scoped_models.is_empty();
+        let candidates: Vec<ScopedModel> = if is_scoped {
+            self.scoped_models
+                .iter()
+                .filter(|scoped| available.iter().any(|m| same_model(m, &scoped.model)))
+                .cloned()
+                .collect()
+        } else {
+            available
+                .into_iter()
+                .map(|model| ScopedModel {
+                    model,
+                    thinking_level: None,
+                })
+                .collect()
+        };
+        if candidates.len() <= 1 {
+            self.respond(id, "cycle_model", &serde_json::Value::Null)
+                .await;
+            return;
+        }
+        let current = candidates
+            .iter()
+            .position(|scoped| same_model(&scoped.model, &self.model))
+            .unwrap_or(0);
+        let next = candidates[(current + 1) % candidates.len()].clone();
+        self.switch_model(next.model.clone(), next.thinking_level)
+            .await;
+        let result = CycleModelResult {
+            model: next.model,
+            thinking_level: self.thinking_level,
+            is_scoped,
+        };
+        self.respond(id, "cycle_model", &result).await;
+    }
+
+    /// Sets the level, clamped to the model; announces and saves a change.
+    async fn set_thinking_level(&mut self, level: ThinkingLevel) {
+        let effective = clamp_thinking_level(&self.model, level);
+        if effective == self.thinking_level {
+            return;
+        }
+        self.thinking_level = effective;
+        log_store_error(self.store.append_thinking_level_change(effective.as_str()));
+        if self.model.reasoning || effective != ThinkingLevel::Off {
+            self.config.settings.set_default_thinking_level(effective);
+        }
+        let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
+        self.emit(event).await;
+    }
+
+    /// Switches to `model`, keeping the thinking level where the new model allows it.
+    async fn switch_model(&mut self, model: Model, explicit_level: Option<ThinkingLevel>) {
+        let level = if let Some(level) = explicit_level {
+            level
+        } else if self.model.reasoning {
+            self.thinking_level
+        } else {
+            self.config
+                .settings
+                .default_thinking_level()
+                .unwrap_or(DEFAULT_THINKING_LEVEL)
+        };
+        self.config
+            .settings
+            .set_default_model(&model.provider, &model.id);
+        log_store_error(self.store.append_model_change(&model.provider, &model.id));
+        self.model = model;
+        self.set_thinking_level(level).await;
+    }
+
+    fn last_assistant_text(&self) -> Option<String> {
+        let last = self
+            .messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                AgentMessage::Assistant(assistant)
+                    if !(assistant.stop_reason == StopReason::Aborted
+                        && assistant.content.is_empty()) =>
+                {
+                    Some(assistant)
+                }
+                _ => None,
+            })?;
+        let text: String = last
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantContent::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let trimmed = text.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
+    }
+
+    pub(super) async fn finish_new_session(
+        &mut self,
+        id: Option<RequestId>,
+        parent_session: Option<String>,
+    ) {
+        self.messages.clear();
+        self.steering_texts.clear();
+        self.follow_up_texts.clear();
+        self.steering_queue.clear();
+        self.follow_up_queue.clear();
+        self.session_name = None;
+        self.store.new_session(parent_session.as_deref());
+        if self.model.provider != "unknown" {
+            log_store_error(
+                self.store
+                    .append_model_change(&self.model.provider, &self.model.id),
+            );
+        }
+        log_store_error(
+            self.store
+                .append_thinking_level_change(self.thinking_level.as_str()),
+        );
+        let result = CancelledResult { cancelled: false };
+        self.respond(id, "new_session", &result).await;
+    }
+}
+
+/// A session name as the reference keeps it: runs of CR and LF become one space, then
+/// JavaScript's `trim()` (which keeps U+0085 and removes U+FEFF, unlike Rust's).
+pub(crate) fn session_name_of(name: &str) -> String {
+    let mut collapsed = String::with_capacity(name.len());
+    let mut in_break = false;
+    for c in name.chars() {
+        if c == '\r' || c == '\n' {
+            if !in_break {
+                collapsed.push(' ');
+            }
+            in_break = true;
+        } else {
+            collapsed.push(c);
+            in_break = false;
+        }
+    }
+    crate::session::js_trim(&collapsed).to_owned()
+}
+
+/// A user message with the prompt's text first, then its images.
+fn user_message(
+    text: String,
+    images: Option<Vec<pi_rpc_protocol::content::TaggedImage>>,
+) -> AgentMessage {
+    let mut content = vec![UserContent::Text(TextContent::new(text))];
+    for pi_rpc_protocol::content::TaggedImage::Image(image) in images.into_iter().flatten() {
+        content.push(UserContent::Image(image));
+    }
+    AgentMessage::User(UserMessage {
+        content: MessageContent::Blocks(content),
+        timestamp: now_ms(),
+        extra: Default::default(),
+    })
+}
+
+fn no_api_key_message(provider: &str) -> String {
+    let display = if provider == "unknown" {
+        "the selected model"
+    } else {
+        provider
+    };
+    format!(
+        "No API key found for {display}.\n\nGive one with --api-key, in auth.json, as the provider's apiKey in models.json, or in the provider's environment variable."
+    )
+}

@@ -1,0 +1,576 @@
+//! The session task: it owns every piece of session state, answers commands, starts runs and
+//! relays their events to the writer, in the order the reference emits them.
+
+mod bash;
+mod commands;
+mod queue;
+mod replace;
+mod retry;
+mod stats;
+
+pub(crate) use commands::session_name_of;
+
+use std::collections::VecDeque;
+
+use pi_rpc_protocol::command::QueueMode;
+use pi_rpc_protocol::content::{MessageContent, UserContent};
+use pi_rpc_protocol::event::{
+    AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
+};
+use pi_rpc_protocol::framing::{LineResult, encode_record};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use pi_rpc_protocol::{RequestId, Response, parse_line};
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::OutputSender;
+use crate::config::Config;
+use crate::run::{RunMessage, RunSpec};
+
+/// Run messages waiting for the session.
+const RUN_QUEUE: usize = 256;
+
+/// What a session starts with.
+#[derive(Debug)]
+pub struct SessionInit {
+    /// Loaded configuration.
+    pub config: Config,
+    /// The start-up model (the `unknown` placeholder when none is available).
+    pub model: Model,
+    /// The effective thinking level.
+    pub thinking_level: ThinkingLevel,
+    /// `--name`.
+    pub name: Option<String>,
+    /// Whether `model` is a real model (not the placeholder).
+    pub has_model: bool,
+    /// The models `cycle_model` walks (`--models`); empty for every available model.
+    pub scoped_models: Vec<crate::model_resolver::ScopedModel>,
+    /// The session store (in memory with `--no-session`).
+    pub store: crate::session::SessionStore,
+}
+
+/// A run in progress.
+#[derive(Debug)]
+struct ActiveRun {
+    cancel: CancellationToken,
+}
+
+/// A command whose response waits until the agent has settled.
+#[derive(Debug)]
+enum Deferred {
+    /// `abort`: answered after `agent_settled`.
+    Abort(Option<RequestId>),
+    /// `new_session`: the reset happens, and the answer comes, once the aborted run settled.
+    NewSession(Option<RequestId>, Option<String>),
+    /// `switch_session`, `fork`, `clone`: carried out once the aborted run settled.
+    Replace(Option<RequestId>, replace::Replacement),
+}
+
+/// The one owner of session state.
+pub struct Session {
+    config: Config,
+    model: Model,
+    thinking_level: ThinkingLevel,
+    steering_mode: QueueMode,
+    follow_up_mode: QueueMode,
+    store: crate::session::SessionStore,
+    scoped_models: Vec<crate::model_resolver::ScopedModel>,
+    session_name: Option<String>,
+    auto_compaction: bool,
+    messages: Vec<AgentMessage>,
+    /// Texts shown in `queue_update`, removed when a matching user message starts.
+    steering_texts: Vec<String>,
+    follow_up_texts: Vec<String>,
+    /// The queued messages themselves, taken by the run.
+    steering_queue: VecDeque<AgentMessage>,
+    follow_up_queue: VecDeque<AgentMessage>,
+    /// Whether a run (or its continuation) is in progress: `isStreaming`.
+    streaming: bool,
+    run: Option<ActiveRun>,
+    /// The last assistant message of the current run, for the post-run retry decision.
+    last_assistant: Option<AssistantMessage>,
+    /// Automatic retries made for the current failure (0 when none).
+    retry_attempt: u32,
+    /// Cancels the wait before the next retry (`abort_retry`, `abort`).
+    retry_wait: Option<CancellationToken>,
+    /// The retry wait reports here: `true` when it elapsed, `false` when cancelled.
+    retry_tx: mpsc::Sender<bool>,
+    retry_rx: mpsc::Receiver<bool>,
+    deferred: Vec<Deferred>,
+    out: OutputSender,
+    output_closed: bool,
+    run_tx: mpsc::Sender<RunMessage>,
+    run_rx: mpsc::Receiver<RunMessage>,
+    http: reqwest::Client,
+    file_locks: crate::tools::FileLocks,
+    /// Running `bash` commands, by serial number, with what kills them.
+    bash_running: Vec<(u64, CancellationToken)>,
+    bash_serial: u64,
+    /// `bashExecution` messages of commands that ended during a run, added after it.
+    pending_bash: Vec<AgentMessage>,
+    bash_tx: mpsc::Sender<bash::BashMessage>,
+    bash_rx: mpsc::Receiver<bash::BashMessage>,
+    /// Prompt templates and skills.
+    resources: crate::resources::Resources,
+}
+
+impl Session {
+    /// A new session writing its records to `out`.
+    pub fn new(init: SessionInit, out: OutputSender) -> Self {
+        let (run_tx, run_rx) = mpsc::channel(RUN_QUEUE);
+        let (retry_tx, retry_rx) = mpsc::channel(1);
+        let (bash_tx, bash_rx) = bash::channel();
+        let steering_mode = init.config.settings.steering_mode();
+        let follow_up_mode = init.config.settings.follow_up_mode();
+        let auto_compaction = init.config.settings.compaction_enabled();
+        let mut store = init.store;
+        let trusted = crate::resources::project_trusted_by_settings(&init.config.agent_dir);
+        let resources =
+            crate::resources::Resources::load(&init.config.cwd, &init.config.agent_dir, trusted);
+        if let Some(name) = &init.name {
+            log_store_error(store.append_session_info(name));
+        }
+        if init.has_model {
+            log_store_error(store.append_model_change(&init.model.provider, &init.model.id));
+        }
+        log_store_error(store.append_thinking_level_change(init.thinking_level.as_str()));
+        Self {
+            config: init.config,
+            model: init.model,
+            thinking_level: init.thinking_level,
+            steering_mode,
+            follow_up_mode,
+            store,
+            scoped_models: init.scoped_models,
+            session_name: init.name,
+            auto_compaction,
+            messages: Vec::new(),
+            steering_texts: Vec::new(),
+            follow_up_texts: Vec::new(),
+            steering_queue: VecDeque::new(),
+            follow_up_queue: VecDeque::new(),
+            streaming: false,
+            run: None,
+            last_assistant: None,
+            retry_attempt: 0,
+            retry_wait: None,
+            retry_tx,
+            retry_rx,
+            deferred: Vec::new(),
+            out,
+            output_closed: false,
+            run_tx,
+            run_rx,
+            http: reqwest::Client::new(),
+            file_locks: crate::tools::FileLocks::default(),
+            bash_running: Vec::new(),
+            bash_serial: 0,
+            pending_bash: Vec::new(),
+            bash_tx,
+            bash_rx,
+            resources,
+        }
+    }
+
+    /// Serves lines until the input ends (or stdout is gone), then cancels any run.
+    pub async fn run(mut self, mut lines: mpsc::Receiver<LineResult>) {
+        while !self.output_closed {
+            tokio::select! {
+                biased;
+                Some(message) = self.run_rx.recv() => self.on_run_message(message).await,
+                Some(elapsed) = self.retry_rx.recv() => self.on_retry_wait_over(elapsed).await,
+                Some(message) = self.bash_rx.recv() => self.on_bash_message(message).await,
+                line = lines.recv() => match line {
+                    Some(line) => self.on_line(line).await,
+                    None => break,
+                },
+            }
+        }
+        if let Some(run) = self.run.take() {
+            run.cancel.cancel();
+        }
+        if let Some(wait) = self.retry_wait.take() {
+            wait.cancel();
+        }
+        self.abort_bash();
+    }
+
+    async fn on_line(&mut self, line: LineResult) {
+        let line = match line {
+            Ok(line) => line,
+            Err(error) => {
+                let message = format!("Failed to parse command: {error}");
+                self.write(&Response::error(None, Some("parse"), message))
+                    .await;
+                return;
+            }
+        };
+        match parse_line(&line) {
+            Ok(pi_rpc_protocol::Incoming::Request(request)) => {
+                self.handle_command(request).await;
+            }
+            Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(_)) => {
+                // No extension asks anything yet, so no dialog waits for this answer.
+            }
+            Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
+                self.answer_missing_type(&line, id).await;
+            }
+            Err(error) => {
+                let response =
+                    Response::error(error.id().cloned(), error.command(), error.to_string());
+                self.write(&response).await;
+            }
+        }
+    }
+
+    /// An object without a string `type`. A `type` of another kind (`5`, `null`) is echoed in
+    /// `command` and named in the error, as the reference does; a missing one is said to be
+    /// missing.
+    async fn answer_missing_type(&mut self, line: &str, id: Option<RequestId>) {
+        let kind = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|value| value.get("type").cloned());
+        let Some(kind) = kind else {
+            let error = pi_rpc_protocol::CommandError::MissingType { id: id.clone() };
+            self.write(&Response::error(id, None, error.to_string()))
+                .await;
+            return;
+        };
+        let mut response = serde_json::Map::new();
+        if let Some(id) = id {
+            response.insert("id".into(), serde_json::to_value(id).unwrap_or_default());
+        }
+        response.insert("type".into(), "response".into());
+        let message = format!("Unknown command: {}", js_string(&kind));
+        response.insert("command".into(), kind);
+        response.insert("success".into(), false.into());
+        response.insert("error".into(), message.into());
+        self.write(&serde_json::Value::Object(response)).await;
+    }
+
+    /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
+    async fn write<T: Serialize>(&mut self, record: &T) {
+        let line = match encode_record(record) {
+            Ok(line) => line,
+            Err(error) => {
+                tracing::error!(%error, "cannot serialise a record");
+                return;
+            }
+        };
+        self.write_line(line).await;
+    }
+
+    /// Writes one already encoded line (with its LF).
+    async fn write_line(&mut self, line: Vec<u8>) {
+        if self.out.send(line).await.is_err() {
+            self.output_closed = true;
+        }
+    }
+
+    async fn emit(&mut self, event: Event) {
+        self.write(&event).await;
+    }
+
+    async fn emit_queue_update(&mut self) {
+        let event = Event::QueueUpdate(QueueUpdateEvent {
+            steering: self.steering_texts.clone(),
+            follow_up: self.follow_up_texts.clone(),
+        });
+        self.emit(event).await;
+    }
+
+    async fn on_run_message(&mut self, message: RunMessage) {
+        match message {
+            RunMessage::Event(event) => self.on_run_event(*event).await,
+            RunMessage::DrainSteering(reply) => {
+                let drained = queue::drain(&mut self.steering_queue, self.steering_mode);
+                send_reply(reply, drained);
+            }
+            RunMessage::DrainFollowUp(reply) => {
+                let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
+                send_reply(reply, drained);
+            }
+            RunMessage::Finished => self.on_run_finished().await,
+        }
+    }
+
+    async fn on_run_event(&mut self, mut event: Event) {
+        match &mut event {
+            Event::MessageStart(start) => {
+                if let AgentMessage::User(user) = &start.message {
+                    let text = content_text(&user.content);
+                    if !text.is_empty()
+                        && queue::remove_text(
+                            &mut self.steering_texts,
+                            &mut self.follow_up_texts,
+                            &text,
+                        )
+                    {
+                        self.emit_queue_update().await;
+                    }
+                }
+            }
+            Event::AgentEnd(end) => {
+                end.will_retry = self.will_retry(&end.messages);
+            }
+            _ => {}
+        }
+        let ended = match &event {
+            Event::MessageEnd(end) => Some(end.message.clone()),
+            _ => None,
+        };
+        self.emit(event).await;
+        let Some(message) = ended else {
+            return;
+        };
+        if matches!(
+            message,
+            AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_)
+        ) {
+            log_store_error(self.store.append_message(message.clone()));
+        }
+        self.messages.push(message.clone());
+        if let AgentMessage::Assistant(assistant) = message {
+            if assistant.stop_reason != StopReason::Error && self.retry_attempt > 0 {
+                let attempt = std::mem::take(&mut self.retry_attempt);
+                self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
+                    success: true,
+                    attempt,
+                    final_error: None,
+                }))
+                .await;
+            }
+            self.last_assistant = Some(assistant);
+        }
+    }
+
+    /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
+    /// message failed in a way worth retrying.
+    fn will_retry(&self, messages: &[AgentMessage]) -> bool {
+        let settings = self.config.settings.retry();
+        if !settings.enabled || self.retry_attempt >= settings.max_retries {
+            return false;
+        }
+        messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                AgentMessage::Assistant(assistant) => Some(assistant),
+                _ => None,
+            })
+            .is_some_and(|assistant| retry::is_retryable(assistant, self.model.context_window))
+    }
+
+    async fn on_run_finished(&mut self) {
+        self.run = None;
+        if let Some(message) = self.last_assistant.take() {
+            if retry::is_retryable(&message, self.model.context_window)
+                && self.schedule_retry(&message).await
+            {
+                return;
+            }
+            if message.stop_reason == StopReason::Error && self.retry_attempt > 0 {
+                let attempt = std::mem::take(&mut self.retry_attempt);
+                self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
+                    success: false,
+                    attempt,
+                    final_error: message.error_message.clone(),
+                }))
+                .await;
+            }
+        }
+        self.continue_or_settle().await;
+    }
+
+    /// Announces the next attempt, drops the failed message from the conversation the model
+    /// sees, and waits `baseDelayMs * 2^(attempt-1)` (cancellable). False when retries are off
+    /// or used up.
+    async fn schedule_retry(&mut self, message: &AssistantMessage) -> bool {
+        let settings = self.config.settings.retry();
+        if !settings.enabled || self.retry_attempt >= settings.max_retries {
+            return false;
+        }
+        self.retry_attempt += 1;
+        let delay_ms = settings
+            .base_delay_ms
+            .saturating_mul(1u64 << (self.retry_attempt - 1).min(32));
+        let error_message = message
+            .error_message
+            .clone()
+            .filter(|error| !error.is_empty())
+            .unwrap_or_else(|| "Unknown error".into());
+        self.emit(Event::AutoRetryStart(RetryScheduledEvent {
+            attempt: self.retry_attempt,
+            max_attempts: settings.max_retries,
+            delay_ms,
+            error_message,
+        }))
+        .await;
+        if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
+            self.messages.pop();
+        }
+        let wait = CancellationToken::new();
+        self.retry_wait = Some(wait.clone());
+        let done = self.retry_tx.clone();
+        tokio::spawn(async move {
+            let elapsed = tokio::select! {
+                () = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => true,
+                () = wait.cancelled() => false,
+            };
+            // The session may be gone (end of input); then nobody waits for the retry.
+            let _ = done.send(elapsed).await;
+        });
+        true
+    }
+
+    async fn on_retry_wait_over(&mut self, elapsed: bool) {
+        if self.retry_wait.take().is_none() {
+            // `abort_retry` already ended this wait.
+            return;
+        }
+        if elapsed {
+            self.start_run(Vec::new(), false);
+            return;
+        }
+        self.end_cancelled_retry().await;
+        self.continue_or_settle().await;
+    }
+
+    /// `auto_retry_end` of a retry whose wait was cancelled.
+    async fn end_cancelled_retry(&mut self) {
+        let attempt = std::mem::take(&mut self.retry_attempt);
+        self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
+            success: false,
+            attempt,
+            final_error: Some("Retry cancelled".into()),
+        }))
+        .await;
+    }
+
+    /// After a run: a continuation when messages are queued, else `agent_settled` and the
+    /// answers that waited for it.
+    async fn continue_or_settle(&mut self) {
+        if !self.steering_queue.is_empty() || !self.follow_up_queue.is_empty() {
+            // Messages queued after the loop last looked (or left by an abort) start a
+            // continuation, as the reference's post-run check does.
+            let (prompts, skip_steering_poll) = if self.steering_queue.is_empty() {
+                let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
+                (drained, false)
+            } else {
+                let drained = queue::drain(&mut self.steering_queue, self.steering_mode);
+                (drained, true)
+            };
+            self.start_run(prompts, skip_steering_poll);
+            return;
+        }
+        self.streaming = false;
+        self.flush_pending_bash();
+        self.emit(Event::AgentSettled(NoFields {})).await;
+        for deferred in std::mem::take(&mut self.deferred) {
+            match deferred {
+                Deferred::Abort(id) => self.write(&Response::ok(id, "abort")).await,
+                Deferred::NewSession(id, parent) => self.finish_new_session(id, parent).await,
+                Deferred::Replace(id, replacement) => self.replace(id, replacement).await,
+            }
+        }
+    }
+
+    /// Starts a run that delivers `prompts` first.
+    fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
+        let cancel = CancellationToken::new();
+        let spec = RunSpec {
+            prompts,
+            history: self.messages.clone(),
+            model: self.config.registry.model_for_request(&self.model),
+            api_key: self.config.registry.api_key(&self.model.provider),
+            system_prompt: crate::system_prompt::build(&self.config.cwd),
+            thinking_level: self.thinking_level,
+            session_id: self.store.session_id().to_owned(),
+            skip_initial_steering_poll,
+            tool_context: self.tool_context(cancel.clone()),
+            http: self.http.clone(),
+            cancel: cancel.clone(),
+        };
+        self.streaming = true;
+        self.run = Some(ActiveRun { cancel });
+        tokio::spawn(crate::run::run(spec, self.run_tx.clone()));
+    }
+
+    fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {
+        let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
+        context.cancel = cancel;
+        context.model_accepts_images = Some(self.model.input.iter().any(|kind| kind == "image"));
+        context.agent_dir = Some(self.config.agent_dir.clone());
+        context.bash_env = vec![
+            ("PI_SESSION_ID".into(), self.store.session_id().to_owned()),
+            ("PI_PROVIDER".into(), self.model.provider.clone()),
+            ("PI_MODEL".into(), self.model.id.clone()),
+            (
+                "PI_REASONING_LEVEL".into(),
+                self.thinking_level.as_str().into(),
+            ),
+        ];
+        if let Some(file) = self.store.session_file() {
+            context.bash_env.push((
+                "PI_SESSION_FILE".into(),
+                file.to_string_lossy().into_owned(),
+            ));
+        }
+        context.shell_path = self.config.settings.shell_path();
+        context.shell_command_prefix = self.config.settings.shell_command_prefix();
+        context.file_locks = self.file_locks.clone();
+        context
+    }
+}
+
+fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMessage>) {
+    // The run may have been dropped meanwhile; then nobody needs the messages.
+    let _ = reply.send(messages);
+}
+
+/// The text blocks of a message's content, joined without separator.
+pub fn content_text(content: &MessageContent) -> String {
+    match content {
+        MessageContent::Text(text) => text.clone(),
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                UserContent::Text(text) => Some(text.text.as_str()),
+                UserContent::Image(_) => None,
+            })
+            .collect(),
+    }
+}
+
+/// A JSON value as JavaScript's `String(value)` writes it.
+fn js_string(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Number(number) => number
+            .as_f64()
+            .map(pi_rpc_protocol::json::format_js_number)
+            .unwrap_or_else(|| number.to_string()),
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_string(other),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+/// Session-file problems are logged; the conversation goes on in memory, as it must not stop
+/// because a disk is full.
+fn log_store_error<T>(result: crate::session::Result<T>) {
+    if let Err(error) = result {
+        tracing::warn!(%error, "cannot record the session entry");
+    }
+}

@@ -1,0 +1,168 @@
+//! Commands that replace the session: `switch_session`, `fork` and `clone` (and the state reset
+//! `new_session` shares with them). A run in progress is aborted first and the answer waits for
+//! it to settle, as the reference tears the old session down before building the new one.
+
+use std::path::Path;
+
+use pi_rpc_protocol::model::ThinkingLevel;
+use pi_rpc_protocol::response::CancelledResult;
+use pi_rpc_protocol::{RequestId, Response};
+use serde::Serialize;
+
+use super::{Deferred, Session, log_store_error};
+use crate::model_resolver::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
+use crate::session::SessionStore;
+
+/// A session replacement waiting to be carried out.
+#[derive(Debug)]
+pub(super) enum Replacement {
+    /// `switch_session` to this path.
+    Switch(String),
+    /// `fork` before this user message.
+    Fork(String),
+    /// `clone` at the leaf.
+    Clone,
+}
+
+/// `fork` data.
+#[derive(Debug, Serialize)]
+struct ForkResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    cancelled: bool,
+}
+
+impl Session {
+    /// Starts a replacement: at once when idle, else after the aborted run settled.
+    pub(super) async fn request_replacement(
+        &mut self,
+        id: Option<RequestId>,
+        replacement: Replacement,
+    ) {
+        if matches!(replacement, Replacement::Clone) && self.store.leaf_id().is_none() {
+            let message = "Cannot clone session: no current entry selected";
+            self.write(&Response::error(id, Some("clone"), message))
+                .await;
+            return;
+        }
+        if self.stop_activity() {
+            self.deferred.push(Deferred::Replace(id, replacement));
+        } else {
+            self.replace(id, replacement).await;
+        }
+    }
+
+    /// Carries out a replacement and answers it.
+    pub(super) async fn replace(&mut self, id: Option<RequestId>, replacement: Replacement) {
+        match replacement {
+            Replacement::Switch(path) => {
+                let kind = "switch_session";
+                match SessionStore::open(Path::new(&path), None, None) {
+                    Ok(store) => {
+                        self.store = store;
+                        self.rebind_session();
+                        let result = CancelledResult { cancelled: false };
+                        self.respond(id, kind, &result).await;
+                    }
+                    Err(error) => {
+                        self.write(&Response::error(id, Some(kind), error.to_string()))
+                            .await;
+                    }
+                }
+            }
+            Replacement::Fork(entry_id) => match self.store.fork(&entry_id) {
+                Ok(text) => {
+                    self.rebind_session();
+                    let result = ForkResult {
+                        text,
+                        cancelled: false,
+                    };
+                    self.respond(id, "fork", &result).await;
+                }
+                Err(error) => {
+                    self.write(&Response::error(id, Some("fork"), error.to_string()))
+                        .await;
+                }
+            },
+            Replacement::Clone => match self.store.clone_at_leaf() {
+                Ok(()) => {
+                    self.rebind_session();
+                    let result = CancelledResult { cancelled: false };
+                    self.respond(id, "clone", &result).await;
+                }
+                Err(error) => {
+                    self.write(&Response::error(id, Some("clone"), error.to_string()))
+                        .await;
+                }
+            },
+        }
+    }
+
+    /// Rebuilds the conversation state from the store, as a new runtime starts on a session:
+    /// a session with messages restores them, its model (when available) and its thinking
+    /// level; an empty one records the current model and the default thinking level.
+    pub(super) fn rebind_session(&mut self) {
+        self.steering_texts.clear();
+        self.follow_up_texts.clear();
+        self.steering_queue.clear();
+        self.follow_up_queue.clear();
+        self.pending_bash.clear();
+        self.last_assistant = None;
+        self.retry_attempt = 0;
+        let context = self.store.build_context();
+        let has_existing = !context.messages.is_empty();
+        let has_thinking_entry = self
+            .store
+            .branch(None)
+            .iter()
+            .any(|entry| entry.kind() == "thinking_level_change");
+        if has_existing && let Some(wanted) = &context.model {
+            let found = self
+                .config
+                .registry
+                .available()
+                .into_iter()
+                .find(|model| model.provider == wanted.provider && model.id == wanted.model_id);
+            if let Some(model) = found {
+                self.model = model;
+            }
+        }
+        let default_level = self
+            .config
+            .settings
+            .default_thinking_level()
+            .unwrap_or(DEFAULT_THINKING_LEVEL);
+        let level = if has_existing && has_thinking_entry {
+            ThinkingLevel::parse(&context.thinking_level).unwrap_or(default_level)
+        } else {
+            default_level
+        };
+        self.thinking_level = if self.model.provider == "unknown" {
+            ThinkingLevel::Off
+        } else {
+            clamp_thinking_level(&self.model, level)
+        };
+        if has_existing {
+            self.messages = context.messages;
+            if !has_thinking_entry {
+                log_store_error(
+                    self.store
+                        .append_thinking_level_change(self.thinking_level.as_str()),
+                );
+            }
+        } else {
+            self.messages.clear();
+            if self.model.provider != "unknown" {
+                log_store_error(
+                    self.store
+                        .append_model_change(&self.model.provider, &self.model.id),
+                );
+            }
+            log_store_error(
+                self.store
+                    .append_thinking_level_change(self.thinking_level.as_str()),
+            );
+        }
+        self.session_name = self.store.session_name();
+    }
+}

@@ -1,0 +1,287 @@
+//! A run: the agent loop of one prompt (or continuation), spawned as its own task. It streams the
+//! model's answer, runs the tools it calls, takes steering and follow-up messages from the
+//! session between turns, and reports every event to the session in the reference's order.
+
+mod tools;
+
+use pi_rpc_protocol::event::{
+    AgentEndEvent, Event, MessageEvent, MessageUpdateEvent, NoFields, TurnEndEvent,
+};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::convert::convert_to_llm;
+use crate::provider::{self, LlmRequest, ProviderEvent};
+
+/// What a run tells the session.
+#[derive(Debug)]
+pub enum RunMessage {
+    /// An event to record and write.
+    Event(Box<Event>),
+    /// Asks for the steering messages due now (per the steering mode).
+    DrainSteering(oneshot::Sender<Vec<AgentMessage>>),
+    /// Asks for the follow-up messages due now (per the follow-up mode).
+    DrainFollowUp(oneshot::Sender<Vec<AgentMessage>>),
+    /// The run emitted `agent_end` and is over.
+    Finished,
+}
+
+/// Everything a run needs, copied out of the session when it starts.
+#[derive(Debug)]
+pub struct RunSpec {
+    /// Messages delivered first, in the first turn (the prompt, or queued messages).
+    pub prompts: Vec<AgentMessage>,
+    /// The conversation before this run.
+    pub history: Vec<AgentMessage>,
+    /// The model, with the headers of its request.
+    pub model: Model,
+    /// The provider's API key.
+    pub api_key: Option<String>,
+    /// The system prompt.
+    pub system_prompt: String,
+    /// The thinking level.
+    pub thinking_level: ThinkingLevel,
+    /// The session id, sent to providers that cache by session.
+    pub session_id: String,
+    /// Skip the steering poll before the first model call (a continuation that already took
+    /// a steering message).
+    pub skip_initial_steering_poll: bool,
+    /// Working folder, cancel signal and settings of the tools.
+    pub tool_context: crate::tools::ToolContext,
+    /// The HTTP client.
+    pub http: reqwest::Client,
+    /// Cancelled by `abort`.
+    pub cancel: CancellationToken,
+}
+
+/// Sends run messages to the session; every method fails once the session is gone.
+#[derive(Debug, Clone)]
+pub(crate) struct Emitter {
+    tx: mpsc::Sender<RunMessage>,
+}
+
+/// The session stopped listening; the run ends quietly.
+#[derive(Debug)]
+pub(crate) struct SessionGone;
+
+impl Emitter {
+    pub(crate) async fn emit(&self, event: Event) -> Result<(), SessionGone> {
+        self.tx
+            .send(RunMessage::Event(Box::new(event)))
+            .await
+            .map_err(|_| SessionGone)
+    }
+
+    async fn drain(
+        &self,
+        make: fn(oneshot::Sender<Vec<AgentMessage>>) -> RunMessage,
+    ) -> Result<Vec<AgentMessage>, SessionGone> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(make(reply)).await.map_err(|_| SessionGone)?;
+        answer.await.map_err(|_| SessionGone)
+    }
+}
+
+/// Runs the agent loop, then tells the session it is finished.
+pub async fn run(spec: RunSpec, tx: mpsc::Sender<RunMessage>) {
+    let emitter = Emitter { tx: tx.clone() };
+    if run_loop(spec, &emitter).await.is_ok() {
+        // The session may be gone already (end of input); nothing is left to do then.
+        let _ = tx.send(RunMessage::Finished).await;
+    }
+}
+
+async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
+    let RunSpec {
+        prompts,
+        history,
+        model,
+        api_key,
+        system_prompt,
+        thinking_level,
+        session_id,
+        skip_initial_steering_poll,
+        tool_context,
+        http,
+        cancel,
+    } = spec;
+    let tools = crate::tools::builtin_tools();
+    let mut context = history;
+    let mut new_messages = Vec::new();
+    emitter.emit(Event::AgentStart(NoFields {})).await?;
+    emitter.emit(Event::TurnStart(NoFields {})).await?;
+    for prompt in prompts {
+        emitter.emit(message_start(prompt.clone())).await?;
+        emitter.emit(message_end(prompt.clone())).await?;
+        context.push(prompt.clone());
+        new_messages.push(prompt);
+    }
+    let mut first_turn = true;
+    let mut pending = if skip_initial_steering_poll {
+        Vec::new()
+    } else {
+        emitter.drain(RunMessage::DrainSteering).await?
+    };
+    loop {
+        let mut more_tool_calls = true;
+        while more_tool_calls || !pending.is_empty() {
+            if !first_turn {
+                emitter.emit(Event::TurnStart(NoFields {})).await?;
+            }
+            first_turn = false;
+            for message in std::mem::take(&mut pending) {
+                emitter.emit(message_start(message.clone())).await?;
+                emitter.emit(message_end(message.clone())).await?;
+                context.push(message.clone());
+                new_messages.push(message);
+            }
+            let request = LlmRequest {
+                model: model.clone(),
+                api_key: api_key.clone(),
+                system_prompt: system_prompt.clone(),
+                messages: convert_to_llm(&context),
+                tools: tools.clone(),
+                thinking_level,
+                session_id: Some(session_id.clone()),
+            };
+            let assistant = stream_assistant(&http, request, cancel.clone(), emitter).await?;
+            let message = AgentMessage::Assistant(assistant.clone());
+            context.push(message.clone());
+            new_messages.push(message.clone());
+            if matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Aborted
+            ) {
+                emitter
+                    .emit(Event::TurnEnd(TurnEndEvent {
+                        message,
+                        tool_results: Vec::new(),
+                    }))
+                    .await?;
+                return end(emitter, new_messages).await;
+            }
+            let results = tools::execute_calls(&assistant, &tool_context, emitter).await?;
+            more_tool_calls = !results.is_empty();
+            let mut tool_results = Vec::with_capacity(results.len());
+            for result in results {
+                let message = AgentMessage::ToolResult(result.clone());
+                context.push(message.clone());
+                new_messages.push(message);
+                tool_results.push(TaggedToolResult::ToolResult(result));
+            }
+            emitter
+                .emit(Event::TurnEnd(TurnEndEvent {
+                    message,
+                    tool_results,
+                }))
+                .await?;
+            pending = emitter.drain(RunMessage::DrainSteering).await?;
+        }
+        let follow_ups = emitter.drain(RunMessage::DrainFollowUp).await?;
+        if follow_ups.is_empty() {
+            break;
+        }
+        pending = follow_ups;
+    }
+    end(emitter, new_messages).await
+}
+
+async fn end(emitter: &Emitter, messages: Vec<AgentMessage>) -> Result<(), SessionGone> {
+    emitter
+        .emit(Event::AgentEnd(AgentEndEvent {
+            messages,
+            will_retry: false,
+        }))
+        .await
+}
+
+/// Streams one assistant message: `message_start` (late, with what the provider already has),
+/// each delta as `message_update`, then `message_end` with the final message.
+async fn stream_assistant(
+    http: &reqwest::Client,
+    request: LlmRequest,
+    cancel: CancellationToken,
+    emitter: &Emitter,
+) -> Result<AssistantMessage, SessionGone> {
+    if cancel.is_cancelled() {
+        // Aborted between turns (during tools): the reference makes no request and ends the
+        // turn with this error message.
+        let message = failed_message(
+            &request.model,
+            StopReason::Error,
+            "This operation was aborted",
+        );
+        return finish_message(emitter, message, false).await;
+    }
+    let model = request.model.clone();
+    let mut events = provider::stream(http, request, cancel);
+    let mut started = false;
+    while let Some(event) = events.recv().await {
+        match event {
+            ProviderEvent::Start(partial) => {
+                started = true;
+                emitter
+                    .emit(message_start(AgentMessage::Assistant(partial)))
+                    .await?;
+            }
+            ProviderEvent::Delta(delta) => {
+                emitter
+                    .emit(Event::MessageUpdate(MessageUpdateEvent {
+                        assistant_message_event: delta,
+                    }))
+                    .await?;
+            }
+            ProviderEvent::Done(done) => {
+                return finish_message(emitter, done, started).await;
+            }
+        }
+    }
+    // The provider ended without a final message (it cannot, by its contract); report an error
+    // rather than hang.
+    let message = failed_message(
+        &model,
+        StopReason::Error,
+        "The provider stream ended without a final message",
+    );
+    finish_message(emitter, message, started).await
+}
+
+async fn finish_message(
+    emitter: &Emitter,
+    message: AssistantMessage,
+    started: bool,
+) -> Result<AssistantMessage, SessionGone> {
+    let wrapped = AgentMessage::Assistant(message.clone());
+    if !started {
+        emitter.emit(message_start(wrapped.clone())).await?;
+    }
+    emitter.emit(message_end(wrapped)).await?;
+    Ok(message)
+}
+
+fn failed_message(model: &Model, stop_reason: StopReason, error: &str) -> AssistantMessage {
+    AssistantMessage {
+        content: Vec::new(),
+        api: model.api.clone(),
+        provider: model.provider.clone(),
+        model: model.id.clone(),
+        response_model: None,
+        usage: Default::default(),
+        stop_reason,
+        timestamp: crate::now_ms(),
+        response_id: None,
+        raw_stop_reason: None,
+        error_message: Some(error.to_owned()),
+        extra: Default::default(),
+    }
+}
+
+fn message_start(message: AgentMessage) -> Event {
+    Event::MessageStart(MessageEvent { message })
+}
+
+fn message_end(message: AgentMessage) -> Event {
+    Event::MessageEnd(MessageEvent { message })
+}

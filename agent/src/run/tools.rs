@@ -1,0 +1,214 @@
+//! Executing a turn's tool calls as the reference does: every `tool_execution_start` first (a call
+//! that fails validation ends at once), the calls run in parallel and end in completion order,
+//! then the `toolResult` messages follow in call order.
+
+use pi_rpc_protocol::content::{AssistantContent, ToolCall, UserContent};
+use pi_rpc_protocol::event::{
+    Event, MessageEvent, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent,
+};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, ToolResultMessage};
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::{Emitter, SessionGone};
+use crate::tools::{ToolContent, ToolContext, ToolOutcome, ToolUpdate};
+
+enum ToolMessage {
+    Update(usize, ToolUpdate),
+    Done(usize, ToolOutcome),
+}
+
+/// Runs the tool calls of `assistant` and returns their results in call order.
+pub(super) async fn execute_calls(
+    assistant: &AssistantMessage,
+    context: &ToolContext,
+    emitter: &Emitter,
+) -> Result<Vec<ToolResultMessage>, SessionGone> {
+    let calls: Vec<&ToolCall> = assistant
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            AssistantContent::ToolCall(call) => Some(call),
+            _ => None,
+        })
+        .collect();
+    if calls.is_empty() {
+        return Ok(Vec::new());
+    }
+    if assistant.stop_reason == StopReason::Length {
+        return fail_truncated_calls(&calls, emitter).await;
+    }
+    let mut outcomes: Vec<Option<ToolOutcome>> = Vec::with_capacity(calls.len());
+    let (tx, mut rx) = mpsc::unbounded_channel::<ToolMessage>();
+    for (index, call) in calls.iter().enumerate() {
+        let args = Value::Object(call.arguments.clone());
+        emitter
+            .emit(Event::ToolExecutionStart(ToolExecutionStartEvent {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                args: args.clone(),
+            }))
+            .await?;
+        let prepared = if context.cancel.is_cancelled() {
+            Err(ToolOutcome::error("Operation aborted"))
+        } else {
+            crate::tools::prepare(&call.name, &args)
+        };
+        match prepared {
+            Err(outcome) => {
+                emit_end(emitter, call, &outcome).await?;
+                outcomes.push(Some(outcome));
+            }
+            Ok(prepared) => {
+                outcomes.push(None);
+                let tx = tx.clone();
+                let context = context.clone();
+                tokio::spawn(async move {
+                    let updates = tx.clone();
+                    let mut on_update = move |update: ToolUpdate| {
+                        // The run may be gone (end of input); updates are then dropped.
+                        let _ = updates.send(ToolMessage::Update(index, update));
+                    };
+                    let outcome = prepared.run(&context, &mut on_update).await;
+                    let _ = tx.send(ToolMessage::Done(index, outcome));
+                });
+            }
+        }
+        if context.cancel.is_cancelled() {
+            break;
+        }
+    }
+    drop(tx);
+    while let Some(message) = rx.recv().await {
+        match message {
+            ToolMessage::Update(index, update) => {
+                let call = calls[index];
+                emitter
+                    .emit(Event::ToolExecutionUpdate(ToolExecutionUpdateEvent {
+                        tool_call_id: call.id.clone(),
+                        tool_name: call.name.clone(),
+                        args: Value::Object(call.arguments.clone()),
+                        partial_result: serde_json::to_value(&update).unwrap_or(Value::Null),
+                    }))
+                    .await?;
+            }
+            ToolMessage::Done(index, outcome) => {
+                emit_end(emitter, calls[index], &outcome).await?;
+                outcomes[index] = Some(outcome);
+            }
+        }
+    }
+    let mut results = Vec::with_capacity(outcomes.len());
+    for (call, outcome) in calls.iter().zip(outcomes) {
+        let outcome = match outcome {
+            Some(outcome) => outcome,
+            None => {
+                // The tool's task died without an answer; end the call as a failure.
+                let outcome = ToolOutcome::error("Tool execution failed unexpectedly");
+                emit_end(emitter, call, &outcome).await?;
+                outcome
+            }
+        };
+        let result = result_message(call, outcome);
+        emit_result_message(emitter, &result).await?;
+        results.push(result);
+    }
+    Ok(results)
+}
+
+async fn fail_truncated_calls(
+    calls: &[&ToolCall],
+    emitter: &Emitter,
+) -> Result<Vec<ToolResultMessage>, SessionGone> {
+    let mut results = Vec::with_capacity(calls.len());
+    for call in calls {
+        emitter
+            .emit(Event::ToolExecutionStart(ToolExecutionStartEvent {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                args: Value::Object(call.arguments.clone()),
+            }))
+            .await?;
+        let outcome = ToolOutcome::error(format!(
+            "Tool call \"{}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.",
+            call.name
+        ));
+        emit_end(emitter, call, &outcome).await?;
+        let result = result_message(call, outcome);
+        emit_result_message(emitter, &result).await?;
+        results.push(result);
+    }
+    Ok(results)
+}
+
+/// The `result` of `tool_execution_end`: `{content, details}`, without `details` when the tool
+/// gave none.
+fn result_value(outcome: &ToolOutcome) -> Value {
+    let mut result = Map::new();
+    result.insert(
+        "content".into(),
+        serde_json::to_value(&outcome.content).unwrap_or(Value::Array(Vec::new())),
+    );
+    if let Some(details) = &outcome.details {
+        result.insert("details".into(), details.clone());
+    }
+    Value::Object(result)
+}
+
+async fn emit_end(
+    emitter: &Emitter,
+    call: &ToolCall,
+    outcome: &ToolOutcome,
+) -> Result<(), SessionGone> {
+    emitter
+        .emit(Event::ToolExecutionEnd(ToolExecutionEndEvent {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            result: result_value(outcome),
+            is_error: outcome.is_error,
+        }))
+        .await
+}
+
+fn to_user_content(block: ToolContent) -> UserContent {
+    match block {
+        ToolContent::Text { text } => {
+            UserContent::Text(pi_rpc_protocol::content::TextContent::new(text))
+        }
+        ToolContent::Image { data, mime_type } => {
+            UserContent::Image(pi_rpc_protocol::content::ImageContent {
+                data,
+                mime_type,
+                extra: Map::new(),
+            })
+        }
+    }
+}
+
+fn result_message(call: &ToolCall, outcome: ToolOutcome) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: outcome.content.into_iter().map(to_user_content).collect(),
+        details: outcome.details,
+        usage: None,
+        is_error: outcome.is_error,
+        timestamp: crate::now_ms(),
+        extra: Map::new(),
+    }
+}
+
+async fn emit_result_message(
+    emitter: &Emitter,
+    result: &ToolResultMessage,
+) -> Result<(), SessionGone> {
+    let message = AgentMessage::ToolResult(result.clone());
+    emitter
+        .emit(Event::MessageStart(MessageEvent {
+            message: message.clone(),
+        }))
+        .await?;
+    emitter
+        .emit(Event::MessageEnd(MessageEvent { message }))
+        .await
+}

@@ -1,0 +1,195 @@
+//! Moving the leaf inside a session, and new sessions made from a branch of this one
+//! (`fork`, `clone`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use pi_rpc_protocol::session::{BranchSummaryEntry, EntryBase, SESSION_VERSION, SessionEntry};
+use pi_rpc_protocol::session::{LabelEntry, SessionHeader};
+use pi_rpc_protocol::usage::Usage;
+use serde_json::Value;
+
+use super::context::user_text;
+use super::entry::generate_id;
+use super::{Entry, Error, Result, SessionStore, header_map, paths, time};
+
+impl SessionStore {
+    /// Moves the leaf to an earlier entry; the next entry starts a new branch there.
+    pub fn branch_to(&mut self, entry_id: &str) -> Result<()> {
+        if !self.by_id.contains_key(entry_id) {
+            return Err(Error::EntryNotFound(entry_id.into()));
+        }
+        self.leaf_id = Some(entry_id.into());
+        Ok(())
+    }
+
+    /// Moves the leaf before the first entry; the next entry is a new root.
+    pub fn reset_leaf(&mut self) {
+        self.leaf_id = None;
+    }
+
+    /// Moves the leaf to `from` (or before the first entry) and appends a `branch_summary` of
+    /// the branch left behind there.
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: &str,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+        usage: Option<Usage>,
+    ) -> Result<String> {
+        if let Some(from) = from
+            && !self.by_id.contains_key(from)
+        {
+            return Err(Error::EntryNotFound(from.into()));
+        }
+        self.leaf_id = from.map(str::to_owned);
+        let base = EntryBase {
+            id: generate_id(|id| self.by_id.contains_key(id)),
+            parent_id: self.leaf_id.clone(),
+            timestamp: time::now_iso(),
+        };
+        self.append_entry(Entry::from_typed(SessionEntry::BranchSummary(
+            BranchSummaryEntry {
+                base,
+                from_id: from.unwrap_or("root").into(),
+                summary: summary.into(),
+                details,
+                usage,
+                from_hook,
+            },
+        ))?)
+    }
+
+    /// Replaces this session with a new one (new id and file) holding only the path from the
+    /// root to `leaf_id`, labels of that path re-applied at its end. When persisting, the new
+    /// header names this session's file as `parentSession`, and the file is written at once if
+    /// the path holds an assistant message. Returns the new file when persisting.
+    pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
+        let previous_file = self.session_file.clone();
+        let path: Vec<Entry> = self.branch(Some(leaf_id)).into_iter().cloned().collect();
+        if path.is_empty() {
+            return Err(Error::EntryNotFound(leaf_id.into()));
+        }
+        let mut kept: Vec<Entry> = Vec::with_capacity(path.len());
+        let mut parent: Option<String> = None;
+        for entry in &path {
+            if entry.kind() == "label" {
+                continue;
+            }
+            kept.push(entry.with_parent(parent.as_deref()));
+            parent = Some(entry.id().to_owned());
+        }
+        let session_id = uuid::Uuid::now_v7().to_string();
+        let timestamp = time::now_iso();
+        let file = paths::join(
+            &self.session_dir,
+            &paths::session_file_name(&timestamp, &session_id),
+        );
+        let header = header_map(SessionHeader {
+            kind: "session".into(),
+            version: Some(SESSION_VERSION),
+            id: session_id.clone(),
+            timestamp,
+            cwd: self.cwd.clone(),
+            parent_session: if self.persist { previous_file } else { None },
+        });
+        let mut taken: HashSet<String> = kept.iter().map(|entry| entry.id().to_owned()).collect();
+        let labels: Vec<(String, String, String)> = self
+            .labels
+            .iter()
+            .filter(|(target, _, _)| taken.contains(target.as_str()))
+            .cloned()
+            .collect();
+        let mut label_parent = parent;
+        for (target, label, at) in labels {
+            let id = generate_id(|candidate| taken.contains(candidate));
+            taken.insert(id.clone());
+            let entry = Entry::from_typed(SessionEntry::Label(LabelEntry {
+                base: EntryBase {
+                    id: id.clone(),
+                    parent_id: label_parent.take(),
+                    timestamp: at,
+                },
+                target_id: target,
+                label: Some(label),
+            }))?;
+            kept.push(entry);
+            label_parent = Some(id);
+        }
+        self.header = header;
+        self.entries = kept;
+        self.session_id = session_id;
+        self.rebuild_index();
+        if !self.persist {
+            return Ok(None);
+        }
+        self.session_file = Some(file.clone());
+        if self.has_assistant {
+            self.rewrite_file()?;
+            self.flushed = true;
+        } else {
+            self.flushed = false;
+        }
+        Ok(Some(PathBuf::from(file)))
+    }
+
+    /// `fork`: a new session holding the branch up to (not including) the user message
+    /// `entry_id`, whose text is returned for the editor. A persisted session is re-read from its
+    /// file first; forking at the very first message starts an empty session whose
+    /// `parentSession` is this one. On error, `self` is unchanged.
+    pub fn fork(&mut self, entry_id: &str) -> Result<Option<String>> {
+        let selected = self.entry(entry_id).ok_or(Error::InvalidForkEntry)?;
+        if selected.message_role() != Some("user") {
+            return Err(Error::InvalidForkEntry);
+        }
+        let text = selected
+            .raw()
+            .get("message")
+            .and_then(|message| message.get("content"))
+            .map(user_text)
+            .unwrap_or_default();
+        let target = selected.parent_id().map(str::to_owned);
+        self.fork_to(target.as_deref())?;
+        Ok(Some(text))
+    }
+
+    /// `clone`: a new session holding the active branch up to and including the leaf.
+    pub fn clone_at_leaf(&mut self) -> Result<()> {
+        let leaf = self.leaf_id.clone().ok_or(Error::NothingToClone)?;
+        self.fork_to(Some(&leaf))
+    }
+
+    fn fork_to(&mut self, target: Option<&str>) -> Result<()> {
+        if !self.persist {
+            match target {
+                None => {
+                    let parent = self.session_file.clone();
+                    self.new_session(parent.as_deref());
+                }
+                Some(target) => {
+                    self.create_branched_session(target)?;
+                }
+            }
+            return Ok(());
+        }
+        let current = self.session_file.clone().ok_or(Error::NotSavedYet)?;
+        let Some(target) = target else {
+            let mut fresh = SessionStore::new(self.cwd.as_ref(), self.session_dir.as_ref(), true)?;
+            fresh.new_session(Some(&current));
+            *self = fresh;
+            return Ok(());
+        };
+        if !Path::new(&current).exists() {
+            return Err(Error::NotSavedYet);
+        }
+        let mut reopened = SessionStore::open(
+            Path::new(&current),
+            Some(Path::new(&self.session_dir)),
+            None,
+        )?;
+        reopened.create_branched_session(target)?;
+        *self = reopened;
+        Ok(())
+    }
+}

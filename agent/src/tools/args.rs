@@ -1,0 +1,169 @@
+//! From the model's raw arguments to typed ones: the edit tool's argument repair, coercion,
+//! validation and the reference's error texts.
+
+use serde_json::{Map, Value};
+
+use super::{js, schema};
+
+/// Arguments of `read`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReadArgs {
+    pub(crate) path: String,
+    pub(crate) offset: Option<f64>,
+    pub(crate) limit: Option<f64>,
+}
+
+/// Arguments of `bash`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BashArgs {
+    pub(crate) command: String,
+    pub(crate) timeout: Option<f64>,
+}
+
+/// One replacement of `edit`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Replacement {
+    pub(crate) old_text: String,
+    pub(crate) new_text: String,
+}
+
+/// Arguments of `edit`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EditArgs {
+    pub(crate) path: String,
+    pub(crate) edits: Vec<Replacement>,
+}
+
+/// Arguments of `write`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WriteArgs {
+    pub(crate) path: String,
+    pub(crate) content: String,
+}
+
+/// Validated arguments of one of the tools.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ToolArgs {
+    Read(ReadArgs),
+    Bash(BashArgs),
+    Edit(EditArgs),
+    Write(WriteArgs),
+}
+
+impl ToolArgs {
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Self::Read(_) => "read",
+            Self::Bash(_) => "bash",
+            Self::Edit(_) => "edit",
+            Self::Write(_) => "write",
+        }
+    }
+}
+
+/// Validates `raw` for the tool `name`; the error is the result text of the failed call.
+pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, String> {
+    let Some(node) = schema::node_for(name) else {
+        return Err(format!("Tool {name} not found"));
+    };
+    let received = if name == "edit" {
+        repair_edit_arguments(raw)
+    } else {
+        raw.clone()
+    };
+    let mut args = received.clone();
+    schema::convert(&node, &mut args);
+    let errors = schema::errors(&node, &args);
+    if !errors.is_empty() {
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|(path, message)| format!("  - {path}: {message}"))
+            .collect();
+        return Err(format!(
+            "Validation failed for tool \"{name}\":\n{}\n\nReceived arguments:\n{}",
+            lines.join("\n"),
+            js::stringify_pretty(&received)
+        ));
+    }
+    let map = args.as_object().cloned().unwrap_or_default();
+    Ok(match name {
+        "read" => ToolArgs::Read(ReadArgs {
+            path: string_field(&map, "path"),
+            offset: map.get("offset").and_then(Value::as_f64),
+            limit: map.get("limit").and_then(Value::as_f64),
+        }),
+        "bash" => ToolArgs::Bash(BashArgs {
+            command: string_field(&map, "command"),
+            timeout: map.get("timeout").and_then(Value::as_f64),
+        }),
+        "edit" => ToolArgs::Edit(EditArgs {
+            path: string_field(&map, "path"),
+            edits: map
+                .get("edits")
+                .and_then(Value::as_array)
+                .map(|edits| {
+                    edits
+                        .iter()
+                        .filter_map(Value::as_object)
+                        .map(|edit| Replacement {
+                            old_text: string_field(edit, "oldText"),
+                            new_text: string_field(edit, "newText"),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }),
+        _ => ToolArgs::Write(WriteArgs {
+            path: string_field(&map, "path"),
+            content: string_field(&map, "content"),
+        }),
+    })
+}
+
+fn string_field(map: &Map<String, Value>, key: &str) -> String {
+    map.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The part of the argument repair that the reference performs on the tool call itself (so that
+/// the stored assistant message changes too): `edit`'s `edits` sent as JSON text of a list is
+/// replaced by the list.
+pub(crate) fn repair_in_place(name: &str, args: &mut Map<String, Value>) {
+    if name != "edit" {
+        return;
+    }
+    if let Some(Value::String(text)) = args.get("edits")
+        && let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(text)
+    {
+        args.insert("edits".into(), parsed);
+    }
+}
+
+/// The reference's repair of edit arguments: `edits` sent as JSON text is parsed, and a legacy
+/// top-level `oldText`/`newText` pair becomes one more entry of `edits`.
+fn repair_edit_arguments(raw: &Value) -> Value {
+    let Value::Object(input) = raw else {
+        return raw.clone();
+    };
+    let mut args = input.clone();
+    repair_in_place("edit", &mut args);
+    let (Some(Value::String(old_text)), Some(Value::String(new_text))) =
+        (args.get("oldText"), args.get("newText"))
+    else {
+        return Value::Object(args);
+    };
+    let mut pair = Map::new();
+    pair.insert("oldText".into(), Value::String(old_text.clone()));
+    pair.insert("newText".into(), Value::String(new_text.clone()));
+    let mut edits = match args.get("edits") {
+        Some(Value::Array(edits)) => edits.clone(),
+        _ => Vec::new(),
+    };
+    edits.push(Value::Object(pair));
+    args.shift_remove("oldText");
+    args.shift_remove("newText");
+    args.insert("edits".into(), Value::Array(edits));
+    Value::Object(args)
+}

@@ -1,0 +1,452 @@
+//! The `bash` tool: runs a command in its own process group, streams the tail of its output as
+//! partial results (at most one per 100 ms), keeps the full output in a temporary file when it is
+//! cut, and reports exit codes, timeouts and aborts with the reference's texts.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, Command};
+use tokio::time::{Instant, sleep_until};
+
+use super::args::BashArgs;
+use super::output::{OutputAccumulator, Snapshot};
+use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size};
+use super::{ToolContext, ToolError, ToolOutcome, ToolResult, ToolUpdate, js, text_block};
+
+/// Longest timeout the reference accepts (the largest 32-bit millisecond delay).
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+/// Least time between two streamed partial results.
+const UPDATE_INTERVAL: Duration = Duration::from_millis(100);
+/// How long output may keep arriving after the shell exited (from background children that
+/// hold the pipes) before the command counts as finished.
+const EXIT_STDIO_GRACE: Duration = Duration::from_millis(100);
+/// Session variables the reference removes from the inherited environment.
+const SESSION_VARIABLES: [&str; 5] = [
+    "PI_SESSION_ID",
+    "PI_SESSION_FILE",
+    "PI_PROVIDER",
+    "PI_MODEL",
+    "PI_REASONING_LEVEL",
+];
+
+/// How a command run ended, when it did not end by itself.
+enum Interrupted {
+    Aborted,
+    TimedOut(f64),
+    Failed(String),
+}
+
+/// Streams throttled partial results.
+struct Updates<'a> {
+    sink: &'a mut (dyn FnMut(ToolUpdate) + Send),
+    dirty: bool,
+    last: Option<Instant>,
+    timer: Option<Instant>,
+}
+
+impl Updates<'_> {
+    fn data_arrived(&mut self, output: &mut OutputAccumulator) {
+        self.dirty = true;
+        let due = self.last.map(|last| last + UPDATE_INTERVAL);
+        match due {
+            Some(due) if due > Instant::now() => {
+                self.timer.get_or_insert(due);
+            }
+            _ => {
+                self.timer = None;
+                self.emit(output);
+            }
+        }
+    }
+
+    fn emit(&mut self, output: &mut OutputAccumulator) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.last = Some(Instant::now());
+        let snapshot = output.snapshot(true);
+        let mut details = Map::new();
+        if snapshot.truncation.truncated {
+            details.insert("truncation".into(), to_value(&snapshot.truncation));
+        }
+        if let Some(path) = &snapshot.full_output_path {
+            details.insert(
+                "fullOutputPath".into(),
+                Value::String(path.display().to_string()),
+            );
+        }
+        (self.sink)(ToolUpdate {
+            content: vec![text_block(snapshot.content)],
+            details: Some(Value::Object(details)),
+        });
+    }
+}
+
+fn to_value(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+pub(crate) async fn run(
+    args: BashArgs,
+    ctx: &ToolContext,
+    on_update: &mut (dyn FnMut(ToolUpdate) + Send),
+) -> ToolResult {
+    let command = match &ctx.shell_command_prefix {
+        Some(prefix) => format!("{prefix}\n{}", args.command),
+        None => args.command.clone(),
+    };
+    let mut output = OutputAccumulator::new(&temp_dir(ctx));
+    on_update(ToolUpdate {
+        content: Vec::new(),
+        details: None,
+    });
+    let mut updates = Updates {
+        sink: on_update,
+        dirty: false,
+        last: None,
+        timer: None,
+    };
+    let ended = execute(&command, args.timeout, ctx, &mut output, &mut updates).await;
+
+    output.finish();
+    updates.timer = None;
+    updates.emit(&mut output);
+    let snapshot = output.snapshot(true);
+    output.close_temp_file();
+    let append_status = |text: String, status: &str| {
+        if text.is_empty() {
+            status.to_string()
+        } else {
+            format!("{text}\n\n{status}")
+        }
+    };
+    match ended {
+        Ok(code) => {
+            let (text, details) = format_output(&snapshot, &output, "(no output)");
+            match code {
+                Some(code) if code != 0 => Err(ToolError::new(append_status(
+                    text,
+                    &format!("Command exited with code {code}"),
+                ))),
+                _ => Ok(ToolOutcome::success(vec![text_block(text)], details)),
+            }
+        }
+        Err(interrupted) => {
+            let (text, _) = format_output(&snapshot, &output, "");
+            Err(ToolError::new(match interrupted {
+                Interrupted::Aborted => append_status(text, "Command aborted"),
+                Interrupted::TimedOut(seconds) => append_status(
+                    text,
+                    &format!(
+                        "Command timed out after {} seconds",
+                        js::number_to_string(seconds)
+                    ),
+                ),
+                Interrupted::Failed(message) => message,
+            }))
+        }
+    }
+}
+
+/// The result text: the output tail (or `empty`) and, when cut, a notice naming the full log.
+fn format_output(
+    snapshot: &Snapshot,
+    output: &OutputAccumulator,
+    empty: &str,
+) -> (String, Option<Value>) {
+    let truncation = &snapshot.truncation;
+    let mut text = if snapshot.content.is_empty() {
+        empty.to_string()
+    } else {
+        snapshot.content.clone()
+    };
+    if !truncation.truncated {
+        return (text, None);
+    }
+    let full = snapshot.full_output_path.as_ref().map_or_else(
+        || "undefined".to_string(),
+        |path| path.display().to_string(),
+    );
+    let mut details = Map::new();
+    details.insert("truncation".into(), to_value(truncation));
+    details.insert("fullOutputPath".into(), Value::String(full.clone()));
+    let start = truncation.total_lines + 1 - truncation.output_lines;
+    let end = truncation.total_lines;
+    if truncation.last_line_partial {
+        text.push_str(&format!(
+            "\n\n[Showing last {} of line {end} (line is {}). Full output: {full}]",
+            format_size(truncation.output_bytes),
+            format_size(output.last_line_bytes())
+        ));
+    } else if truncation.truncated_by == Some(TruncatedBy::Lines) {
+        text.push_str(&format!(
+            "\n\n[Showing lines {start}-{end} of {end}. Full output: {full}]"
+        ));
+    } else {
+        text.push_str(&format!(
+            "\n\n[Showing lines {start}-{end} of {end} ({} limit). Full output: {full}]",
+            format_size(DEFAULT_MAX_BYTES)
+        ));
+    }
+    (text, Some(Value::Object(details)))
+}
+
+/// Node's `os.tmpdir()`, unless the context names a folder.
+fn temp_dir(ctx: &ToolContext) -> PathBuf {
+    if let Some(dir) = &ctx.temp_dir {
+        return dir.clone();
+    }
+    for name in ["TMPDIR", "TMP", "TEMP"] {
+        if let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) {
+            let text = value.to_string_lossy();
+            let trimmed = if text.len() > 1 {
+                text.trim_end_matches('/')
+            } else {
+                &text
+            };
+            return PathBuf::from(trimmed);
+        }
+    }
+    PathBuf::from("/tmp")
+}
+
+/// The shell and the flag before the command: settings `shellPath`, else `/bin/bash`, else
+/// `bash` on `PATH`, else `sh`.
+fn shell(ctx: &ToolContext) -> Result<PathBuf, String> {
+    if let Some(custom) = &ctx.shell_path {
+        if custom.exists() {
+            return Ok(custom.clone());
+        }
+        return Err(format!("Custom shell path not found: {}", custom.display()));
+    }
+    let bin_bash = Path::new("/bin/bash");
+    if bin_bash.exists() {
+        return Ok(bin_bash.to_path_buf());
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("bash"))
+            .find(|candidate| candidate.is_file())
+    });
+    Ok(on_path.unwrap_or_else(|| PathBuf::from("sh")))
+}
+
+/// The environment of the command: ours, without inherited session variables, with the
+/// context's, and with the agent's `bin` folder first on `PATH`.
+fn environment(ctx: &ToolContext) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(key, _)| !SESSION_VARIABLES.iter().any(|name| key == name))
+        .collect();
+    if let Some(agent_dir) = &ctx.agent_dir {
+        let bin = agent_dir.join("bin");
+        let path_key = env
+            .iter()
+            .map(|(key, _)| key.clone())
+            .find(|key| key.to_string_lossy().eq_ignore_ascii_case("path"))
+            .unwrap_or_else(|| "PATH".into());
+        let current = env
+            .iter()
+            .find(|(key, _)| *key == path_key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let has_bin = std::env::split_paths(&current).any(|entry| entry == bin);
+        if !has_bin {
+            let mut value = bin.into_os_string();
+            if !current.is_empty() {
+                value.push(":");
+                value.push(&current);
+            }
+            env.retain(|(key, _)| *key != path_key);
+            env.push((path_key, value));
+        }
+    }
+    for (key, value) in &ctx.bash_env {
+        env.retain(|(existing, _)| existing != key.as_str());
+        env.push((key.into(), value.into()));
+    }
+    env
+}
+
+/// Runs the command to its end; `Ok` holds the exit code (`None` when a signal ended it).
+async fn execute(
+    command: &str,
+    timeout: Option<f64>,
+    ctx: &ToolContext,
+    output: &mut OutputAccumulator,
+    updates: &mut Updates<'_>,
+) -> Result<Option<i32>, Interrupted> {
+    if let Some(seconds) = timeout {
+        if !seconds.is_finite() || seconds <= 0.0 {
+            return Err(Interrupted::Failed(
+                "Invalid timeout: must be a finite number of seconds".into(),
+            ));
+        }
+        if seconds * 1000.0 > MAX_TIMEOUT_MS {
+            return Err(Interrupted::Failed(format!(
+                "Invalid timeout: maximum is {} seconds",
+                js::number_to_string(MAX_TIMEOUT_MS / 1000.0)
+            )));
+        }
+    }
+    if ctx.cancel.is_cancelled() {
+        return Err(Interrupted::Aborted);
+    }
+    let shell = shell(ctx).map_err(Interrupted::Failed)?;
+    if rustix::fs::access(&ctx.cwd, rustix::fs::Access::EXISTS).is_err() {
+        return Err(Interrupted::Failed(format!(
+            "Working directory does not exist: {}\nCannot execute bash commands.",
+            ctx.cwd.display()
+        )));
+    }
+    let mut child = Command::new(&shell)
+        .arg("-c")
+        .arg(command)
+        .current_dir(&ctx.cwd)
+        .env_clear()
+        .envs(environment(ctx))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|error| {
+            let code = super::fs_error::code_and_description(&error).map_or("", |(code, _)| code);
+            Interrupted::Failed(
+                format!("spawn {} {code}", shell.display())
+                    .trim_end()
+                    .to_string(),
+            )
+        })?;
+    let deadline = timeout.map(|seconds| Instant::now() + Duration::from_secs_f64(seconds));
+    // If this call is dropped mid-run (the agent shutting down), take the command's process
+    // group down with it, as the reference does on exit; a finished command's background
+    // children live on.
+    let mut running = GroupGuard(child.id());
+    let ended = pump(&mut child, deadline, ctx, output, updates).await;
+    running.0 = None;
+    if ended.aborted || ctx.cancel.is_cancelled() {
+        return Err(Interrupted::Aborted);
+    }
+    if ended.timed_out {
+        return Err(Interrupted::TimedOut(timeout.unwrap_or_default()));
+    }
+    Ok(ended.code)
+}
+
+/// How the pumping ended: the exit code (`None` after a signal) and whether we killed it.
+struct Ended {
+    code: Option<i32>,
+    timed_out: bool,
+    aborted: bool,
+}
+
+/// Kills the process group of a command still running when dropped.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
+}
+
+/// Kills the command's whole process group.
+fn kill_group(pid: Option<u32>) {
+    let Some(pid) = pid.and_then(|pid| rustix::process::Pid::from_raw(pid as i32)) else {
+        return;
+    };
+    if rustix::process::kill_process_group(pid, rustix::process::Signal::KILL).is_err() {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Reads both pipes until the shell has exited and the pipes are closed or quiet.
+async fn pump(
+    child: &mut Child,
+    deadline: Option<Instant>,
+    ctx: &ToolContext,
+    output: &mut OutputAccumulator,
+    updates: &mut Updates<'_>,
+) -> Ended {
+    let pid = child.id();
+    let (mut timed_out, mut aborted) = (false, false);
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let (mut out_buf, mut err_buf) = (vec![0u8; 65536], vec![0u8; 65536]);
+    let mut exit: Option<Option<i32>> = None;
+    let mut quiet_until: Option<Instant> = None;
+    loop {
+        if let Some(code) = exit
+            && stdout.is_none()
+            && stderr.is_none()
+        {
+            return Ended {
+                code,
+                timed_out,
+                aborted,
+            };
+        }
+        let far = Instant::now() + Duration::from_secs(86_400);
+        // Biased: stop requests are never starved by a flood of output, and of two ready
+        // pipes stdout is read first, as it was first to be written to when both are ready.
+        tokio::select! {
+            biased;
+            () = sleep_until(deadline.unwrap_or(far)), if deadline.is_some() && !timed_out && exit.is_none() => {
+                timed_out = true;
+                kill_group(pid);
+            }
+            () = ctx.cancel.cancelled(), if !aborted && exit.is_none() => {
+                aborted = true;
+                kill_group(pid);
+            }
+            () = sleep_until(updates.timer.unwrap_or(far)), if updates.timer.is_some() => {
+                updates.timer = None;
+                updates.emit(output);
+            }
+            read = read_some(&mut stdout, &mut out_buf) => {
+                match read {
+                    Some(n) => {
+                        output.append(&out_buf[..n]);
+                        updates.data_arrived(output);
+                        if exit.is_some() { quiet_until = Some(Instant::now() + EXIT_STDIO_GRACE); }
+                    }
+                    None => stdout = None,
+                }
+            }
+            read = read_some(&mut stderr, &mut err_buf) => {
+                match read {
+                    Some(n) => {
+                        output.append(&err_buf[..n]);
+                        updates.data_arrived(output);
+                        if exit.is_some() { quiet_until = Some(Instant::now() + EXIT_STDIO_GRACE); }
+                    }
+                    None => stderr = None,
+                }
+            }
+            status = child.wait(), if exit.is_none() => {
+                exit = Some(status.ok().and_then(|status| status.code()));
+                quiet_until = Some(Instant::now() + EXIT_STDIO_GRACE);
+            }
+            () = sleep_until(quiet_until.unwrap_or(far)), if quiet_until.is_some() => {
+                return Ended { code: exit.flatten(), timed_out, aborted };
+            }
+        }
+    }
+}
+
+/// Reads a chunk from an open pipe; `None` at its end (or on a read error). Never completes for
+/// a pipe already closed.
+async fn read_some(pipe: &mut Option<impl AsyncReadExt + Unpin>, buf: &mut [u8]) -> Option<usize> {
+    match pipe {
+        Some(reader) => match reader.read(buf).await {
+            Ok(0) | Err(_) => None,
+            Ok(n) => Some(n),
+        },
+        None => std::future::pending().await,
+    }
+}

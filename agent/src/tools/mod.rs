@@ -1,0 +1,304 @@
+//! The four built-in tools, `read`, `bash`, `edit` and `write`, as the reference pi 0.84.1 runs
+//! them: the same names and parameter schemas, the same argument coercion and validation errors,
+//! the same result texts, `details` objects, truncation rules and streamed partial results.
+//!
+//! The run loop calls [`prepare`] when a tool call starts (unknown tools and invalid arguments
+//! fail there, before execution, as in the reference) and then [`PreparedCall::run`];
+//! [`execute`] does both.
+
+mod args;
+mod bash;
+mod diff;
+mod edit;
+mod fs_error;
+mod image;
+mod js;
+mod locks;
+mod output;
+mod path;
+mod read;
+mod schema;
+mod truncate;
+mod write;
+
+use std::path::PathBuf;
+
+use pi_rpc_protocol::content::{ImageContent, TextContent, UserContent};
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use fs_error::node_message;
+pub use locks::FileLocks;
+pub(crate) use truncate::truncate_tail;
+pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
+
+/// A tool as the model sees it: name, description and JSON schema of its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    /// The tool name (`read`, `bash`, `edit`, `write`).
+    pub name: &'static str,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON schema of the arguments, keys in the reference's order.
+    pub parameters: Value,
+}
+
+/// The built-in tools, in the order the reference sends them to the provider.
+pub fn builtin_tools() -> Vec<ToolDefinition> {
+    schema::definitions()
+}
+
+/// A block of a tool result: text or a base64 image.
+///
+/// Serialises as `{"type":"text","text":...}` or `{"type":"image","data":...,"mimeType":...}`,
+/// the JSON of the wire type [`UserContent`], which it converts into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ToolContent {
+    /// `{"type":"text","text":...}`
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// `{"type":"image","data":...,"mimeType":...}`
+    Image {
+        /// Base64 data without a `data:` prefix.
+        data: String,
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+}
+
+impl ToolContent {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+}
+
+impl From<ToolContent> for UserContent {
+    fn from(block: ToolContent) -> Self {
+        match block {
+            ToolContent::Text { text } => UserContent::Text(TextContent::new(text)),
+            ToolContent::Image { data, mime_type } => UserContent::Image(ImageContent {
+                data,
+                mime_type,
+                extra: serde_json::Map::new(),
+            }),
+        }
+    }
+}
+
+/// A text block.
+pub fn text_block(text: impl Into<String>) -> ToolContent {
+    ToolContent::text(text)
+}
+
+/// An image block of base64 `data`.
+pub fn image_block(data: impl Into<String>, mime_type: impl Into<String>) -> ToolContent {
+    ToolContent::Image {
+        data: data.into(),
+        mime_type: mime_type.into(),
+    }
+}
+
+/// A partial result streamed while a tool runs (the `partialResult` of a
+/// `tool_execution_update` event). Only `bash` streams.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolUpdate {
+    /// The output so far (for `bash`: the tail of the accumulated output).
+    pub content: Vec<ToolContent>,
+    /// Tool-specific details; `None` is left out of the JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// The final result of a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolOutcome {
+    /// Result blocks sent back to the model.
+    pub content: Vec<ToolContent>,
+    /// Tool-specific details (edit's diff, truncation info); `None` is left out of the JSON.
+    /// Failed calls carry `{}`, as the reference's do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// True when the call failed; the text then says why.
+    #[serde(rename = "isError")]
+    pub is_error: bool,
+}
+
+impl ToolOutcome {
+    /// A successful result.
+    pub fn success(content: Vec<ToolContent>, details: Option<Value>) -> Self {
+        Self {
+            content,
+            details,
+            is_error: false,
+        }
+    }
+
+    /// A failed call, worded as `message`, with the empty `details` object the reference gives.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            content: vec![text_block(message)],
+            details: Some(Value::Object(serde_json::Map::new())),
+            is_error: true,
+        }
+    }
+
+    /// The value of `result` in `tool_execution_end`: `{content, details}`, without `details`
+    /// when there are none.
+    pub fn result_value(&self) -> Value {
+        let mut result = serde_json::Map::new();
+        result.insert(
+            "content".into(),
+            serde_json::to_value(&self.content).unwrap_or_default(),
+        );
+        if let Some(details) = &self.details {
+            result.insert("details".into(), details.clone());
+        }
+        Value::Object(result)
+    }
+
+    /// The text blocks joined by newlines (handy for logs and tests).
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ToolContent::Text { text } => Some(text.as_str()),
+                ToolContent::Image { .. } => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+}
+
+/// What a tool call may see of the agent: its working folder, the cancel signal of the run, and
+/// the settings that shape the tools.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The agent's working folder; relative paths resolve against it and `bash` runs in it.
+    pub cwd: PathBuf,
+    /// Cancelled when the run is aborted.
+    pub cancel: CancellationToken,
+    /// Whether the current model accepts images; `Some(false)` adds the reference's note to image
+    /// reads, `None` means no model is known.
+    pub model_accepts_images: Option<bool>,
+    /// Settings `images.autoResize` (default true): oversized images are resized rather than
+    /// sent as they are.
+    pub auto_resize_images: bool,
+    /// The agent folder (`PI_CODING_AGENT_DIR` or `~/.pi/agent`); its `bin` folder is put first on
+    /// `bash`'s `PATH`, as the reference does.
+    pub agent_dir: Option<PathBuf>,
+    /// Extra environment for `bash` (`PI_SESSION_ID`, `PI_SESSION_FILE`, `PI_PROVIDER`,
+    /// `PI_MODEL`, `PI_REASONING_LEVEL`); inherited `PI_*` session variables are removed first.
+    pub bash_env: Vec<(String, String)>,
+    /// Settings `shellPath`: the shell to run instead of `/bin/bash`.
+    pub shell_path: Option<PathBuf>,
+    /// Settings `shellCommandPrefix`: a line run before every command.
+    pub shell_command_prefix: Option<String>,
+    /// Folder for the full output of truncated `bash` runs (default: the system temp folder).
+    pub temp_dir: Option<PathBuf>,
+    /// Serialises `edit` and `write` calls on the same file; share one per session.
+    pub file_locks: FileLocks,
+}
+
+impl ToolContext {
+    /// A context for `cwd` with the reference's defaults and a fresh cancel token.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            cancel: CancellationToken::new(),
+            model_accepts_images: None,
+            auto_resize_images: true,
+            agent_dir: None,
+            bash_env: Vec::new(),
+            shell_path: None,
+            shell_command_prefix: None,
+            temp_dir: None,
+            file_locks: FileLocks::default(),
+        }
+    }
+}
+
+/// A tool call whose arguments passed validation, ready to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedCall {
+    args: args::ToolArgs,
+}
+
+impl PreparedCall {
+    /// The tool name.
+    pub fn name(&self) -> &'static str {
+        self.args.name()
+    }
+
+    /// Runs the tool. `on_update` receives streamed partial results (only `bash` streams).
+    pub async fn run(
+        self,
+        ctx: &ToolContext,
+        on_update: &mut (dyn FnMut(ToolUpdate) + Send),
+    ) -> ToolOutcome {
+        let result = match self.args {
+            args::ToolArgs::Read(args) => read::run(args, ctx).await,
+            args::ToolArgs::Bash(args) => bash::run(args, ctx, on_update).await,
+            args::ToolArgs::Edit(args) => edit::run(args, ctx).await,
+            args::ToolArgs::Write(args) => write::run(args, ctx).await,
+        };
+        result.unwrap_or_else(|error| ToolOutcome::error(error.message))
+    }
+}
+
+/// Looks the tool up and validates `args` against its schema, coercing them as the reference
+/// does (`"5"` for a number, `5` for a string). On failure, the result the call ends with:
+/// `Tool NAME not found`, or `Validation failed for tool "NAME": ...`.
+pub fn prepare(name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
+    args::prepare(name, args)
+        .map(|args| PreparedCall { args })
+        .map_err(ToolOutcome::error)
+}
+
+/// Rewrites a tool call's arguments in place as the reference's argument preparation rewrites
+/// the call object of the assistant message: `edit`'s `edits` given as JSON text of a list
+/// becomes that list. Events sent before (`tool_execution_start`, `message_end`) keep the
+/// arguments as sent; the assistant message held in memory (`get_messages`) shows them repaired.
+pub fn repair_call_arguments(name: &str, args: &mut serde_json::Map<String, Value>) {
+    args::repair_in_place(name, args);
+}
+
+/// Prepares and runs a tool call in one step.
+pub async fn execute(
+    name: &str,
+    args: &Value,
+    ctx: &ToolContext,
+    on_update: &mut (dyn FnMut(ToolUpdate) + Send),
+) -> ToolOutcome {
+    match prepare(name, args) {
+        Ok(prepared) => prepared.run(ctx, on_update).await,
+        Err(outcome) => outcome,
+    }
+}
+
+/// A tool failure, worded as the result text the model sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolError {
+    pub(crate) message: String,
+}
+
+impl ToolError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The text of a cancelled file operation.
+    pub(crate) fn aborted() -> Self {
+        Self::new("Operation aborted")
+    }
+}
+
+pub(crate) type ToolResult<T = ToolOutcome> = Result<T, ToolError>;

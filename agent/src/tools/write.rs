@@ -1,0 +1,36 @@
+//! The `write` tool: creates missing parent folders, then writes the whole file.
+
+use super::args::WriteArgs;
+use super::{ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, js, path, text_block};
+
+pub(crate) async fn run(args: WriteArgs, ctx: &ToolContext) -> ToolResult {
+    let absolute = path::resolve_to_cwd(&args.path, &ctx.cwd);
+    let _turn = ctx.file_locks.acquire(&absolute).await;
+    let check_abort = || {
+        if ctx.cancel.is_cancelled() {
+            Err(ToolError::aborted())
+        } else {
+            Ok(())
+        }
+    };
+    check_abort()?;
+    if let Some(parent) = absolute.parent() {
+        tokio::fs::create_dir_all(parent).await.map_err(|error| {
+            ToolError::new(fs_error::node_message(&error, "mkdir", Some(parent)))
+        })?;
+    }
+    check_abort()?;
+    tokio::fs::write(&absolute, args.content.as_bytes())
+        .await
+        .map_err(|error| ToolError::new(fs_error::node_message(&error, "open", Some(&absolute))))?;
+    check_abort()?;
+    // The reference counts UTF-16 code units and calls them bytes.
+    let count = js::utf16_len(&args.content);
+    Ok(ToolOutcome::success(
+        vec![text_block(format!(
+            "Successfully wrote {count} bytes to {}",
+            args.path
+        ))],
+        None,
+    ))
+}

@@ -1,0 +1,192 @@
+//! The benchmark of issue 6, ours and the reference side by side in one run:
+//! - start-up: spawn to the first `get_state` response (median of several spawns);
+//! - memory: peak RSS (`VmHWM`) over a 50-turn tool-using conversation against the mock;
+//! - throughput: time for 10,000 text deltas to pass through (first `message_update` to
+//!   `message_end`).
+//!
+//! Ignored by default. Run it with an optimised build:
+//! `cargo test --release -p pi-agent --test bench_vs_reference -- --ignored --nocapture`.
+//! The reference is `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`; without it only our
+//! figures are printed.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+use support::{Agent, TestEnv, mock};
+
+const STARTS: usize = 5;
+const TURNS: usize = 50;
+const DELTAS: usize = 10_000;
+
+/// The command line of one implementation.
+struct Implementation {
+    label: &'static str,
+    program: PathBuf,
+}
+
+fn implementations() -> Vec<Implementation> {
+    let mut all = vec![Implementation {
+        label: "pi-agent",
+        program: PathBuf::from(env!("CARGO_BIN_EXE_pi-agent")),
+    }];
+    let reference = std::env::var_os("PI_REFERENCE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|home| PathBuf::from(home).join(".cache/pi-reference/bin/pi"))
+        });
+    match reference {
+        Some(path) if path.exists() => all.push(Implementation {
+            label: "reference",
+            program: path,
+        }),
+        _ => eprintln!("reference pi not found (set PI_REFERENCE); measuring pi-agent only"),
+    }
+    all
+}
+
+fn spawn(env: &TestEnv, implementation: &Implementation) -> Result<Agent> {
+    let mut agent = env.spawn_program(
+        &implementation.program,
+        &[
+            "--mode",
+            "rpc",
+            "--no-session",
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model-1",
+        ],
+    )?;
+    agent.timeout = Duration::from_secs(120);
+    Ok(agent)
+}
+
+async fn start_up(env: &TestEnv, implementation: &Implementation) -> Result<Duration> {
+    let mut times = Vec::with_capacity(STARTS);
+    for _ in 0..STARTS {
+        let started = Instant::now();
+        let mut agent = spawn(env, implementation)?;
+        agent.request(json!({"type": "get_state"})).await?;
+        times.push(started.elapsed());
+        agent.close_stdin();
+        agent.wait_exit().await?;
+    }
+    times.sort();
+    Ok(times[STARTS / 2])
+}
+
+fn peak_rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .context("no VmHWM in /proc status")?;
+    let kib = line
+        .split_whitespace()
+        .nth(1)
+        .context("malformed VmHWM")?
+        .parse()?;
+    Ok(kib)
+}
+
+/// The process whose memory counts: the reference's launcher is a shell script that runs node
+/// as its child, so the deepest descendant is measured.
+fn measured_pid(pid: u32) -> u32 {
+    let children =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    match children
+        .split_whitespace()
+        .next()
+        .and_then(|c| c.parse().ok())
+    {
+        Some(child) => measured_pid(child),
+        None => pid,
+    }
+}
+
+async fn conversation_peak_rss(implementation: &Implementation) -> Result<u64> {
+    let script = format!(
+        "responses:\n  - content: [{{tool_call: {{name: read, arguments: {{path: a.txt}}}}}}]\n    times: {}\n  - text: done\n",
+        TURNS - 1
+    );
+    let server = mock(&script).await?;
+    let env = TestEnv::new(&server.uri())?;
+    support::write_file(&env.work_dir(), "a.txt", &"some file content\n".repeat(200))?;
+    let mut agent = spawn(&env, implementation)?;
+    agent
+        .send(json!({"type": "prompt", "message": "read it again and again"}))
+        .await?;
+    let records = agent.until(|r| r["type"] == "agent_settled").await?;
+    let turns = records.iter().filter(|r| r["type"] == "turn_start").count();
+    if turns != TURNS {
+        bail!("{}: {turns} turns instead of {TURNS}", implementation.label);
+    }
+    let pid = agent.child.id().context("no pid")?;
+    let peak = peak_rss_kib(measured_pid(pid))?;
+    agent.close_stdin();
+    agent.wait_exit().await?;
+    Ok(peak)
+}
+
+async fn delta_throughput(implementation: &Implementation) -> Result<Duration> {
+    let text = "x".repeat(DELTAS);
+    let script = format!("responses:\n  - content: [{{text: {text}, chunks: {DELTAS}}}]\n");
+    let server = mock(&script).await?;
+    let env = TestEnv::new(&server.uri())?;
+    let mut agent = spawn(&env, implementation)?;
+    agent
+        .send(json!({"type": "prompt", "message": "stream"}))
+        .await?;
+    agent
+        .until(|r| r["assistantMessageEvent"]["type"] == "text_delta")
+        .await?;
+    let started = Instant::now();
+    let mut deltas = 1;
+    loop {
+        let record = agent.next().await?;
+        if record["assistantMessageEvent"]["type"] == "text_delta" {
+            deltas += 1;
+        }
+        if record["type"] == "message_end" {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    if deltas != DELTAS {
+        bail!(
+            "{}: {deltas} deltas instead of {DELTAS}",
+            implementation.label
+        );
+    }
+    agent.close_stdin();
+    agent.wait_exit().await?;
+    Ok(elapsed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark; run it with --ignored --release"]
+async fn compare_with_reference() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    println!(
+        "| implementation | start to first get_state | peak RSS, {TURNS}-turn conversation | {DELTAS} text deltas |"
+    );
+    println!("|---|---|---|---|");
+    for implementation in implementations() {
+        let start = start_up(&env, &implementation).await?;
+        let rss = conversation_peak_rss(&implementation).await?;
+        let deltas = delta_throughput(&implementation).await?;
+        println!(
+            "| {} | {:.1} ms | {:.1} MiB | {:.1} ms |",
+            implementation.label,
+            start.as_secs_f64() * 1000.0,
+            rss as f64 / 1024.0,
+            deltas.as_secs_f64() * 1000.0
+        );
+    }
+    Ok(())
+}

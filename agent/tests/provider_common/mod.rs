@@ -1,0 +1,144 @@
+//! Helpers shared by the provider tests: models pointing at a loopback server, requests, and
+//! collecting a stream's events with a timeout.
+#![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::time::Duration;
+
+use pi_agent::provider::{LlmRequest, ProviderEvent, ToolDefinition, stream};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// How long a test waits for a stream to finish.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A reasoning model of provider `mock` at `base_url`, priced like the reference run's model.
+pub fn model(base_url: &str) -> Model {
+    serde_json::from_value(json!({
+        "id": "mock-model-1", "name": "mock-model-1", "api": "anthropic-messages",
+        "provider": "mock", "baseUrl": base_url, "reasoning": true, "input": ["text"],
+        "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75},
+        "contextWindow": 200000, "maxTokens": 8192
+    }))
+    .expect("model")
+}
+
+/// A user message.
+pub fn user(text: &str) -> AgentMessage {
+    serde_json::from_value(json!({
+        "role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1
+    }))
+    .expect("user message")
+}
+
+/// A request of one user message with the key `mock-key`, thinking off.
+pub fn request(model: Model, text: &str) -> LlmRequest {
+    LlmRequest {
+        model,
+        api_key: Some("mock-key".to_owned()),
+        system_prompt: "You are a test.".to_owned(),
+        messages: vec![user(text)],
+        tools: Vec::new(),
+        thinking_level: ThinkingLevel::Off,
+        session_id: None,
+    }
+}
+
+/// Tool definitions from JSON objects with `name`, `description`, `parameters`.
+pub fn tools(values: &[Value]) -> Vec<ToolDefinition> {
+    values
+        .iter()
+        .map(|tool| ToolDefinition {
+            name: Box::leak(
+                tool["name"]
+                    .as_str()
+                    .expect("tool name")
+                    .to_owned()
+                    .into_boxed_str(),
+            ),
+            description: tool["description"]
+                .as_str()
+                .expect("description")
+                .to_owned(),
+            parameters: tool["parameters"].clone(),
+        })
+        .collect()
+}
+
+/// Reads events until `Done` (which must be last), failing after [`TIMEOUT`].
+pub async fn collect(mut rx: mpsc::Receiver<ProviderEvent>) -> Vec<ProviderEvent> {
+    let mut events = Vec::new();
+    let read = async {
+        while let Some(event) = rx.recv().await {
+            let done = matches!(event, ProviderEvent::Done(_));
+            events.push(event);
+            if done {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(TIMEOUT, read)
+        .await
+        .expect("the stream ends in time");
+    assert!(
+        matches!(events.last(), Some(ProviderEvent::Done(_))),
+        "the stream ends with Done: {events:?}"
+    );
+    assert!(rx.recv().await.is_none(), "nothing follows Done");
+    events
+}
+
+/// Runs a request to its end.
+pub async fn run(request: LlmRequest) -> Vec<ProviderEvent> {
+    let http = reqwest::Client::new();
+    collect(stream(&http, request, CancellationToken::new())).await
+}
+
+/// The final message of a finished stream.
+pub fn done(events: &[ProviderEvent]) -> &AssistantMessage {
+    match events.last() {
+        Some(ProviderEvent::Done(message)) => message,
+        other => panic!("no Done at the end: {other:?}"),
+    }
+}
+
+/// Whether the stream sent `Start`.
+pub fn started(events: &[ProviderEvent]) -> bool {
+    events
+        .iter()
+        .any(|event| matches!(event, ProviderEvent::Start(_)))
+}
+
+/// The events as the RPC stream shows them: `message_start` (from `Start`), one
+/// `message_update` per delta, `message_end` (from `Done`), with timestamps zeroed.
+pub fn as_rpc_lines(events: &[ProviderEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|event| {
+            let mut line = match event {
+                ProviderEvent::Start(message) => json!({
+                    "type": "message_start",
+                    "message": AgentMessage::Assistant(message.clone()),
+                }),
+                ProviderEvent::Delta(delta) => json!({
+                    "type": "message_update", "assistantMessageEvent": delta,
+                }),
+                ProviderEvent::Done(message) => json!({
+                    "type": "message_end",
+                    "message": AgentMessage::Assistant(message.clone()),
+                }),
+            };
+            if let Some(stamp) = line.pointer_mut("/message/timestamp") {
+                *stamp = json!(0);
+            }
+            line
+        })
+        .collect()
+}
+
+/// Serialises as the reference (JavaScript's `JSON.stringify`) does, key order included.
+pub fn js(value: &impl serde::Serialize) -> String {
+    pi_rpc_protocol::json::to_string(value).expect("serialise")
+}

@@ -1,0 +1,144 @@
+//! The Responses request as sent over HTTP: bodies compared byte for byte with what the
+//! reference pi 0.84.1 sent for the same conversation
+//! (`provider_fixtures/openai_responses_requests.json`, recorded from the mock server's
+//! journal; the system prompt is replaced by a text of the same length), once with the
+//! defaults and once with compat overrides (system role, strict tools), and the headers.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod provider_common;
+
+use pi_agent::provider::LlmRequest;
+use pi_agent::provider::openai_responses::request_body;
+use pi_rpc_protocol::message::{AgentMessage, StopReason};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use provider_common::{done, js, request, run, tools, user};
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const REPLY: &str = "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"message\",\"id\":\"msg_1\",\"content\":[]}}\n\nevent: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"ok\"}\n\nevent: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\"}}\n\n";
+
+async fn server() -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/responses"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(REPLY, "text/event-stream"))
+        .mount(&server)
+        .await;
+    server
+}
+
+fn fixtures() -> Value {
+    serde_json::from_str(include_str!(
+        "provider_fixtures/openai_responses_requests.json"
+    ))
+    .unwrap()
+}
+
+fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmRequest {
+    let mut model_json = case["model"].clone();
+    model_json["baseUrl"] = json!(base_url);
+    let model: Model = serde_json::from_value(model_json).unwrap();
+    let messages: Vec<AgentMessage> = serde_json::from_value(case["messages"].clone()).unwrap();
+    LlmRequest {
+        model,
+        api_key: Some("mock-key".to_owned()),
+        system_prompt: case["systemPrompt"].as_str().unwrap().to_owned(),
+        messages,
+        tools: tools(fixtures["tools"].as_array().unwrap()),
+        thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
+        session_id: case["sessionId"].as_str().map(str::to_owned),
+    }
+}
+
+fn responses_model(base_url: &str) -> Model {
+    let mut model = provider_common::model(base_url);
+    model.api = "openai-responses".to_owned();
+    model
+}
+
+#[tokio::test]
+async fn request_bodies_match_the_reference_byte_for_byte() {
+    let fixtures = fixtures();
+    let cases = fixtures["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 6);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let server = server().await;
+        let base_url = format!("{}/v1", server.uri());
+        let events = run(case_request(&fixtures, case, &base_url)).await;
+        assert_eq!(done(&events).stop_reason, StopReason::Stop, "{name}");
+        let received = server.received_requests().await.unwrap();
+        assert_eq!(received.len(), 1, "{name}");
+        let body = String::from_utf8(received[0].body.clone()).unwrap();
+        assert_eq!(body, js(&case["body"]), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn headers_carry_the_key_and_the_session() {
+    let server = server().await;
+    let mut request = request(responses_model(&format!("{}/v1", server.uri())), "hi");
+    request.session_id = Some("sess-1".to_owned());
+    let events = run(request).await;
+    assert_eq!(done(&events).stop_reason, StopReason::Stop);
+    let received = server.received_requests().await.unwrap();
+    let headers = &received[0].headers;
+    assert_eq!(headers["authorization"], "Bearer mock-key");
+    assert_eq!(headers["session_id"], "sess-1");
+    assert_eq!(headers["x-client-request-id"], "sess-1");
+}
+
+#[tokio::test]
+async fn thinking_off_asks_for_no_reasoning_and_tool_images_go_in_the_output() {
+    let mut model = responses_model("http://127.0.0.1:9/v1");
+    model.input = vec!["text".into(), "image".into()];
+    let mut request = request(model, "hi");
+    request.system_prompt = String::new();
+    request.messages = serde_json::from_value(json!([
+        {"role": "user", "content": "look", "timestamp": 1},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "call_1|fc_1", "name": "read",
+            "arguments": {"path": "p.png"}}], "api": "openai-responses", "provider": "mock",
+         "model": "mock-model-1", "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+            "totalTokens": 0, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+         "stopReason": "toolUse", "timestamp": 2},
+        {"role": "toolResult", "toolCallId": "call_1|fc_1", "toolName": "read",
+         "content": [{"type": "text", "text": "an image"},
+                     {"type": "image", "data": "REVG", "mimeType": "image/jpeg"}], "isError": false, "timestamp": 3},
+    ]))
+    .unwrap();
+    let body = request_body(&request, false).unwrap();
+    assert_eq!(
+        js(&body["input"]),
+        js(&json!([
+            {"role": "user", "content": [{"type": "input_text", "text": "look"}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read",
+             "arguments": "{\"path\":\"p.png\"}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": [
+                {"type": "input_text", "text": "an image"},
+                {"type": "input_image", "detail": "auto", "image_url": "data:image/jpeg;base64,REVG"}]},
+        ]))
+    );
+    assert_eq!(body["reasoning"], json!({"effort": "none"}));
+    assert!(body.get("include").is_none());
+}
+
+#[tokio::test]
+async fn a_thinking_signature_that_is_not_json_fails_before_sending() {
+    let mut request = request(responses_model("http://127.0.0.1:9/v1"), "hi");
+    request.messages = serde_json::from_value(json!([
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t",
+            "thinkingSignature": "reasoning_content"}], "api": "openai-responses", "provider": "mock",
+         "model": "mock-model-1", "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+            "totalTokens": 0, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+         "stopReason": "stop", "timestamp": 2},
+    ]))
+    .unwrap();
+    request.messages.push(user("next"));
+    let events = run(request).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        done(&events).error_message.as_deref(),
+        Some("Unexpected token 'r', \"reasoning_content\" is not valid JSON")
+    );
+}

@@ -1,0 +1,670 @@
+//! The session store's behaviour on real files in temporary folders: lazy writing, ids and
+//! parents, names, `get_entries` since, labels and the tree, branching, compaction-aware context,
+//! fork and clone, and opening missing, empty, invalid and damaged files.
+#![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
+
+use std::path::{Path, PathBuf};
+
+use pi_agent::session::{Error, NewCompaction, SessionStore, paths};
+use pi_rpc_protocol::message::AgentMessage;
+use serde_json::{Value, json};
+
+fn user(text: &str) -> AgentMessage {
+    serde_json::from_value(json!({
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "timestamp": 1_700_000_000_000u64
+    }))
+    .unwrap()
+}
+
+fn assistant(text: &str) -> AgentMessage {
+    serde_json::from_value(json!({
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "api": "anthropic-messages",
+        "provider": "mock",
+        "model": "mock-model-1",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "stop",
+        "timestamp": 1_700_000_000_001u64
+    }))
+    .unwrap()
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = read.map(|entry| entry.unwrap().path()).collect();
+    files.sort();
+    files
+}
+
+fn file_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn texts(messages: &[AgentMessage]) -> Vec<String> {
+    messages
+        .iter()
+        .map(|message| {
+            let value = serde_json::to_value(message).unwrap();
+            match value["role"].as_str().unwrap() {
+                "user" | "assistant" => value["content"][0]["text"].as_str().unwrap().to_owned(),
+                role => format!("{role}:{}", value["summary"].as_str().unwrap_or("")),
+            }
+        })
+        .collect()
+}
+
+/// A persisted store in `<tmp>/sessions` with a model, a thinking level, a prompt and its answer.
+fn started(dir: &Path) -> SessionStore {
+    let mut store = SessionStore::new(Path::new("/project"), &dir.join("sessions"), true).unwrap();
+    store.append_model_change("mock", "mock-model-1").unwrap();
+    store.append_thinking_level_change("off").unwrap();
+    store.append_message(user("hello")).unwrap();
+    store.append_message(assistant("hi")).unwrap();
+    store
+}
+
+#[test]
+fn nothing_is_written_before_the_first_assistant_message_then_every_entry_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    let mut store = SessionStore::new(Path::new("/project"), &sessions, true).unwrap();
+    // The folder is made at once, the file only later.
+    assert!(sessions.is_dir());
+    let file = store.session_file().unwrap();
+    assert_eq!(file.parent(), Some(sessions.as_path()));
+    store.append_model_change("mock", "mock-model-1").unwrap();
+    store.append_thinking_level_change("medium").unwrap();
+    store.append_session_info("named").unwrap();
+    store.append_message(user("hello")).unwrap();
+    assert_eq!(files_in(&sessions), Vec::<PathBuf>::new());
+
+    store.append_message(assistant("hi")).unwrap();
+    assert_eq!(files_in(&sessions), vec![file.clone()]);
+    assert_eq!(file_lines(&file).len(), 6);
+    store.append_thinking_level_change("high").unwrap();
+    let lines = file_lines(&file);
+    assert_eq!(lines.len(), 7);
+    assert_eq!(lines[6]["thinkingLevel"], "high");
+    assert_eq!(lines[0]["cwd"], "/project");
+    assert_eq!(lines[0]["version"], 3);
+    assert_eq!(lines[0].get("parentSession"), None);
+}
+
+#[test]
+fn an_in_memory_session_never_touches_the_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SessionStore::new(Path::new("/project"), &dir.path().join("s"), false).unwrap();
+    store.append_message(user("hello")).unwrap();
+    store.append_message(assistant("hi")).unwrap();
+    assert_eq!(store.session_file(), None);
+    assert!(!dir.path().join("s").exists());
+    let mut memory = SessionStore::in_memory(Path::new("/project"));
+    memory.append_message(user("a")).unwrap();
+    memory.append_message(assistant("b")).unwrap();
+    memory.clone_at_leaf().unwrap();
+    assert_eq!(memory.session_file(), None);
+    assert_eq!(memory.parent_session(), None);
+    assert_eq!(texts(&memory.branch_messages()), ["a", "b"]);
+}
+
+#[test]
+fn entry_ids_are_unique_hex_and_each_entry_is_the_child_of_the_leaf() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = started(dir.path());
+    for n in 0..200 {
+        store.append_message(user(&n.to_string())).unwrap();
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut parent: Option<String> = None;
+    for entry in store.entries() {
+        assert_eq!(entry.id().len(), 8);
+        assert!(
+            entry
+                .id()
+                .chars()
+                .all(|c| matches!(c, '0'..='9' | 'a'..='f'))
+        );
+        assert!(
+            seen.insert(entry.id().to_owned()),
+            "duplicate id {}",
+            entry.id()
+        );
+        assert_eq!(entry.parent_id(), parent.as_deref());
+        parent = Some(entry.id().to_owned());
+    }
+    assert_eq!(store.leaf_id(), parent.as_deref());
+}
+
+#[test]
+fn session_names_are_sanitised_and_the_latest_one_wins() {
+    let mut store = SessionStore::in_memory(Path::new("/project"));
+    assert_eq!(store.session_name(), None);
+    store
+        .append_session_info("\u{a0} first\r\n\nname\n ")
+        .unwrap();
+    assert_eq!(store.session_name().as_deref(), Some("first name"));
+    assert_eq!(store.entries()[0].raw()["name"], "first name");
+    store.append_session_info("second").unwrap();
+    assert_eq!(store.session_name().as_deref(), Some("second"));
+    store.append_session_info(" \n ").unwrap();
+    assert_eq!(store.session_name(), None);
+}
+
+#[test]
+fn entries_since_gives_what_follows_or_the_reference_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = started(dir.path());
+    let ids: Vec<&str> = store.entries().iter().map(|entry| entry.id()).collect();
+    let after: Vec<&str> = store
+        .entries_since(Some(ids[1]))
+        .unwrap()
+        .iter()
+        .map(|entry| entry.id())
+        .collect();
+    assert_eq!(after, &ids[2..]);
+    assert!(store.entries_since(Some(ids[3])).unwrap().is_empty());
+    assert_eq!(store.entries_since(None).unwrap().len(), 4);
+    let error = store.entries_since(Some("nope")).unwrap_err();
+    assert_eq!(error.to_string(), "Entry not found: nope");
+    let empty = SessionStore::in_memory(Path::new("/p"));
+    assert_eq!(
+        empty.entries_data(None).unwrap(),
+        json!({"entries": [], "leafId": null})
+    );
+    assert_eq!(
+        empty.tree_data().unwrap(),
+        json!({"tree": [], "leafId": null})
+    );
+}
+
+#[test]
+fn branching_makes_siblings_and_the_tree_shows_them_with_labels() {
+    let mut store = SessionStore::in_memory(Path::new("/project"));
+    let first = store.append_message(user("first")).unwrap();
+    let answer = store.append_message(assistant("answer")).unwrap();
+    store.branch_to(&first).unwrap();
+    let other = store.append_message(assistant("other answer")).unwrap();
+    store.append_label_change(&answer, Some("keep")).unwrap();
+    assert_eq!(store.label(&answer), Some("keep"));
+    assert_eq!(texts(&store.branch_messages()), ["first", "other answer"]);
+
+    let tree = serde_json::to_value(store.tree_data().unwrap()).unwrap();
+    let root = &tree["tree"][0];
+    assert_eq!(tree["tree"].as_array().unwrap().len(), 1);
+    assert_eq!(root["entry"]["id"], first.as_str());
+    let children: Vec<&str> = root["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|child| child["entry"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(children, [answer.as_str(), other.as_str()]);
+    let labelled = &root["children"][0];
+    assert_eq!(labelled["label"], "keep");
+    let label_entry = store.entries().last().unwrap();
+    assert_eq!(labelled["labelTimestamp"], label_entry.timestamp());
+    assert_eq!(
+        labelled.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["entry", "children", "label", "labelTimestamp"]
+    );
+    // The label entry is the child of the leaf (`other`) and the new leaf.
+    assert_eq!(label_entry.parent_id(), Some(other.as_str()));
+    assert_eq!(store.leaf_id(), Some(label_entry.id()));
+    // Clearing removes it from the tree.
+    store.append_label_change(&answer, None).unwrap();
+    assert_eq!(store.label(&answer), None);
+    let tree = serde_json::to_value(store.tree_data().unwrap()).unwrap();
+    assert_eq!(tree["tree"][0]["children"][0].get("label"), None);
+
+    let error = store.branch_to("missing").unwrap_err();
+    assert_eq!(error.to_string(), "Entry missing not found");
+    let error = store.append_label_change("missing", Some("x")).unwrap_err();
+    assert_eq!(error.to_string(), "Entry missing not found");
+    store.reset_leaf();
+    let root_two = store.append_message(user("again")).unwrap();
+    assert_eq!(store.entry(&root_two).unwrap().parent_id(), None);
+    let tree = serde_json::to_value(store.tree()).unwrap();
+    assert_eq!(tree.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_branched_session_keeps_the_path_without_label_entries_and_relabels_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = started(dir.path());
+    let source = store.session_file().unwrap();
+    let hello = store.entries()[2].id().to_owned();
+    store.append_label_change(&hello, Some("start")).unwrap();
+    let after_label = store.append_message(user("after label")).unwrap();
+    let path_ids: Vec<String> = store
+        .branch(None)
+        .iter()
+        .filter(|entry| entry.kind() != "label")
+        .map(|entry| entry.id().to_owned())
+        .collect();
+
+    let new_file = store
+        .create_branched_session(&after_label)
+        .unwrap()
+        .unwrap();
+    assert_ne!(new_file, source);
+    let lines = file_lines(&new_file);
+    assert_eq!(lines[0]["parentSession"], source.to_str().unwrap());
+    let ids: Vec<&str> = lines[1..lines.len() - 1]
+        .iter()
+        .map(|line| line["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, path_ids);
+    // Parents are re-chained over the dropped label entry.
+    let after = &lines[lines.len() - 2];
+    assert_eq!(after["parentId"], lines[lines.len() - 3]["id"]);
+    let label = &lines[lines.len() - 1];
+    assert_eq!(label["type"], "label");
+    assert_eq!(label["targetId"], hello.as_str());
+    assert_eq!(label["label"], "start");
+    assert_eq!(label["parentId"], after["id"]);
+    assert_eq!(store.label(&hello), Some("start"));
+    let error = store.create_branched_session("missing").unwrap_err();
+    assert_eq!(error.to_string(), "Entry missing not found");
+}
+
+#[test]
+fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_messages() {
+    let mut store = SessionStore::in_memory(Path::new("/project"));
+    store.append_model_change("p", "m1").unwrap();
+    store.append_thinking_level_change("high").unwrap();
+    store.append_message(user("one")).unwrap();
+    store.append_message(assistant("two")).unwrap();
+    let kept = store.append_message(user("three")).unwrap();
+    store.append_message(assistant("four")).unwrap();
+    store
+        .append_compaction(NewCompaction {
+            summary: "S".into(),
+            first_kept_entry_id: kept,
+            tokens_before: 50,
+            ..NewCompaction::default()
+        })
+        .unwrap();
+    store
+        .append_custom_message_entry("note", json!("from an extension"), true, None)
+        .unwrap();
+    store
+        .append_custom_entry("state", Some(json!({"n": 1})))
+        .unwrap();
+    store.append_message(user("five")).unwrap();
+    let context = store.build_context();
+    assert_eq!(
+        texts(&context.messages),
+        ["compactionSummary:S", "three", "four", "custom:", "five"]
+    );
+    assert_eq!(context.thinking_level, "high");
+    // The last assistant message's model wins over the earlier model_change.
+    let model = context.model.unwrap();
+    assert_eq!(
+        (model.provider.as_str(), model.model_id.as_str()),
+        ("mock", "mock-model-1")
+    );
+
+    let custom = serde_json::to_value(&context.messages[3]).unwrap();
+    let compaction = store
+        .entries()
+        .iter()
+        .find(|entry| entry.kind() == "compaction")
+        .unwrap();
+    let millis = compaction_millis(compaction.timestamp());
+    assert_eq!(
+        serde_json::to_value(&context.messages[0]).unwrap()["timestamp"],
+        millis
+    );
+    assert_eq!(custom["customType"], "note");
+    assert_eq!(custom["content"], "from an extension");
+    // Entries keep the reference's key order.
+    let custom_entry = store
+        .entries()
+        .iter()
+        .find(|e| e.kind() == "custom")
+        .unwrap();
+    assert_eq!(
+        custom_entry.raw().keys().collect::<Vec<_>>(),
+        ["type", "customType", "data", "id", "parentId", "timestamp"]
+    );
+    let compaction_keys: Vec<&String> = compaction.raw().keys().collect();
+    assert_eq!(
+        compaction_keys,
+        [
+            "type",
+            "id",
+            "parentId",
+            "timestamp",
+            "summary",
+            "firstKeptEntryId",
+            "tokensBefore"
+        ]
+    );
+
+    // A branch summary replaces the abandoned branch in the context.
+    let first = store.entries()[2].id().to_owned();
+    store
+        .branch_with_summary(Some(&first), "went elsewhere", None, None, None)
+        .unwrap();
+    assert_eq!(
+        texts(&store.branch_messages()),
+        ["one", "branchSummary:went elsewhere"]
+    );
+    let summary = store.entries().last().unwrap();
+    assert_eq!(summary.raw()["fromId"], first.as_str());
+    assert_eq!(summary.parent_id(), Some(first.as_str()));
+}
+
+fn compaction_millis(timestamp: &str) -> i64 {
+    pi_agent::session::time::parse_iso(timestamp).unwrap()
+}
+
+#[test]
+fn fork_messages_list_user_texts_of_the_whole_session() {
+    let mut store = SessionStore::in_memory(Path::new("/project"));
+    let first = store.append_message(user("first")).unwrap();
+    store.append_message(assistant("x")).unwrap();
+    store.branch_to(&first).unwrap();
+    let image_only: AgentMessage = serde_json::from_value(json!({
+        "role": "user",
+        "content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}],
+        "timestamp": 1
+    }))
+    .unwrap();
+    store.append_message(image_only).unwrap();
+    let second = store.append_message(user("second")).unwrap();
+    let listed: Vec<(String, String)> = store
+        .fork_messages()
+        .into_iter()
+        .map(|message| (message.entry_id, message.text))
+        .collect();
+    assert_eq!(
+        listed,
+        [(first, "first".to_owned()), (second, "second".to_owned())]
+    );
+}
+
+#[test]
+fn fork_and_clone_refuse_what_the_reference_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SessionStore::new(Path::new("/project"), &dir.path().join("s"), true).unwrap();
+    assert_eq!(
+        store.clone_at_leaf().unwrap_err().to_string(),
+        "Cannot clone session: no current entry selected"
+    );
+    store.append_model_change("mock", "mock-model-1").unwrap();
+    let prompt = store.append_message(user("hello")).unwrap();
+    // Not written yet: nothing to fork from.
+    assert!(matches!(store.fork(&prompt), Err(Error::NotSavedYet)));
+    assert_eq!(
+        store.clone_at_leaf().unwrap_err().to_string(),
+        "This session has not been saved yet. Wait for the first assistant response before cloning or forking it."
+    );
+    let answer = store.append_message(assistant("hi")).unwrap();
+    let before = store.session_file();
+    assert_eq!(
+        store.fork(&answer).unwrap_err().to_string(),
+        "Invalid entry ID for forking"
+    );
+    assert_eq!(
+        store.fork("feedbeef").unwrap_err().to_string(),
+        "Invalid entry ID for forking"
+    );
+    assert_eq!(store.session_file(), before);
+}
+
+#[test]
+fn forking_at_the_first_message_starts_an_empty_session_with_a_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("s");
+    let mut store = SessionStore::new(Path::new("/project"), &sessions, true).unwrap();
+    let first = store.append_message(user("very first")).unwrap();
+    store.append_message(assistant("hi")).unwrap();
+    let source = store.session_file().unwrap();
+    assert_eq!(store.fork(&first).unwrap().as_deref(), Some("very first"));
+    assert!(store.entries().is_empty());
+    assert_eq!(store.parent_session(), Some(source.to_str().unwrap()));
+    assert_ne!(store.session_file().unwrap(), source);
+    // Lazy as any new session.
+    assert_eq!(files_in(&sessions), vec![source]);
+}
+
+#[test]
+fn clone_copies_the_active_branch_into_a_new_file_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = started(dir.path());
+    let source = store.session_file().unwrap();
+    let entries_before = pi_rpc_protocol::json::to_string(store.entries()).unwrap();
+    let leaf = store.leaf_id().map(str::to_owned);
+    store.clone_at_leaf().unwrap();
+    let file = store.session_file().unwrap();
+    assert_ne!(file, source);
+    assert_eq!(
+        pi_rpc_protocol::json::to_string(store.entries()).unwrap(),
+        entries_before
+    );
+    assert_eq!(store.leaf_id().map(str::to_owned), leaf);
+    let lines = file_lines(&file);
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["parentSession"], source.to_str().unwrap());
+    assert_eq!(lines[0]["id"], store.session_id());
+}
+
+#[test]
+fn opening_a_missing_file_starts_a_session_that_is_written_to_that_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chosen.jsonl");
+    let mut store = SessionStore::open(&path, None, Some(Path::new("/elsewhere"))).unwrap();
+    assert_eq!(store.session_file(), Some(path.clone()));
+    assert_eq!(store.cwd(), PathBuf::from("/elsewhere"));
+    store.append_message(user("hello")).unwrap();
+    assert!(!path.exists());
+    store.append_message(assistant("hi")).unwrap();
+    let lines = file_lines(&path);
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["id"], store.session_id());
+}
+
+#[test]
+fn opening_an_empty_file_writes_a_header_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let mut store = SessionStore::open(&path, None, None).unwrap();
+    let lines = file_lines(&path);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["type"], "session");
+    // Already flushed: the next entry is appended even before any assistant message.
+    store.append_message(user("hello")).unwrap();
+    assert_eq!(file_lines(&path).len(), 2);
+}
+
+#[test]
+fn opening_a_file_that_is_not_a_session_fails_without_touching_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.jsonl");
+    std::fs::write(&path, "{\"type\":\"message\",\"id\":\"x\"}\n").unwrap();
+    let error = SessionStore::open(&path, None, None).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("Session file is not a valid pi session: {}", path.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{\"type\":\"message\",\"id\":\"x\"}\n"
+    );
+}
+
+#[test]
+fn damaged_lines_are_skipped_and_the_last_entry_is_the_leaf() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.jsonl");
+    let text = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\",\"extra\":1}\r\n",
+        "{\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":null,\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n",
+        "{\"type\":\"message\",\"id\":\"bbbbbbbb\",\"parentId\":\"aaaaaaaa\",\n",
+        "\n",
+        "{\"type\":\"future_kind\",\"id\":\"cccccccc\",\"parentId\":\"aaaaaaaa\",\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"whatever\":[1]}\n",
+        "{\"type\":\"message\",\"id\":\"dddddddd\",\"parentId\":\"cccccccc\",\"timestamp\":\"2024-01-01T00:00:03.000Z\",\"message\":{\"role\":\"assistant\",\"content\":null,\"api\":\"a\",\"provider\":\"p\",\"model\":\"m\",\"usage\":{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"totalTokens\":0,\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"total\":0}},\"stopReason\":\"stop\",\"timestamp\":2}}",
+    );
+    std::fs::write(&path, text).unwrap();
+    let store = SessionStore::open(&path, None, None).unwrap();
+    let ids: Vec<&str> = store.entries().iter().map(|entry| entry.id()).collect();
+    assert_eq!(ids, ["aaaaaaaa", "cccccccc", "dddddddd"]);
+    assert_eq!(store.leaf_id(), Some("dddddddd"));
+    // An unknown entry kind is kept as it is, unknown fields and all.
+    let unknown = serde_json::to_string(store.entry("cccccccc").unwrap()).unwrap();
+    assert!(unknown.ends_with("\"whatever\":[1]}"));
+    assert!(store.entry("cccccccc").unwrap().parsed().is_none());
+    assert_eq!(store.header()["extra"], 1);
+    // A message without content reaches the model with an empty one.
+    let messages = store.branch_messages();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(
+        serde_json::to_value(&messages[1]).unwrap()["content"],
+        json!([])
+    );
+    // Nothing was rewritten.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn a_long_session_builds_its_tree_without_exhausting_the_stack() {
+    let mut store = SessionStore::in_memory(Path::new("/project"));
+    for n in 0..20_000 {
+        store.append_message(user(&n.to_string())).unwrap();
+    }
+    let text = store.tree_json().unwrap();
+    assert_eq!(text.matches("\"children\":[]").count(), 1);
+    assert_eq!(text.matches("{\"entry\":").count(), 20_000);
+    // Built from the leaves up, the typed tree is as deep as the session.
+    let mut depth = 0;
+    let tree = store.tree();
+    let mut node = tree.first();
+    while let Some(current) = node {
+        depth += 1;
+        node = current.children.first();
+    }
+    assert_eq!(depth, 20_000);
+    drop(tree);
+}
+
+#[test]
+fn the_default_session_folder_is_derived_from_the_cwd() {
+    assert_eq!(
+        paths::default_session_dir(Path::new("/home/u/my proj"), Path::new("/home/u/.pi/agent")),
+        PathBuf::from("/home/u/.pi/agent/sessions/--home-u-my proj--")
+    );
+}
+
+#[test]
+fn continue_opens_the_most_recently_modified_session_of_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    let older = started(dir.path());
+    let mut newer = SessionStore::new(Path::new("/other"), &sessions, true).unwrap();
+    newer.append_message(user("newer")).unwrap();
+    newer.append_message(assistant("hi")).unwrap();
+    std::fs::write(sessions.join("notes.jsonl"), "not a session\n").unwrap();
+    let set_age = |path: PathBuf, seconds_ago: u64| {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds_ago);
+        file.set_modified(when).unwrap();
+    };
+    set_age(older.session_file().unwrap(), 100);
+    set_age(newer.session_file().unwrap(), 50);
+    set_age(sessions.join("notes.jsonl"), 0);
+
+    let store = SessionStore::continue_recent(Path::new("/project"), &sessions, false).unwrap();
+    assert_eq!(store.session_id(), newer.session_id());
+    assert_eq!(store.cwd(), PathBuf::from("/project"));
+    // Only sessions of this cwd when asked.
+    let store = SessionStore::continue_recent(Path::new("/project"), &sessions, true).unwrap();
+    assert_eq!(store.session_id(), older.session_id());
+    // None of this cwd: a new session in that folder.
+    let store = SessionStore::continue_recent(Path::new("/none"), &sessions, true).unwrap();
+    assert!(store.entries().is_empty());
+    assert_eq!(
+        store.session_file().unwrap().parent(),
+        Some(sessions.as_path())
+    );
+}
+
+#[test]
+fn the_start_records_model_and_thinking_level_only_where_the_reference_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fresh = SessionStore::new(Path::new("/project"), &dir.path().join("s"), true).unwrap();
+    fresh
+        .record_start(Some(("mock", "mock-model-1")), "medium")
+        .unwrap();
+    let kinds: Vec<&str> = fresh.entries().iter().map(|entry| entry.kind()).collect();
+    assert_eq!(kinds, ["model_change", "thinking_level_change"]);
+    assert_eq!(fresh.entries()[1].raw()["thinkingLevel"], "medium");
+    let mut no_model = SessionStore::in_memory(Path::new("/project"));
+    no_model.record_start(None, "off").unwrap();
+    let kinds: Vec<&str> = no_model
+        .entries()
+        .iter()
+        .map(|entry| entry.kind())
+        .collect();
+    assert_eq!(kinds, ["thinking_level_change"]);
+
+    // Resumed with messages: nothing when the branch has a thinking level, else only that.
+    let mut resumed = started(dir.path());
+    let count = resumed.entries().len();
+    resumed
+        .record_start(Some(("mock", "other")), "high")
+        .unwrap();
+    assert_eq!(resumed.entries().len(), count);
+    let mut bare = SessionStore::in_memory(Path::new("/project"));
+    bare.append_message(user("hello")).unwrap();
+    bare.record_start(Some(("mock", "other")), "high").unwrap();
+    let kinds: Vec<&str> = bare.entries().iter().map(|entry| entry.kind()).collect();
+    assert_eq!(kinds, ["message", "thinking_level_change"]);
+}
+
+#[test]
+fn a_chosen_session_id_names_the_file_and_bad_ids_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("s");
+    let mut store = SessionStore::new(Path::new("/project"), &sessions, true).unwrap();
+    let file = store.new_session_with_id("my-id.1", None).unwrap().unwrap();
+    assert_eq!(store.session_id(), "my-id.1");
+    assert!(file.to_str().unwrap().ends_with("_my-id.1.jsonl"));
+    let error = store.new_session_with_id("-bad", None).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("Session id must be non-empty")
+    );
+    assert_eq!(store.session_id(), "my-id.1");
+}
+
+#[test]
+fn a_version_2_file_gets_version_3_and_custom_roles_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.jsonl");
+    let text = concat!(
+        "{\"type\":\"session\",\"version\":2,\"id\":\"v2\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        "{\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":null,\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{\"role\":\"hookMessage\",\"customType\":\"x\",\"content\":\"c\",\"display\":false,\"timestamp\":1}}\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let store = SessionStore::open(&path, None, None).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text.replace("\"version\":2", "\"version\":3")
+            .replace("hookMessage", "custom")
+    );
+    assert_eq!(texts(&store.branch_messages()), ["custom:"]);
+    assert_eq!(store.leaf_id(), Some("aaaaaaaa"));
+}

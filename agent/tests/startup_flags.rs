@@ -1,0 +1,224 @@
+//! Start-up flags: model resolution, their warnings and errors on stderr and the exit codes, as
+//! the reference gives them.
+
+mod support;
+
+use std::process::Stdio;
+
+use anyhow::Result;
+use serde_json::json;
+use support::TestEnv;
+
+/// Runs the agent with `args`, `stdin` as input, and returns (exit code, stdout, stderr).
+async fn run(env: &TestEnv, args: &[&str], stdin: &str) -> Result<(i32, String, String)> {
+    run_with_env(env, args, stdin, &[]).await
+}
+
+/// [`run`] with extra environment variables.
+async fn run_with_env(
+    env: &TestEnv,
+    args: &[&str],
+    stdin: &str,
+    vars: &[(&str, &str)],
+) -> Result<(i32, String, String)> {
+    let mut command = env.command(args);
+    command.envs(vars.iter().copied());
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    if let Some(mut input) = child.stdin.take() {
+        use tokio::io::AsyncWriteExt;
+        // An agent that fails at start-up exits without reading its input.
+        if let Err(error) = input.write_all(stdin.as_bytes()).await
+            && error.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(error.into());
+        }
+    }
+    let output = tokio::time::timeout(support::TIMEOUT, child.wait_with_output()).await??;
+    Ok((
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout)?,
+        String::from_utf8(output.stderr)?,
+    ))
+}
+
+const GET_STATE: &str = "{\"type\":\"get_state\"}\n";
+
+#[tokio::test]
+async fn an_unknown_provider_is_an_error_with_exit_code_one() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let args = [
+        "--mode",
+        "rpc",
+        "--no-session",
+        "--provider",
+        "nope",
+        "--model",
+        "x",
+    ];
+    let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
+    assert_eq!(code, 1);
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "Error: Unknown provider \"nope\". Use --list-models to see available providers/models.\n"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_unknown_model_id_of_a_known_provider_clones_its_first_model() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let args = [
+        "--mode",
+        "rpc",
+        "--no-session",
+        "--provider",
+        "mock",
+        "--model",
+        "nothere",
+    ];
+    let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
+    assert_eq!(code, 0);
+    assert_eq!(
+        stderr,
+        "Warning: Model \"nothere\" not found for provider \"mock\". Using custom model id.\n"
+    );
+    let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
+    assert_eq!(state["data"]["model"]["id"], "nothere");
+    assert_eq!(state["data"]["model"]["name"], "nothere");
+    assert_eq!(state["data"]["model"]["contextWindow"], 200000);
+    assert_eq!(state["data"]["thinkingLevel"], "medium");
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_unknown_model_without_provider_is_an_error() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let args = ["--mode", "rpc", "--no-session", "--model", "zzz"];
+    let (code, _, stderr) = run(&env, &args, GET_STATE).await?;
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "Error: Model \"zzz\" not found. Use --list-models to see available models.\n"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_thinking_suffix_is_clamped_to_what_the_model_supports() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let args = [
+        "--mode",
+        "rpc",
+        "--no-session",
+        "--model",
+        "mock/mock-model-2:high",
+    ];
+    let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
+    assert_eq!(state["data"]["model"]["id"], "mock-model-2");
+    assert_eq!(state["data"]["thinkingLevel"], "off");
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_invalid_thinking_flag_is_a_warning_and_ignored() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let args = ["--mode", "rpc", "--no-session", "--thinking", "bogus"];
+    let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
+    assert_eq!(code, 0);
+    assert_eq!(
+        stderr,
+        "Warning: Invalid thinking level \"bogus\". Valid values: off, minimal, low, medium, high, xhigh, max\n"
+    );
+    let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
+    assert_eq!(state["data"]["model"]["id"], "mock-model-1");
+    assert_eq!(state["data"]["thinkingLevel"], "medium");
+    Ok(())
+}
+
+#[tokio::test]
+async fn settings_choose_the_default_model_and_thinking_level() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    env.write_settings(&json!({
+        "defaultProvider": "mock", "defaultModel": "mock-model-2",
+        "defaultThinkingLevel": "low", "steeringMode": "all"
+    }))?;
+    std::fs::create_dir_all(env.work_dir().join(".pi"))?;
+    std::fs::write(
+        env.work_dir().join(".pi/settings.json"),
+        json!({"followUpMode": "all"}).to_string(),
+    )?;
+    let (code, stdout, _) = run(&env, &["--mode", "rpc", "--no-session"], GET_STATE).await?;
+    assert_eq!(code, 0);
+    let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
+    assert_eq!(state["data"]["model"]["id"], "mock-model-2");
+    assert_eq!(state["data"]["thinkingLevel"], "off");
+    assert_eq!(state["data"]["steeringMode"], "all");
+    assert_eq!(state["data"]["followUpMode"], "all");
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_api_key_flag_makes_a_keyless_provider_available() -> Result<()> {
+    let env = TestEnv::empty()?;
+    env.write_models(&json!({"providers": {"keyless": {
+        "baseUrl": "http://127.0.0.1:9", "api": "anthropic-messages",
+        "models": [{"id": "k1"}]
+    }}}))?;
+    let input = "{\"type\":\"get_available_models\"}\n";
+    let (_, stdout, _) = run(&env, &["--mode", "rpc", "--no-session"], input).await?;
+    assert!(stdout.contains(r#""models":[]"#), "{stdout}");
+    let args = [
+        "--mode",
+        "rpc",
+        "--no-session",
+        "--model",
+        "keyless/k1",
+        "--api-key",
+        "sk",
+    ];
+    let (code, stdout, _) = run(&env, &args, input).await?;
+    assert_eq!(code, 0);
+    assert!(stdout.contains(r#""id":"k1""#), "{stdout}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_anthropic_key_in_the_environment_makes_the_built_in_models_available() -> Result<()> {
+    let env = TestEnv::empty()?;
+    let input = "{\"type\":\"get_available_models\"}\n{\"type\":\"get_state\"}\n";
+    let args = ["--mode", "rpc", "--no-session"];
+    let (code, stdout, stderr) =
+        run_with_env(&env, &args, input, &[("ANTHROPIC_API_KEY", "sk-test")]).await?;
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let mut lines = stdout.lines();
+    let models: serde_json::Value = serde_json::from_str(lines.next().unwrap_or_default())?;
+    let ids: Vec<&str> = models["data"]["models"]
+        .as_array()
+        .map(|models| models.iter().filter_map(|m| m["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(ids.contains(&"claude-sonnet-4-6"), "{ids:?}");
+    let state: serde_json::Value = serde_json::from_str(lines.next().unwrap_or_default())?;
+    assert_eq!(state["data"]["model"]["id"], "claude-opus-4-8");
+    assert_eq!(state["data"]["thinkingLevel"], "medium");
+    let levels_input = "{\"type\":\"get_available_thinking_levels\"}\n";
+    let (_, stdout, _) = run_with_env(
+        &env,
+        &args,
+        levels_input,
+        &[("ANTHROPIC_API_KEY", "sk-test")],
+    )
+    .await?;
+    assert!(
+        stdout.contains(r#""levels":["off","minimal","low","medium","high","xhigh","max"]"#),
+        "{stdout}"
+    );
+    Ok(())
+}

@@ -1,0 +1,270 @@
+//! Test support: a scratch environment (home, agent folder with a `models.json` pointing at a
+//! mock LLM, working folder), the real `pi-agent` binary spawned in it, and helpers to send
+//! commands and wait for records.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// How long to wait for one record before failing.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A scratch home, agent folder and working folder.
+pub struct TestEnv {
+    pub root: tempfile::TempDir,
+}
+
+impl TestEnv {
+    /// An environment whose `models.json` declares provider `mock` at `base_url` with two
+    /// models: `mock-model-1` (reasoning) and `mock-model-2`.
+    pub fn new(base_url: &str) -> Result<Self> {
+        let env = Self::empty()?;
+        env.write_models(&json!({"providers": {"mock": {
+            "baseUrl": base_url,
+            "api": "anthropic-messages",
+            "apiKey": "mock-key",
+            "models": [
+                {"id": "mock-model-1", "reasoning": true, "contextWindow": 200000, "maxTokens": 8192},
+                {"id": "mock-model-2", "contextWindow": 100000, "maxTokens": 4096}
+            ]
+        }}}))?;
+        Ok(env)
+    }
+
+    /// An environment without any configuration.
+    pub fn empty() -> Result<Self> {
+        let root = tempfile::tempdir()?;
+        for dir in ["home", "agent", "work"] {
+            std::fs::create_dir_all(root.path().join(dir))?;
+        }
+        Ok(Self { root })
+    }
+
+    pub fn agent_dir(&self) -> PathBuf {
+        self.root.path().join("agent")
+    }
+
+    pub fn work_dir(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    pub fn write_models(&self, models: &Value) -> Result<()> {
+        std::fs::write(self.agent_dir().join("models.json"), models.to_string())?;
+        Ok(())
+    }
+
+    pub fn write_settings(&self, settings: &Value) -> Result<()> {
+        std::fs::write(self.agent_dir().join("settings.json"), settings.to_string())?;
+        Ok(())
+    }
+
+    /// The `pi-agent` command with this environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        self.command_for(Path::new(env!("CARGO_BIN_EXE_pi-agent")), args)
+    }
+
+    /// `program` (ours or the reference's launcher) with this environment.
+    pub fn command_for(&self, program: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .current_dir(self.work_dir())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path().join("home"))
+            .env("PI_CODING_AGENT_DIR", self.agent_dir())
+            .env("TZ", "UTC")
+            .env("LANG", "C.UTF-8")
+            .env("TERM", "dumb");
+        command
+    }
+
+    /// Spawns `pi-agent --mode rpc --no-session` plus `args`.
+    pub fn spawn(&self, args: &[&str]) -> Result<Agent> {
+        let mut all = vec!["--mode", "rpc", "--no-session"];
+        all.extend_from_slice(args);
+        self.spawn_raw(&all)
+    }
+
+    /// Spawns `pi-agent` with exactly `args`.
+    pub fn spawn_raw(&self, args: &[&str]) -> Result<Agent> {
+        self.spawn_program(Path::new(env!("CARGO_BIN_EXE_pi-agent")), args)
+    }
+
+    /// Spawns `program` (ours or the reference's launcher) with exactly `args`.
+    pub fn spawn_program(&self, program: &Path, args: &[&str]) -> Result<Agent> {
+        let mut command = self.command_for(program, args);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let mut child = command.spawn().context("spawning pi-agent")?;
+        let stdin = child.stdin.take().context("no stdin")?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        Ok(Agent {
+            child,
+            stdin: Some(stdin),
+            lines: BufReader::new(stdout).lines(),
+            seen: Vec::new(),
+            timeout: TIMEOUT,
+        })
+    }
+
+    /// Spawns against `mock` with `--provider mock --model mock-model-1` plus `args`.
+    pub fn spawn_default(&self, args: &[&str]) -> Result<Agent> {
+        let mut all = vec!["--provider", "mock", "--model", "mock-model-1"];
+        all.extend_from_slice(args);
+        self.spawn(&all)
+    }
+}
+
+/// A running agent.
+pub struct Agent {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Lines<BufReader<ChildStdout>>,
+    /// Every record read so far.
+    pub seen: Vec<Value>,
+    /// How long to wait for one record (and for the exit).
+    pub timeout: Duration,
+}
+
+impl Agent {
+    /// Writes one line (a LF is added).
+    pub async fn send_line(&mut self, line: &str) -> Result<()> {
+        let stdin = self.stdin.as_mut().context("stdin closed")?;
+        stdin.write_all(line.as_bytes()).await?;
+        stdin.write_all(b"\n").await?;
+        stdin.flush().await?;
+        Ok(())
+    }
+
+    /// Writes a command.
+    pub async fn send(&mut self, command: Value) -> Result<()> {
+        self.send_line(&command.to_string()).await
+    }
+
+    /// Closes stdin.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next record, or an error after [`TIMEOUT`].
+    pub async fn next(&mut self) -> Result<Value> {
+        let timeout = self.timeout;
+        let line = tokio::time::timeout(timeout, self.lines.next_line())
+            .await
+            .map_err(|_| {
+                anyhow!(
+                    "no record within {timeout:?}; seen so far: {:#?}",
+                    self.seen
+                )
+            })??
+            .ok_or_else(|| anyhow!("stdout closed; seen so far: {:#?}", self.seen))?;
+        let value: Value =
+            serde_json::from_str(&line).with_context(|| format!("not JSON: {line:?}"))?;
+        self.seen.push(value.clone());
+        Ok(value)
+    }
+
+    /// Reads records until one satisfies `pred`; returns every record read, that one last.
+    pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Result<Vec<Value>> {
+        let mut records = Vec::new();
+        loop {
+            let record = self.next().await?;
+            let done = pred(&record);
+            records.push(record);
+            if done {
+                return Ok(records);
+            }
+        }
+    }
+
+    /// Sends a command and returns its response (skipping other records).
+    pub async fn request(&mut self, command: Value) -> Result<Value> {
+        let kind = command["type"].clone();
+        self.send(command).await?;
+        let records = self
+            .until(|r| r["type"] == "response" && r["command"] == kind)
+            .await?;
+        records.last().cloned().context("no response")
+    }
+
+    /// Waits for the process to exit, returning its status code.
+    pub async fn wait_exit(&mut self) -> Result<i32> {
+        let timeout = self.timeout;
+        let status = tokio::time::timeout(timeout, self.child.wait())
+            .await
+            .map_err(|_| anyhow!("agent did not exit within {timeout:?}"))??;
+        status.code().ok_or_else(|| anyhow!("killed by a signal"))
+    }
+}
+
+/// Starts a mock LLM serving `yaml` (a mock-llm script).
+pub async fn mock(yaml: &str) -> Result<mock_llm::MockServer> {
+    let script = mock_llm::Script::from_yaml_str(yaml, "test")?;
+    Ok(mock_llm::MockServer::start(script).await?)
+}
+
+/// The `type`s of records, for order assertions.
+pub fn types(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| match r["type"].as_str() {
+            Some("response") => format!("response:{}", r["command"].as_str().unwrap_or("?")),
+            Some("message_start" | "message_end") => format!(
+                "{}:{}",
+                r["type"].as_str().unwrap_or("?"),
+                r["message"]["role"].as_str().unwrap_or("?")
+            ),
+            Some("message_update") => format!(
+                "message_update:{}",
+                r["assistantMessageEvent"]["type"].as_str().unwrap_or("?")
+            ),
+            Some(other) => other.to_owned(),
+            None => "?".to_owned(),
+        })
+        .collect()
+}
+
+/// Fails with both values shown when they differ.
+pub fn check_eq(actual: &Value, expected: &Value) -> Result<()> {
+    if actual != expected {
+        bail!(
+            "records differ\nexpected: {}\nactual:   {}",
+            serde_json::to_string_pretty(expected)?,
+            serde_json::to_string_pretty(actual)?
+        );
+    }
+    Ok(())
+}
+
+/// Replaces every value at `key` (anywhere in `value`) by `"<redacted>"`.
+pub fn redact(value: &mut Value, key: &str) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                if k == key {
+                    *v = Value::from("<redacted>");
+                } else {
+                    redact(v, key);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redact(v, key)),
+        _ => {}
+    }
+}
+
+/// Writes a file in the working folder.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> Result<()> {
+    std::fs::write(dir.join(name), text)?;
+    Ok(())
+}

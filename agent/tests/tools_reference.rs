@@ -1,0 +1,660 @@
+//! Runs the same tool calls through our tools and through the reference pi's own tool code
+//! (its JavaScript, run by its Node.js) on identical fixture folders, and compares the results
+//! a client would see: content, details, isError and the streamed partial results.
+//!
+//! Needs the reference installed (`conformance/reference/install.sh`); without it the test says
+//! so and checks nothing.
+#![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pi_agent::tools::{ToolContext, ToolUpdate, execute};
+use serde_json::{Value, json};
+
+/// Runs calls the way the reference's agent loop does: unknown tool, argument repair and
+/// validation, execution with partial results, thrown errors as error results.
+const HARNESS: &str = r#"
+import { readFileSync } from "node:fs";
+const [dist, casesFile] = process.argv.slice(2);
+const toolsModule = await import(dist + "/pi-coding-agent/dist/core/tools/index.js");
+const { validateToolArguments } = await import(dist + "/pi-ai/dist/utils/validation.js");
+const cases = JSON.parse(readFileSync(casesFile, "utf8"));
+const tools = toolsModule.createCodingTools(process.cwd());
+const results = [];
+for (const call of cases) {
+  const updates = [];
+  const tool = tools.find((t) => t.name === call.tool);
+  let outcome;
+  if (!tool) {
+    outcome = { content: [{ type: "text", text: `Tool ${call.tool} not found` }], details: {}, isError: true };
+  } else {
+    const controller = new AbortController();
+    let timer;
+    if (call.abortAfterMs !== undefined) timer = setTimeout(() => controller.abort(), call.abortAfterMs);
+    try {
+      const raw = structuredClone(call.args);
+      const prepared = tool.prepareArguments ? tool.prepareArguments(raw) : raw;
+      const args = validateToolArguments(tool, { name: call.tool, arguments: prepared });
+      const result = await tool.execute("call-1", args, controller.signal, (partial) => updates.push(JSON.parse(JSON.stringify(partial))));
+      outcome = { content: result.content, details: result.details, isError: false };
+    } catch (error) {
+      outcome = { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: {}, isError: true };
+    }
+    clearTimeout(timer);
+  }
+  results.push(JSON.parse(JSON.stringify({ ...outcome, updates })));
+}
+process.stdout.write(JSON.stringify(results));
+"#;
+
+const PNG_3X2: &str = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAJUlEQVR4AQEaAOX/AMgAHv/IAR7/yAIe/wDIAx7/yAQe/8gFHv+SFwtuewqJWQAAAABJRU5ErkJggg==";
+const WEBP_3X2: &str = "UklGRpoAAABXRUJQVlA4TI4AAAAvAkAAEM1VICICHggkAAAAAIAWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADQAAOCBSAAAAAAAnD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADAAAAAAAAAsDwQCQAAAACA8wcAAAAGAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAViQ18g8A";
+const GIF_1X1: &str = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+
+fn reference_root() -> Option<PathBuf> {
+    let root = match std::env::var_os("PI_REFERENCE") {
+        Some(launcher) => PathBuf::from(launcher).parent()?.parent()?.join("0.84.1"),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pi-reference/0.84.1"),
+    };
+    root.join("pi/node_modules/@earendil-works/pi-coding-agent/dist")
+        .is_dir()
+        .then_some(root)
+}
+
+fn decode(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}
+
+/// The files every run starts from.
+fn make_fixture(dir: &Path) {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+    write("small.txt", b"line1\nline2\nline3\n");
+    write("nonl.txt", b"alpha\nbeta");
+    write("empty.txt", b"");
+    let many: String = (1..=2500).map(|n| format!("line {n}\n")).collect();
+    write("many.txt", many.as_bytes());
+    let wide: String = (1..=1000)
+        .map(|n| format!("{n:04} {}\n", "x".repeat(95)))
+        .collect();
+    write("wide.txt", wide.as_bytes());
+    write(
+        "long-line.txt",
+        format!("short\n{}\nafter\n", "y".repeat(60_000)).as_bytes(),
+    );
+    write("utf8.txt", "héllo wörld\n😀 emoji\n".as_bytes());
+    write("invalid.txt", b"ok \xff\xfe bytes\n");
+    write("bom.txt", "\u{feff}first\nsecond\n".as_bytes());
+    write("crlf.txt", b"one\r\ntwo\r\nthree\r\n");
+    write("dup.txt", b"same\nother\nsame\n");
+    write(
+        "fuzzy.txt",
+        "say \u{201c}hi\u{201d}   \nkeep \u{2014} this\n".as_bytes(),
+    );
+    let code: String = (1..=30).map(|n| format!("fn f{n}() {{}}\n")).collect();
+    write("code.rs", code.as_bytes());
+    write("image.png", &decode(PNG_3X2));
+    write("image.webp", &decode(WEBP_3X2));
+    write("image.gif", &decode(GIF_1X1));
+    write("fake.png", b"\x89PNG\r\n\x1a\nnot really");
+    write("file.txt", b"x");
+    write(
+        "spaces.txt",
+        "tab\tend  \nnbsp\u{a0}here\n\u{ff21}\u{ff22} wide\n".as_bytes(),
+    );
+    write("crlf-fuzzy.txt", "it\u{2019}s  \r\nplain\r\n".as_bytes());
+    write("Shot 10.00.00\u{202f}PM.txt", b"screenshot\n");
+    write("a b.txt", b"space name\n");
+    let lines = |count: usize| -> String { (1..=count).map(|n| format!("{n}\n")).collect() };
+    write("2000.txt", lines(2000).as_bytes());
+    write("2001.txt", lines(2001).as_bytes());
+    write("51200.txt", "z".repeat(51_200).as_bytes());
+    write("51201.txt", format!("{}\n", "z".repeat(51_200)).as_bytes());
+    let near: String = (0..512).map(|_| format!("{}\n", "w".repeat(99))).collect();
+    write("near.txt", near.as_bytes());
+}
+
+fn cases() -> Vec<Value> {
+    let call = |tool: &str, args: Value| json!({ "tool": tool, "args": args });
+    let edit = |path: &str, old: &str, new: &str| {
+        call(
+            "edit",
+            json!({ "path": path, "edits": [{ "oldText": old, "newText": new }] }),
+        )
+    };
+    vec![
+        // Unknown tools and argument validation.
+        call("grep", json!({ "pattern": "x" })),
+        call("read", json!({})),
+        call("read", json!({ "path": 5 })),
+        call("read", json!({ "path": "small.txt", "offset": "2" })),
+        call(
+            "read",
+            json!({ "path": "small.txt", "offset": "abc", "limit": [] }),
+        ),
+        call("read", json!([])),
+        call("write", json!({})),
+        call("write", json!({ "path": [], "content": {} })),
+        call("edit", json!({ "edits": [{}, { "oldText": 1 }] })),
+        call("edit", json!({ "path": "small.txt", "edits": "not json" })),
+        call("edit", json!({ "path": "small.txt", "edits": [] })),
+        call("bash", json!({ "command": "echo x", "timeout": "soon" })),
+        // read: text, offsets, limits, truncation.
+        call("read", json!({ "path": "small.txt" })),
+        call("read", json!({ "path": "nonl.txt" })),
+        call("read", json!({ "path": "empty.txt" })),
+        call(
+            "read",
+            json!({ "path": "small.txt", "offset": 2, "limit": 1 }),
+        ),
+        call("read", json!({ "path": "small.txt", "offset": 4 })),
+        call("read", json!({ "path": "small.txt", "offset": 5 })),
+        call(
+            "read",
+            json!({ "path": "small.txt", "offset": 0, "limit": 2 }),
+        ),
+        call("read", json!({ "path": "small.txt", "limit": -1 })),
+        call("read", json!({ "path": "small.txt", "offset": 1.5 })),
+        call("read", json!({ "path": "many.txt" })),
+        call("read", json!({ "path": "many.txt", "offset": 2001 })),
+        call(
+            "read",
+            json!({ "path": "many.txt", "offset": 100, "limit": 10 }),
+        ),
+        call("read", json!({ "path": "wide.txt" })),
+        call("read", json!({ "path": "wide.txt", "offset": 990 })),
+        call("read", json!({ "path": "long-line.txt" })),
+        call("read", json!({ "path": "long-line.txt", "offset": 2 })),
+        call("read", json!({ "path": "utf8.txt" })),
+        call("read", json!({ "path": "invalid.txt" })),
+        call("read", json!({ "path": "bom.txt" })),
+        call("read", json!({ "path": "./sub/../small.txt" })),
+        call("read", json!({ "path": "@small.txt" })),
+        call("read", json!({ "path": "missing.txt" })),
+        call("read", json!({ "path": "sub" })),
+        call("read", json!({ "path": "image.png" })),
+        call("read", json!({ "path": "image.webp" })),
+        call("read", json!({ "path": "image.gif" })),
+        call("read", json!({ "path": "fake.png" })),
+        // write.
+        call(
+            "write",
+            json!({ "path": "new/deep/file.txt", "content": "héllo 😀\n" }),
+        ),
+        call("write", json!({ "path": "small.txt", "content": "" })),
+        call(
+            "write",
+            json!({ "path": "file.txt/child.txt", "content": "x" }),
+        ),
+        call("write", json!({ "path": "sub", "content": "x" })),
+        // edit.
+        edit("code.rs", "fn f15() {}", "fn f15() { todo!() }"),
+        edit("nonl.txt", "beta", "gamma"),
+        edit("crlf.txt", "two\nthree", "2\n3"),
+        edit("bom.txt", "second", "2nd"),
+        edit("dup.txt", "same", "x"),
+        edit("small.txt", "absent", "x"),
+        edit("small.txt", "", "x"),
+        edit("small.txt", "line2", "line2"),
+        edit("fuzzy.txt", "say \"hi\"", "say \"bye\""),
+        edit("missing.txt", "a", "b"),
+        edit("sub", "a", "b"),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [
+            { "oldText": "fn f2() {}", "newText": "fn two() {}" },
+            { "oldText": "fn f20() {}", "newText": "" },
+            { "oldText": "fn f29() {}\nfn f30() {}\n", "newText": "fn end() {}\n" }
+        ] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "small.txt", "edits": [
+            { "oldText": "line1\nline2", "newText": "a" },
+            { "oldText": "line2\nline3", "newText": "b" }
+        ] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "small.txt", "edits": [
+            { "oldText": "line1", "newText": "a" },
+            { "oldText": "nope", "newText": "b" }
+        ] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "dup.txt", "oldText": "other", "newText": "middle" }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "utf8.txt", "edits": "[{\"oldText\":\"😀\",\"newText\":\"🙂\"}]" }),
+        ),
+        // bash.
+        call("bash", json!({ "command": "echo hi" })),
+        call("bash", json!({ "command": "true" })),
+        call("bash", json!({ "command": "exit 3" })),
+        call("bash", json!({ "command": "echo out; exit 2" })),
+        call("bash", json!({ "command": "printf 'a\\nb'" })),
+        call("bash", json!({ "command": "pwd; ls small.txt" })),
+        call(
+            "bash",
+            json!({ "command": "printf '\\033[31mred\\033[0m \\xff\\xfe end'" }),
+        ),
+        call("bash", json!({ "command": "printf '\\xef\\xbb\\xbfbom'" })),
+        call("bash", json!({ "command": "kill -9 $$" })),
+        call("bash", json!({ "command": "echo x", "timeout": 0 })),
+        call("bash", json!({ "command": "echo x", "timeout": 3_000_000 })),
+        call(
+            "bash",
+            json!({ "command": "echo started; sleep 5", "timeout": 0.3 }),
+        ),
+        json!({ "tool": "bash", "args": { "command": "echo begun; sleep 5" }, "abortAfterMs": 300 }),
+        call("bash", json!({ "command": "seq 1 3000" })),
+        call("bash", json!({ "command": "seq 1 3000; exit 4" })),
+        call(
+            "bash",
+            json!({ "command": "head -c 60000 /dev/zero | tr '\\0' a" }),
+        ),
+        call(
+            "bash",
+            json!({ "command": "head -c 60000 /dev/zero | tr '\\0' a; echo" }),
+        ),
+        call(
+            "bash",
+            json!({ "command": "for i in $(seq 1 700); do printf '%0100d\\n' $i; done" }),
+        ),
+        call(
+            "bash",
+            json!({ "command": "head -c 70000 /dev/zero | tr '\\0' b; printf '\\nlast'" }),
+        ),
+        call("bash", json!({ "command": "echo to-stderr >&2" })),
+        call("bash", json!({ "command": "echo \"$PATH\" | cut -d: -f1" })),
+        call("bash", json!({ "command": "sleep 5", "timeout": 1 })),
+        call("bash", json!({ "command": "exit 1", "timeout": "2" })),
+        call("bash", json!({ "command": "echo x", "timeout": -1 })),
+        call("bash", json!({ "command": 42 })),
+        call(
+            "bash",
+            json!({ "command": "(sleep 0.3; echo late) & echo early" }),
+        ),
+        // More reads.
+        call("read", json!({ "path": "small.txt", "limit": 0 })),
+        call("read", json!({ "path": "small.txt", "limit": 2.5 })),
+        call("read", json!({ "path": "small.txt", "offset": -3 })),
+        call("read", json!({ "path": "small.txt", "offset": 1e21 })),
+        call(
+            "read",
+            json!({ "path": "small.txt", "offset": true, "limit": null }),
+        ),
+        call("read", json!({ "path": "Shot 10.00.00 PM.txt" })),
+        call("read", json!({ "path": "a\u{a0}b.txt" })),
+        call("read", json!({ "path": "file://WORKDIR/small.txt" })),
+        call("read", json!({ "path": "WORKDIR/sub/../small.txt" })),
+        call(
+            "read",
+            json!({ "path": "~/definitely-missing-file-for-pi-tests" }),
+        ),
+        call("read", json!({ "path": "" })),
+        call("read", json!({ "path": "small.txt/child" })),
+        call(
+            "read",
+            json!({ "path": "small.txt", "offset": 4, "limit": 1 }),
+        ),
+        call("read", json!({ "path": "2000.txt" })),
+        call("read", json!({ "path": "2001.txt" })),
+        call("read", json!({ "path": "2001.txt", "offset": 2 })),
+        call("read", json!({ "path": "51200.txt" })),
+        call("read", json!({ "path": "51201.txt" })),
+        call("read", json!({ "path": "near.txt" })),
+        call("read", json!({ "path": "near.txt", "limit": 600 })),
+        call("bash", json!({ "command": "seq 1 2000" })),
+        call("bash", json!({ "command": "seq 1 2001" })),
+        call(
+            "bash",
+            json!({ "command": "head -c 51200 /dev/zero | tr '\\0' a" }),
+        ),
+        call(
+            "bash",
+            json!({ "command": "head -c 51201 /dev/zero | tr '\\0' a" }),
+        ),
+        call("bash", json!({ "command": "cat near.txt" })),
+        call("bash", json!({ "command": "cat near.txt near.txt" })),
+        call(
+            "bash",
+            json!({ "command": "head -c 30001 /dev/zero | tr '\\0' x | sed 's/x/é/g'" }),
+        ),
+        call(
+            "bash",
+            json!({ "command": "head -c 300000 /dev/zero | tr '\\0' q; echo; seq 1 10" }),
+        ),
+        // More edits, tolerant matching.
+        edit("spaces.txt", "tab\tend\nnbsp here", "changed"),
+        edit("spaces.txt", "AB wide", "ab narrow"),
+        edit("crlf-fuzzy.txt", "it's\nplain", "it is\nplain"),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [
+            { "oldText": "fn f3() {}", "newText": "fn three() {}" },
+            { "oldText": "fn f3() {}", "newText": "fn again() {}" }
+        ] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [
+            { "oldText": "fn f4() {}", "newText": "fn f4() {}" },
+            { "oldText": "fn f5() {}", "newText": "fn f5() {}" }
+        ] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [{ "oldText": "", "newText": "x" }, { "oldText": "f6", "newText": "g6" }] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [{ "oldText": "fn f", "newText": "x" }, { "oldText": "f7", "newText": "g7" }] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [{ "oldText": "fn f7() {}\n", "newText": "" }] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [{ "oldText": "fn f1() {}\n", "newText": "// top\nfn f1() {}\n" }] }),
+        ),
+        call(
+            "edit",
+            json!({ "path": "code.rs", "edits": [{ "oldText": "  ", "newText": "x" }] }),
+        ),
+        call("write", json!({ "path": "code.rs", "content": 12.5 })),
+        call("write", json!({ "path": "~/../../../..", "content": "x" })),
+    ]
+}
+
+/// Replaces the random names of full-output logs, which differ from run to run.
+fn redact(value: &mut Value, temp: &str) {
+    match value {
+        Value::String(text) => {
+            while let Some(start) = text.find(&format!("{temp}/pi-bash-")) {
+                let end = start + temp.len() + "/pi-bash-".len() + 16 + ".log".len();
+                text.replace_range(start..end.min(text.len()), "<LOG>");
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, temp)),
+        Value::Object(map) => map.values_mut().for_each(|item| redact(item, temp)),
+        _ => {}
+    }
+}
+
+/// Puts the fixture folder into paths that need it.
+fn place(cases: &[Value], cwd: &Path) -> Vec<Value> {
+    let text = serde_json::to_string(cases)
+        .unwrap()
+        .replace("WORKDIR", &cwd.display().to_string());
+    serde_json::from_str(&text).unwrap()
+}
+
+fn run_ours(cases: &[Value], cwd: &Path, temp: &Path) -> Vec<Value> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let mut results = Vec::new();
+        for case in cases {
+            let mut ctx = ToolContext::new(cwd);
+            ctx.temp_dir = Some(temp.to_path_buf());
+            ctx.agent_dir = Some(temp.parent().unwrap().join("agent"));
+            if let Some(ms) = case.get("abortAfterMs").and_then(Value::as_u64) {
+                let cancel = ctx.cancel.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    cancel.cancel();
+                });
+            }
+            let updates: Arc<Mutex<Vec<ToolUpdate>>> = Arc::default();
+            let sink = Arc::clone(&updates);
+            let mut on_update = move |update: ToolUpdate| sink.lock().unwrap().push(update);
+            let name = case["tool"].as_str().unwrap();
+            let outcome = execute(name, &case["args"], &ctx, &mut on_update).await;
+            let mut result = serde_json::to_value(&outcome).unwrap();
+            let updates = serde_json::to_value(&*updates.lock().unwrap()).unwrap();
+            result
+                .as_object_mut()
+                .unwrap()
+                .insert("updates".into(), updates);
+            results.push(result);
+        }
+        results
+    })
+}
+
+fn run_reference(root: &Path, cases: &[Value], cwd: &Path, temp: &Path) -> Vec<Value> {
+    let scratch = temp.parent().unwrap();
+    let harness = scratch.join("harness.mjs");
+    let cases_file = scratch.join("cases.json");
+    std::fs::write(&harness, HARNESS).unwrap();
+    std::fs::write(&cases_file, serde_json::to_string(cases).unwrap()).unwrap();
+    let node = root.join("node/node_modules/node/bin/node");
+    let output = Command::new(node)
+        .arg(&harness)
+        .arg(root.join("pi/node_modules/@earendil-works"))
+        .arg(&cases_file)
+        .current_dir(cwd)
+        .env("TMPDIR", temp)
+        .env("PI_CODING_AGENT_DIR", scratch.join("agent"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "harness failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Drops the bytes of image blocks, which depend on the encoder, keeping their type.
+fn redact_image_data(result: &mut Value) {
+    for block in result["content"].as_array_mut().into_iter().flatten() {
+        if block["type"] == "image" {
+            block["data"] = Value::String("<IMAGE>".into());
+        }
+    }
+}
+
+/// How output splits into chunks depends on timing, and so do the partial results in between;
+/// the first (empty) and the last (all the output) do not.
+fn keep_first_and_last_update(result: &mut Value) {
+    if let Some(Value::Array(updates)) = result.get_mut("updates")
+        && updates.len() > 2
+    {
+        let last = updates.pop().unwrap();
+        updates.truncate(1);
+        updates.push(last);
+    }
+}
+
+/// Runs `cases` through both implementations, each on a fresh fixture made by `make`, and
+/// describes every case whose results differ. `None` when the reference is not installed.
+fn compare(cases: &[Value], make: impl Fn(&Path), redact_images: bool) -> Option<Vec<String>> {
+    let Some(root) = reference_root() else {
+        eprintln!("reference pi 0.84.1 not installed: nothing compared");
+        return None;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch = scratch.path().canonicalize().unwrap();
+    let cwd = scratch.join("work");
+    let temp = scratch.join("tmp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let cases = &place(cases, &cwd);
+    make(&cwd);
+    let ours = run_ours(cases, &cwd, &temp);
+    make(&cwd);
+    let theirs = run_reference(&root, cases, &cwd, &temp);
+
+    let temp_text = temp.display().to_string();
+    let mut failures = Vec::new();
+    for ((case, mut ours), mut theirs) in cases.iter().zip(ours).zip(theirs) {
+        redact(&mut ours, &temp_text);
+        redact(&mut theirs, &temp_text);
+        keep_first_and_last_update(&mut ours);
+        keep_first_and_last_update(&mut theirs);
+        if redact_images {
+            redact_image_data(&mut ours);
+            redact_image_data(&mut theirs);
+        }
+        if ours != theirs {
+            failures.push(format!(
+                "case {}\n  ours:      {}\n  reference: {}",
+                truncate(&case.to_string()),
+                truncate(&ours.to_string()),
+                truncate(&theirs.to_string())
+            ));
+        }
+    }
+    eprintln!("compared {} calls with the reference", cases.len());
+    Some(failures)
+}
+
+#[test]
+fn tools_give_the_reference_results_for_the_same_calls() {
+    let cases = cases();
+    let Some(failures) = compare(&cases, make_fixture, false) else {
+        return;
+    };
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// A small deterministic generator (xorshift) for reproducible random files.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound
+    }
+
+    /// Lines drawn from a tiny alphabet, so that diffs have many equally short alignments.
+    fn text(&mut self) -> String {
+        let count = self.next(14);
+        let mut text: String = (0..count)
+            .map(|_| ["a", "b", "c", "a b", ""][self.next(5) as usize].to_string() + "\n")
+            .collect();
+        if self.next(3) == 0 {
+            text.push_str("end");
+        }
+        text
+    }
+}
+
+#[test]
+fn edit_diffs_and_patches_align_changes_as_the_reference_does() {
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let pairs: Vec<(String, String)> = (0..150)
+        .map(|_| {
+            loop {
+                let (old, new) = (random.text(), random.text());
+                if !old.is_empty() && old != new {
+                    break (old, new);
+                }
+            }
+        })
+        .collect();
+    let cases: Vec<Value> = pairs
+        .iter()
+        .enumerate()
+        .map(|(index, (old, new))| {
+            json!({ "tool": "edit", "args": { "path": format!("f{index}.txt"), "edits": [{ "oldText": old, "newText": new }] } })
+        })
+        .collect();
+    let make = |dir: &Path| {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        for (index, (old, _)) in pairs.iter().enumerate() {
+            std::fs::write(dir.join(format!("f{index}.txt")), old).unwrap();
+        }
+    };
+    let Some(failures) = compare(&cases, make, false) else {
+        return;
+    };
+    assert!(
+        failures.is_empty(),
+        "{} of {} diffs differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+fn truncate(text: &str) -> String {
+    if text.len() <= 3000 {
+        return text.to_string();
+    }
+    let mut end = 3000;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+/// An encoded test image of `width` × `height` with some variety in its pixels.
+fn encoded_image(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
+    let pixels = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 251) as u8, (y % 241) as u8, ((x * y) % 239) as u8])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(pixels)
+        .write_to(&mut out, format)
+        .unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn images_that_must_be_converted_or_shrunk_get_the_reference_notes() {
+    use image::ImageFormat::{Bmp, Jpeg, Png};
+    let files = [
+        ("wide.png", encoded_image(2100, 10, Png)),
+        ("tall.jpg", encoded_image(30, 2600, Jpeg)),
+        ("small.bmp", encoded_image(3, 2, Bmp)),
+        ("big.bmp", encoded_image(2400, 20, Bmp)),
+        ("square.png", encoded_image(2000, 2000, Png)),
+    ];
+    let cases: Vec<Value> = files
+        .iter()
+        .map(|(name, _)| json!({ "tool": "read", "args": { "path": name } }))
+        .collect();
+    let make = |dir: &Path| {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        for (name, bytes) in &files {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    };
+    let Some(failures) = compare(&cases, make, true) else {
+        return;
+    };
+    assert!(
+        failures.is_empty(),
+        "{} of {} image reads differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,179 @@
+//! Tool definitions and argument validation, against the reference pi 0.84.1.
+#![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
+
+use pi_agent::tools::{ToolOutcome, builtin_tools, prepare, repair_call_arguments};
+use serde_json::{Value, json};
+
+/// The schema without its descriptions (ours are worded differently from the reference's).
+fn without_descriptions(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| key.as_str() != "description")
+                .map(|(key, value)| (key.clone(), without_descriptions(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_four_tools_come_in_the_reference_order_with_its_schemas() {
+    let tools = builtin_tools();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
+    assert_eq!(names, ["read", "bash", "edit", "write"]);
+    let schemas: Vec<String> = tools
+        .iter()
+        .map(|tool| without_descriptions(&tool.parameters).to_string())
+        .collect();
+    assert_eq!(
+        schemas,
+        [
+            r#"{"type":"object","required":["path"],"properties":{"path":{"type":"string"},"offset":{"type":"number"},"limit":{"type":"number"}}}"#,
+            r#"{"type":"object","required":["command"],"properties":{"command":{"type":"string"},"timeout":{"type":"number"}}}"#,
+            r#"{"type":"object","required":["path","edits"],"properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","required":["oldText","newText"],"properties":{"oldText":{"type":"string"},"newText":{"type":"string"}}}}}}"#,
+            r#"{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}}}"#,
+        ]
+    );
+    for tool in &tools {
+        assert!(!tool.description.is_empty());
+        for property in tool.parameters["properties"].as_object().unwrap().values() {
+            assert!(
+                property["description"].is_string(),
+                "{}: {property}",
+                tool.name
+            );
+        }
+    }
+}
+
+fn failure(name: &str, args: Value) -> String {
+    match prepare(name, &args) {
+        Ok(prepared) => panic!("{name} {args} passed validation as {prepared:?}"),
+        Err(outcome) => {
+            assert!(outcome.is_error);
+            assert_eq!(outcome.details, Some(json!({})));
+            outcome.text()
+        }
+    }
+}
+
+#[test]
+fn an_unknown_tool_is_not_found() {
+    assert_eq!(
+        prepare("grep", &json!({})).unwrap_err(),
+        ToolOutcome::error("Tool grep not found")
+    );
+}
+
+#[test]
+fn missing_arguments_are_listed_with_the_arguments_received() {
+    assert_eq!(
+        failure("read", json!({})),
+        "Validation failed for tool \"read\":\n  - path: must have required properties path\n\nReceived arguments:\n{}"
+    );
+    assert_eq!(
+        failure("write", json!({})),
+        "Validation failed for tool \"write\":\n  - path: must have required properties path, content\n\nReceived arguments:\n{}"
+    );
+}
+
+#[test]
+fn mistyped_arguments_are_listed_in_schema_order() {
+    assert_eq!(
+        failure(
+            "edit",
+            json!({ "path": {}, "edits": [{ "newText": [], "oldText": {} }] })
+        ),
+        "Validation failed for tool \"edit\":\n  - path: must be string\n  - edits.0.oldText: must be string\n  - edits.0.newText: must be string\n\nReceived arguments:\n{\n  \"path\": {},\n  \"edits\": [\n    {\n      \"newText\": [],\n      \"oldText\": {}\n    }\n  ]\n}"
+    );
+    assert_eq!(
+        failure("read", json!({ "path": "a", "offset": "abc" })),
+        "Validation failed for tool \"read\":\n  - offset: must be number\n\nReceived arguments:\n{\n  \"path\": \"a\",\n  \"offset\": \"abc\"\n}"
+    );
+    assert_eq!(
+        failure("edit", json!({ "edits": [{}, { "oldText": 1 }] })),
+        "Validation failed for tool \"edit\":\n  - path: must have required properties path\n  - edits.0.oldText: must have required properties oldText, newText\n  - edits.1.newText: must have required properties newText\n\nReceived arguments:\n{\n  \"edits\": [\n    {},\n    {\n      \"oldText\": 1\n    }\n  ]\n}"
+    );
+}
+
+#[test]
+fn arguments_that_are_not_an_object_fail_at_the_root() {
+    assert_eq!(
+        failure("bash", json!(null)),
+        "Validation failed for tool \"bash\":\n  - root: must be object\n\nReceived arguments:\nnull"
+    );
+}
+
+#[test]
+fn edit_arguments_are_repaired_before_validation() {
+    // A JSON text that is not a list is wrapped into one and then fails as an item.
+    assert_eq!(
+        failure("edit", json!({ "path": "a", "edits": "[1,2]" })),
+        "Validation failed for tool \"edit\":\n  - edits.0: must be object\n  - edits.1: must be object\n\nReceived arguments:\n{\n  \"path\": \"a\",\n  \"edits\": [\n    1,\n    2\n  ]\n}"
+    );
+    assert!(
+        prepare(
+            "edit",
+            &json!({ "path": "a", "oldText": "x", "newText": "y" })
+        )
+        .is_ok()
+    );
+    assert!(
+        prepare(
+            "edit",
+            &json!({ "path": "a", "edits": { "oldText": "x", "newText": "y" } })
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn near_miss_values_are_coerced() {
+    for (name, args) in [
+        ("read", json!({ "path": 5 })),
+        (
+            "read",
+            json!({ "path": "a", "offset": " 7 ", "limit": "12n" }),
+        ),
+        (
+            "read",
+            json!({ "path": "a", "offset": null, "limit": true }),
+        ),
+        ("bash", json!({ "command": "ls", "timeout": "0x10" })),
+        ("write", json!({ "path": "a", "content": false })),
+    ] {
+        let prepared = prepare(name, &args);
+        assert!(prepared.is_ok(), "{name} {args}: {prepared:?}");
+    }
+    assert!(prepare("read", &json!({ "path": "a", "offset": "Infinity" })).is_err());
+}
+
+#[test]
+fn only_edits_sent_as_json_text_of_a_list_are_rewritten_in_the_call() {
+    let mut args = json!({ "path": "a", "edits": "[{\"oldText\":\"x\",\"newText\":\"y\"}]" });
+    repair_call_arguments("edit", args.as_object_mut().unwrap());
+    assert_eq!(
+        args,
+        json!({ "path": "a", "edits": [{ "oldText": "x", "newText": "y" }] })
+    );
+    for (name, original) in [
+        (
+            "edit",
+            json!({ "path": "a", "edits": "{\"oldText\":\"x\"}" }),
+        ),
+        (
+            "edit",
+            json!({ "path": "a", "oldText": "x", "newText": "y" }),
+        ),
+        (
+            "write",
+            json!({ "path": "a", "content": "[1]", "edits": "[1]" }),
+        ),
+    ] {
+        let mut args = original.clone();
+        repair_call_arguments(name, args.as_object_mut().unwrap());
+        assert_eq!(args, original);
+    }
+}
