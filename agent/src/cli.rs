@@ -47,4 +47,16 @@ pub struct Cli {
     /// Set the session display name.
     #[arg(long, short = 'n', value_name = "NAME")]
     pub name: Option<String>,
+    /// Trust project-local files (`.pi/` prompt templates and skills) for this run.
+    #[arg(long, short = 'a', conflicts_with = "no_approve")]
+    pub approve: bool,
+    /// Ignore project-local files for this run.
+    #[arg(long = "no-approve")]
+    pub no_approve: bool,
+    /// Disable prompt template discovery and loading.
+    #[arg(long = "no-prompt-templates")]
+    pub no_prompt_templates: bool,
+    /// Disable skills discovery and loading.
+    #[arg(long = "no-skills")]
+    pub no_skills: bool,
 }

@@ -121,6 +121,15 @@ pub fn run(cli: cli::Cli) -> ExitCode {
         has_model: startup.has_model,
         scoped_models: startup.scoped_models,
         store,
+        resources: resources::ResourceOptions {
+            project_trust: match (cli.approve, cli.no_approve) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
+            no_prompt_templates: cli.no_prompt_templates,
+            no_skills: cli.no_skills,
+        },
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

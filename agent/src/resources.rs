@@ -60,6 +60,17 @@ pub struct Resources {
     pub skills: Vec<Skill>,
 }
 
+/// What the command line says about discovery.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResourceOptions {
+    /// `--approve` (`Some(true)`) trusts the project; `None` leaves it to the settings.
+    pub project_trust: Option<bool>,
+    /// `--no-prompt-templates`.
+    pub no_prompt_templates: bool,
+    /// `--no-skills`.
+    pub no_skills: bool,
+}
+
 /// Whether the agent settings trust every project (`defaultProjectTrust: "always"`).
 pub fn project_trusted_by_settings(agent_dir: &Path) -> bool {
     std::fs::read_to_string(agent_dir.join("settings.json"))
@@ -75,6 +86,22 @@ pub fn project_trusted_by_settings(agent_dir: &Path) -> bool {
 }
 
 impl Resources {
+    /// Discovers what `options` allow: the project's resources when `--approve` or the
+    /// settings trust it.
+    pub fn discover(cwd: &Path, agent_dir: &Path, options: ResourceOptions) -> Self {
+        let trusted = options
+            .project_trust
+            .unwrap_or_else(|| project_trusted_by_settings(agent_dir));
+        let mut resources = Self::load(cwd, agent_dir, trusted);
+        if options.no_prompt_templates {
+            resources.templates.clear();
+        }
+        if options.no_skills {
+            resources.skills.clear();
+        }
+        resources
+    }
+
     /// Discovers templates and skills; the project's only when `project_trusted`.
     pub fn load(cwd: &Path, agent_dir: &Path, project_trusted: bool) -> Self {
         let project = cwd.join(".pi");

@@ -98,3 +98,37 @@ async fn a_command_that_cannot_start_answers_an_error() -> Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn new_session_kills_a_running_command_whose_message_stays_out_of_the_new_session()
+-> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let mut agent = env.spawn_default(&[])?;
+    agent
+        .send(json!({"id": "b", "type": "bash", "command": "echo started; sleep 30"}))
+        .await?;
+    agent
+        .until(|r| r["type"] == "bash_execution_update")
+        .await?;
+    agent
+        .send(json!({"id": "n", "type": "new_session"}))
+        .await?;
+    let mut records = agent
+        .until(|r| r["type"] == "response" && r["command"] == "bash")
+        .await?;
+    if !records.iter().any(|r| r["command"] == "new_session") {
+        records.extend(
+            agent
+                .until(|r| r["type"] == "response" && r["command"] == "new_session")
+                .await?,
+        );
+    }
+    let bash = records
+        .iter()
+        .find(|r| r["command"] == "bash")
+        .context("bash response")?;
+    assert_eq!(bash["data"]["cancelled"], true);
+    let messages = agent.request(json!({"type": "get_messages"})).await?;
+    assert_eq!(messages["data"]["messages"], json!([]));
+    Ok(())
+}

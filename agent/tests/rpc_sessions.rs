@@ -124,15 +124,38 @@ async fn fork_starts_a_new_file_before_the_chosen_message_and_returns_its_text()
 }
 
 #[tokio::test]
-async fn clone_of_an_empty_in_memory_session_is_refused() -> Result<()> {
+async fn clone_of_an_in_memory_session_copies_its_entries_under_a_new_id() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
-    let mut agent = env.spawn(&[])?;
+    let mut agent = env.spawn_default(&[])?;
+    let before = agent.request(json!({"type": "get_entries"})).await?;
+    let state = agent.request(json!({"type": "get_state"})).await?;
     let response = agent.request(json!({"id": "c", "type": "clone"})).await?;
     assert_eq!(
         response,
-        json!({"id": "c", "type": "response", "command": "clone", "success": false,
-               "error": "Cannot clone session: no current entry selected"})
+        json!({"id": "c", "type": "response", "command": "clone", "success": true,
+               "data": {"cancelled": false}})
     );
+    let after = agent.request(json!({"type": "get_entries"})).await?;
+    // Like a new runtime on a session without messages, the clone records the model and
+    // thinking level again after the copied entries.
+    let kinds: Vec<&str> = data(&after)["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|entry| entry["type"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "model_change",
+            "thinking_level_change",
+            "model_change",
+            "thinking_level_change"
+        ]
+    );
+    assert_eq!(data(&after)["entries"][0], data(&before)["entries"][0]);
+    let cloned = agent.request(json!({"type": "get_state"})).await?;
+    assert_ne!(data(&cloned)["sessionId"], data(&state)["sessionId"]);
     Ok(())
 }
 

@@ -153,6 +153,45 @@ fn lint_text(text: &str, path: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Substitutes captured values (`{{$name}}`) in every string of a value, as a `send` step does:
+/// a string that is exactly one reference takes the captured value whatever its JSON type; a
+/// reference inside a longer string takes the captured text (or its JSON text). References to
+/// names not captured stay as they are.
+pub fn substitute_captures(value: &Value, captures: &Captures) -> Value {
+    match value {
+        Value::String(text) => {
+            let whole = text.strip_prefix("{{$").and_then(|t| t.strip_suffix("}}"));
+            if let Some(captured) = whole.and_then(|name| captures.get(name)) {
+                return captured.clone();
+            }
+            let mut out = text.clone();
+            for (name, captured) in captures {
+                let reference = format!("{{{{${name}}}}}");
+                if out.contains(&reference) {
+                    let replacement = match captured {
+                        Value::String(captured) => captured.clone(),
+                        other => other.to_string(),
+                    };
+                    out = out.replace(&reference, &replacement);
+                }
+            }
+            Value::String(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| substitute_captures(item, captures))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (key.clone(), substitute_captures(item, captures)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// Substitutes run variables (`{{cwd}}` ...) in a text; other placeholders stay.
 pub fn substitute_vars(text: &str, vars: &Vars) -> String {
     let mut out = text.to_owned();
@@ -712,6 +751,25 @@ mod tests {
             lint(&json!(["{{regex:(}}"]))
                 .unwrap_err()
                 .contains("bad regex")
+        );
+    }
+}
+
+#[cfg(test)]
+mod substitution_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn send_values_take_captured_values_whole_or_inside_text() {
+        let mut captures = Captures::new();
+        captures.insert("sel".into(), json!("5b7c"));
+        captures.insert("n".into(), json!(42));
+        let sent = json!({"id": "{{$sel}}", "count": "{{$n}}", "text": "id {{$sel}} n {{$n}}", "other": "{{$missing}}"});
+        assert_eq!(
+            substitute_captures(&sent, &captures),
+            json!({"id": "5b7c", "count": 42, "text": "id 5b7c n 42", "other": "{{$missing}}"})
         );
     }
 }

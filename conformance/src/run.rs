@@ -390,7 +390,9 @@ impl Run<'_> {
     async fn step(&mut self, step: &Step) -> Result<(), Failure> {
         match step {
             Step::Send(value) => {
-                let mut line = serde_json::to_vec(value).unwrap_or_default();
+                let value = pattern::substitute_captures(value, &self.captures);
+                let value = crate::scratch::substitute_value(&value, &self.vars);
+                let mut line = serde_json::to_vec(&value).unwrap_or_default();
                 line.push(b'\n');
                 self.send(&line).await
             }

@@ -30,6 +30,9 @@ pub struct Usage {
     pub cache_read: u64,
     /// Input tokens written to cache.
     pub cache_write: u64,
+    /// Reasoning tokens, where the provider reports them separately (written before `totalTokens`, as the reference does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
     /// input + output + cacheRead + cacheWrite.
     pub total_tokens: u64,
     /// Cost in dollars.
@@ -41,7 +44,4 @@ pub struct Usage {
         skip_serializing_if = "Option::is_none"
     )]
     pub cache_write_1h: Option<u64>,
-    /// Reasoning tokens, where the provider reports them separately.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<u64>,
 }

@@ -6,21 +6,25 @@
 //! `length`, `toolUse`, `error`, `aborted`). Failures never surface any other way: an HTTP error
 //! is a `Done` with `stopReason: "error"` and the reference's `errorMessage`, without `Start`.
 //!
-//! Layout, one module per concern so that more wire formats fit beside Anthropic's:
-//! - [`sse`]: the incremental Server-Sent Events decoder every streaming format uses;
+//! Layout, one module per concern:
+//! - [`sse`]: the incremental Server-Sent Events decoder the SSE formats use;
 //! - `driver`: the HTTP exchange (send, error bodies, reading the stream, cancellation) around a
 //!   wire format's `driver::WireFormat` that turns decoded events into deltas;
-//! - [`anthropic`]: the Anthropic Messages request body, headers and stream events;
+//! - one module per wire format, each with its request body, headers and stream events:
+//!   [`anthropic`] (`anthropic-messages`), [`openai_completions`] (`openai-completions`),
+//!   [`openai_responses`] (`openai-responses`), [`google`] (`google-generative-ai`);
 //! - [`transform`], [`options`], [`cost`], [`json`]: history preparation, token limits and
 //!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format.
 //!
-//! Adding a wire format (`openai-completions`, `openai-responses`, `google-generative-ai`): a
-//! module beside [`anthropic`] with a `run` that checks the key, builds the body (after
-//! [`transform::transform_messages`] with the format's tool-id rule, limits from [`options`])
-//! and headers, and hands a `reqwest::RequestBuilder` plus its `driver::WireFormat` (SSE event
-//! in, deltas on the shared partial message out, completeness check at the end) to
-//! `driver::drive`; then one match arm in [`stream_with`]. The driver's error texts are the
-//! OpenAI SDK's too; Google's SDK words HTTP errors differently and needs its own.
+//! Adding a wire format: a module beside the others with a `run` that checks the key, builds the
+//! body (after [`transform::transform_messages`] with the format's tool-id rule, limits from
+//! [`options`]) and headers, and hands a `reqwest::RequestBuilder` plus its `driver::WireFormat`
+//! (SSE event in, deltas on the shared partial message out, completeness check at the end) to
+//! `driver::drive`; then one match arm in [`stream_with`]. `WireFormat` has defaults that a
+//! format overrides where its SDK differs: the wording of HTTP errors (`status_error`; the
+//! Anthropic SDK's by default), of connection failures (`connection_error`) and of an abort
+//! mid-stream (`on_abort`, which may also end blocks first), and reading the body raw instead
+//! of as SSE (`reads_raw_body` / `on_bytes`, for the Google SDK's own splitting).
 
 pub mod anthropic;
 pub mod cost;

@@ -6,6 +6,7 @@
 //! overridden by the model's `compat`), the streamed chunks read by `events`. HTTP errors are
 //! worded as the OpenAI SDK and the reference's error normalisation word them ([`status_error`]).
 
+mod compat;
 mod events;
 pub(crate) mod request;
 
@@ -19,8 +20,8 @@ use super::json::{js_key_order, parse_strict};
 use super::options::utf16_len;
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
+use compat::Compat;
 use events::ChatEvents;
-use request::Compat;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "openai-completions";

@@ -32,6 +32,8 @@ pub(super) enum BashMessage {
 pub(super) struct BashDone {
     id: Option<RequestId>,
     serial: u64,
+    /// The session generation the command started in.
+    generation: u64,
     command: String,
     exclude_from_context: Option<bool>,
     result: Result<BashResult, String>,
@@ -43,6 +45,7 @@ impl Session {
         let cancel = CancellationToken::new();
         self.bash_serial += 1;
         let serial = self.bash_serial;
+        let generation = self.session_generation;
         self.bash_running.push((serial, cancel.clone()));
         let spec = UserBash {
             command: bash.command.clone(),
@@ -69,6 +72,7 @@ impl Session {
             let done = BashDone {
                 id,
                 serial,
+                generation,
                 command: bash.command,
                 exclude_from_context: bash.exclude_from_context,
                 result,
@@ -97,6 +101,7 @@ impl Session {
                 let BashDone {
                     id,
                     serial,
+                    generation,
                     command,
                     exclude_from_context,
                     result,
@@ -104,7 +109,11 @@ impl Session {
                 self.bash_running.retain(|(running, _)| *running != serial);
                 match result {
                     Ok(result) => {
-                        self.record_bash(command, &result, exclude_from_context);
+                        // A command that outlived its session (replaced meanwhile, which
+                        // killed it) is answered but not recorded in the new one.
+                        if generation == self.session_generation {
+                            self.record_bash(command, &result, exclude_from_context);
+                        }
                         self.respond(id, "bash", &result).await;
                     }
                     Err(message) => {

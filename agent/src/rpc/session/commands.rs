@@ -457,6 +457,9 @@ impl Session {
         id: Option<RequestId>,
         parent_session: Option<String>,
     ) {
+        self.session_generation += 1;
+        self.abort_bash();
+        self.pending_bash.clear();
         self.messages.clear();
         self.steering_texts.clear();
         self.follow_up_texts.clear();

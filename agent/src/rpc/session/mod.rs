@@ -49,6 +49,9 @@ pub struct SessionInit {
     pub scoped_models: Vec<crate::model_resolver::ScopedModel>,
     /// The session store (in memory with `--no-session`).
     pub store: crate::session::SessionStore,
+    /// Discovery of prompt templates and skills (`--approve`, `--no-skills`,
+    /// `--no-prompt-templates`).
+    pub resources: crate::resources::ResourceOptions,
 }
 
 /// A run in progress.
@@ -108,6 +111,8 @@ pub struct Session {
     /// Running `bash` commands, by serial number, with what kills them.
     bash_running: Vec<(u64, CancellationToken)>,
     bash_serial: u64,
+    /// Counts session replacements (`new_session`, `switch_session`, `fork`, `clone`).
+    session_generation: u64,
     /// `bashExecution` messages of commands that ended during a run, added after it.
     pending_bash: Vec<AgentMessage>,
     bash_tx: mpsc::Sender<bash::BashMessage>,
@@ -126,9 +131,11 @@ impl Session {
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
         let mut store = init.store;
-        let trusted = crate::resources::project_trusted_by_settings(&init.config.agent_dir);
-        let resources =
-            crate::resources::Resources::load(&init.config.cwd, &init.config.agent_dir, trusted);
+        let resources = crate::resources::Resources::discover(
+            &init.config.cwd,
+            &init.config.agent_dir,
+            init.resources,
+        );
         if let Some(name) = &init.name {
             log_store_error(store.append_session_info(name));
         }
@@ -167,6 +174,7 @@ impl Session {
             file_locks: crate::tools::FileLocks::default(),
             bash_running: Vec::new(),
             bash_serial: 0,
+            session_generation: 0,
             pending_bash: Vec::new(),
             bash_tx,
             bash_rx,

@@ -102,6 +102,8 @@ impl Session {
     /// a session with messages restores them, its model (when available) and its thinking
     /// level; an empty one records the current model and the default thinking level.
     pub(super) fn rebind_session(&mut self) {
+        self.session_generation += 1;
+        self.abort_bash();
         self.steering_texts.clear();
         self.follow_up_texts.clear();
         self.steering_queue.clear();

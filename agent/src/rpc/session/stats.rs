@@ -1,5 +1,6 @@
-//! `get_session_stats`: message counts and token/cost totals over every entry of the session
-//! (compacted history included), and the context usage of the active conversation.
+//! `get_session_stats` (message counts and token/cost totals over every entry of the session
+//! (compacted history included), and the context usage of the active conversation), and the
+//! `get_commands` listing.
 
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
