@@ -209,6 +209,7 @@ impl AnthropicEvents {
                 .and_then(Value::as_u64)
             {
                 out.reasoning = Some(n);
+                out.reasoning_last = true;
             }
         }
         out.total_tokens = out.input + out.output + out.cache_read + out.cache_write;
