@@ -6,11 +6,10 @@
 
 mod provider_common;
 
-use pi_agent::provider::LlmRequest;
 use pi_agent::provider::anthropic::request_body;
-use pi_rpc_protocol::message::{AgentMessage, StopReason};
-use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use provider_common::{done, js, model, request, run, tools};
+use pi_rpc_protocol::message::StopReason;
+use pi_rpc_protocol::model::ThinkingLevel;
+use provider_common::{case_request, done, js, model, request, run, tools};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -29,22 +28,6 @@ async fn server() -> MockServer {
 
 fn fixtures() -> Value {
     serde_json::from_str(include_str!("provider_fixtures/anthropic_requests.json")).unwrap()
-}
-
-fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmRequest {
-    let mut model_json = case["model"].clone();
-    model_json["baseUrl"] = json!(base_url);
-    let model: Model = serde_json::from_value(model_json).unwrap();
-    let messages: Vec<AgentMessage> = serde_json::from_value(case["messages"].clone()).unwrap();
-    LlmRequest {
-        model,
-        api_key: Some("mock-key".to_owned()),
-        system_prompt: case["systemPrompt"].as_str().unwrap().to_owned(),
-        messages,
-        tools: tools(fixtures["tools"].as_array().unwrap()),
-        thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
-        session_id: None,
-    }
 }
 
 #[tokio::test]

@@ -9,11 +9,10 @@
 
 mod provider_common;
 
-use pi_agent::provider::LlmRequest;
 use pi_agent::provider::openai_completions::request_body;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
-use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use provider_common::{done, js, request, run, tools, user};
+use pi_rpc_protocol::model::Model;
+use provider_common::{case_request, done, js, request, run, user};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -35,22 +34,6 @@ fn fixtures() -> Value {
         "provider_fixtures/openai_completions_requests.json"
     ))
     .unwrap()
-}
-
-fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmRequest {
-    let mut model_json = case["model"].clone();
-    model_json["baseUrl"] = json!(base_url);
-    let model: Model = serde_json::from_value(model_json).unwrap();
-    let messages: Vec<AgentMessage> = serde_json::from_value(case["messages"].clone()).unwrap();
-    LlmRequest {
-        model,
-        api_key: Some("mock-key".to_owned()),
-        system_prompt: case["systemPrompt"].as_str().unwrap().to_owned(),
-        messages,
-        tools: tools(fixtures["tools"].as_array().unwrap()),
-        thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
-        session_id: None,
-    }
 }
 
 fn chat_model(base_url: &str) -> Model {

@@ -142,3 +142,22 @@ pub fn as_rpc_lines(events: &[ProviderEvent]) -> Vec<Value> {
 pub fn js(value: &impl serde::Serialize) -> String {
     pi_rpc_protocol::json::to_string(value).expect("serialise")
 }
+
+/// The request of one recorded case of a `provider_fixtures/*_requests.json` file: the case's
+/// model (pointed at `base_url`), messages, system prompt, thinking level and session id, with
+/// the file's tools.
+pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmRequest {
+    let mut model_json = case["model"].clone();
+    model_json["baseUrl"] = json!(base_url);
+    let model: Model = serde_json::from_value(model_json).unwrap();
+    let messages: Vec<AgentMessage> = serde_json::from_value(case["messages"].clone()).unwrap();
+    LlmRequest {
+        model,
+        api_key: Some("mock-key".to_owned()),
+        system_prompt: case["systemPrompt"].as_str().unwrap().to_owned(),
+        messages,
+        tools: tools(fixtures["tools"].as_array().unwrap()),
+        thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
+        session_id: case["sessionId"].as_str().map(str::to_owned),
+    }
+}
