@@ -59,4 +59,11 @@ pub struct Cli {
     /// Disable skills discovery and loading.
     #[arg(long = "no-skills")]
     pub no_skills: bool,
+    /// Load an extension (a TypeScript or JavaScript file); repeatable. Extensions run in a
+    /// Node.js >= 22.6 sidecar: `$PI_AGENT_NODE`, else `node` on `PATH`.
+    #[arg(long = "extension", short = 'e', value_name = "PATH")]
+    pub extensions: Vec<PathBuf>,
+    /// Disable extension discovery (`extensions/` folders); `-e` paths still load.
+    #[arg(long = "no-extensions")]
+    pub no_extensions: bool,
 }

@@ -1,6 +1,7 @@
 //! The conversation as the model sees it: user, assistant and tool-result messages pass as they
 //! are; a `bash` command run by the client becomes a user message describing it (unless it was
-//! kept out of context), and an extension's custom message becomes a user message.
+//! kept out of context), an extension's custom message becomes a user message, and compaction
+//! and branch summaries become user messages that present the summary.
 
 use pi_rpc_protocol::content::{MessageContent, TextContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, BashExecutionMessage, UserMessage};
@@ -32,7 +33,20 @@ pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<AgentMessage> {
                     extra: Default::default(),
                 }))
             }
-            AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) => None,
+            AgentMessage::CompactionSummary(summary) => Some(user_text(
+                format!(
+                    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{}\n</summary>",
+                    summary.summary
+                ),
+                summary.timestamp,
+            )),
+            AgentMessage::BranchSummary(summary) => Some(user_text(
+                format!(
+                    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n{}</summary>",
+                    summary.summary
+                ),
+                summary.timestamp,
+            )),
         })
         .collect()
 }

@@ -2,9 +2,11 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cli;
+pub mod compaction;
 pub mod config;
 pub mod convert;
 pub mod export_html;
+pub mod extensions;
 pub mod model_resolver;
 pub mod provider;
 pub mod resources;
@@ -113,7 +115,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let init = rpc::session::SessionInit {
+    let mut init = rpc::session::SessionInit {
         config,
         model: startup.model,
         thinking_level: startup.thinking_level,
@@ -130,6 +132,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             no_prompt_templates: cli.no_prompt_templates,
             no_skills: cli.no_skills,
         },
+        extensions: None,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -145,6 +148,23 @@ pub fn run(cli: cli::Cli) -> ExitCode {
         // Registered before the first command is read, so a client that saw an answer can
         // rely on SIGTERM being handled.
         let signals = TerminationSignals::register();
+        let discovery = extensions::Discovery {
+            cli_paths: &cli.extensions,
+            cwd: &init.config.cwd,
+            agent_dir: &init.config.agent_dir,
+            project_trusted: init
+                .resources
+                .project_trust
+                .unwrap_or_else(|| resources::project_trusted_by_settings(&init.config.agent_dir)),
+            no_discovery: cli.no_extensions,
+        };
+        match extensions::start(discovery).await {
+            Ok(host) => init.extensions = host,
+            Err(error) => {
+                report(&format!("Error: {error}"));
+                return 1;
+            }
+        }
         let serve = rpc::serve(tokio::io::stdin(), tokio::io::stdout(), |out| {
             rpc::session::Session::new(init, out)
         });

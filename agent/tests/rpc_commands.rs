@@ -61,14 +61,10 @@ async fn get_available_models_lists_models_with_credentials_only() -> Result<()>
 async fn bad_lines_get_clear_errors_and_the_agent_keeps_serving() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
     let mut agent = env.spawn_default(&[])?;
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 5] = [
         (
             r#"{"type":"bogus"}"#,
             r#"{"type":"response","command":"bogus","success":false,"error":"Unknown command: bogus"}"#,
-        ),
-        (
-            r#"{"id":3,"type":"compact"}"#,
-            r#"{"id":3,"type":"response","command":"compact","success":false,"error":"Unknown command: compact (not implemented by pi-agent yet)"}"#,
         ),
         (
             "",

@@ -19,8 +19,11 @@ pub enum Item {
     Either {
         /// What a conforming agent sends.
         strict: Value,
-        /// What is tolerated.
+        /// The records tolerated instead.
         allow: Vec<Value>,
+        /// The exits tolerated instead (`{$exit: ...}` alternatives): the agent closes stdout
+        /// where the record was due and exits like this; the scenario ends there.
+        exits: Vec<ExitAlternative>,
         /// Why it is tolerated.
         reason: String,
     },
@@ -60,11 +63,26 @@ impl Item {
                     .get("strict")
                     .cloned()
                     .ok_or("`$either` needs `strict`: the conforming record")?;
-                let allow = match inner.get("allow") {
+                let alternatives = match inner.get("allow") {
                     Some(Value::Array(items)) if !items.is_empty() => items.clone(),
                     Some(one @ Value::Object(_)) => vec![one.clone()],
                     _ => return Err("`$either` needs `allow`: the tolerated records".into()),
                 };
+                let mut allow = Vec::new();
+                let mut exits = Vec::new();
+                for alternative in alternatives {
+                    match alternative.get(EXIT_KEY) {
+                        Some(spec) if alternative.as_object().is_some_and(|m| m.len() == 1) => {
+                            exits.push(ExitAlternative::parse(spec)?);
+                        }
+                        Some(_) => {
+                            return Err(format!(
+                                "`{EXIT_KEY}` must be the only key of its alternative"
+                            ));
+                        }
+                        None => allow.push(alternative),
+                    }
+                }
                 let reason = inner
                     .get("reason")
                     .and_then(Value::as_str)
@@ -73,6 +91,7 @@ impl Item {
                 Ok(Item::Either {
                     strict,
                     allow,
+                    exits,
                     reason,
                 })
             }
@@ -93,6 +112,70 @@ impl Item {
             Item::Either { strict, .. } => pattern::display_pattern(strict),
             Item::Raw(text) => serde_json::json!({"$raw": text}),
         }
+    }
+}
+
+/// The key of an exit alternative in `$either`'s `allow`: `{$exit: 1}`.
+pub const EXIT_KEY: &str = "$exit";
+
+/// An exit tolerated where a record was due: `{$exit: CODE}` or
+/// `{$exit: {code: CODE, stderr_contains: TEXT or [TEXT...]}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitAlternative {
+    /// The exit code.
+    pub code: i32,
+    /// Texts the agent's stderr must contain.
+    pub stderr_contains: Vec<String>,
+}
+
+impl ExitAlternative {
+    /// Parses the value of `$exit`; the error is a sentence.
+    pub fn parse(spec: &Value) -> Result<Self, String> {
+        const SHAPE: &str = "`$exit` takes an exit code or {code, stderr_contains}";
+        let code = |v: &Value| v.as_i64().and_then(|c| i32::try_from(c).ok());
+        match spec {
+            Value::Number(_) => Ok(Self {
+                code: code(spec).ok_or(SHAPE)?,
+                stderr_contains: Vec::new(),
+            }),
+            Value::Object(map) => {
+                if let Some(key) = map.keys().find(|k| *k != "code" && *k != "stderr_contains") {
+                    return Err(format!("{SHAPE}; unknown key `{key}`"));
+                }
+                let code = map.get("code").and_then(code).ok_or(SHAPE)?;
+                let stderr_contains = match map.get("stderr_contains") {
+                    None => Vec::new(),
+                    Some(Value::String(text)) => vec![text.clone()],
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|i| i.as_str().map(str::to_owned))
+                        .collect::<Option<_>>()
+                        .ok_or("`stderr_contains` takes a text or a list of texts")?,
+                    Some(_) => {
+                        return Err("`stderr_contains` takes a text or a list of texts".into());
+                    }
+                };
+                Ok(Self {
+                    code,
+                    stderr_contains,
+                })
+            }
+            _ => Err(SHAPE.into()),
+        }
+    }
+
+    /// Whether an exit with this code and stderr is the one tolerated.
+    pub fn accepts(&self, code: Option<i32>, stderr: &str) -> bool {
+        code == Some(self.code) && self.stderr_contains.iter().all(|t| stderr.contains(t))
+    }
+
+    /// The alternative as written, for messages.
+    pub fn describe(&self) -> String {
+        let mut text = format!("exit code {}", self.code);
+        for needle in &self.stderr_contains {
+            text.push_str(&format!(", stderr containing {needle:?}"));
+        }
+        text
     }
 }
 
@@ -176,6 +259,23 @@ impl Matcher {
         self.next >= self.items.len()
     }
 
+    /// The exit alternatives of the item waited for, with their reason, if it has any.
+    pub fn exit_alternatives(&self) -> Option<(&[ExitAlternative], &str)> {
+        match self.items.get(self.next)? {
+            Item::Either { exits, reason, .. } if !exits.is_empty() => {
+                Some((exits.as_slice(), reason.as_str()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether any item has exit alternatives.
+    pub fn has_exit_alternatives(items: &[Item]) -> bool {
+        items
+            .iter()
+            .any(|i| matches!(i, Item::Either { exits, .. } if !exits.is_empty()))
+    }
+
     /// The item waited for, as shown.
     pub fn waiting_for(&self) -> Option<Value> {
         match self.items.get(self.next)? {
@@ -245,6 +345,7 @@ impl Matcher {
                 strict,
                 allow,
                 reason,
+                ..
             } => {
                 let result = pattern::match_value(&strict, &json, vars, captures, self.options);
                 if result.ok {
@@ -444,6 +545,38 @@ mod tests {
         );
         assert!(matches!(feed, Feed::Done));
         assert_eq!(m.non_strict, vec!["js"]);
+    }
+
+    #[test]
+    fn exit_alternatives_are_parsed_apart_from_records() {
+        let item = Item::parse(&json!({"$either": {
+            "strict": {"e": "clear"},
+            "allow": [{"$exit": 1}, {"$exit": {"code": 3, "stderr_contains": ["a", "b"]}}, {"e": "x"}],
+            "reason": "crash"
+        }}))
+        .unwrap();
+        let Item::Either { allow, exits, .. } = &item else {
+            panic!("{item:?}");
+        };
+        assert_eq!(allow, &vec![json!({"e": "x"})]);
+        assert_eq!(exits[0].describe(), "exit code 1");
+        assert!(exits[1].accepts(Some(3), "xx a yy b"));
+        assert!(!exits[1].accepts(Some(3), "a only"));
+        assert!(!exits[1].accepts(None, "a b"));
+        let m = Matcher::new(vec![item], vec![], false);
+        assert_eq!(
+            m.exit_alternatives().map(|(e, r)| (e.len(), r)),
+            Some((2, "crash"))
+        );
+        for bad in [
+            json!({"$exit": "1"}),
+            json!({"$exit": {"code": 1, "stderr": "x"}}),
+            json!({"$exit": 1, "e": 2}),
+        ] {
+            let parsed =
+                Item::parse(&json!({"$either": {"strict": {}, "allow": [bad], "reason": "r"}}));
+            assert!(parsed.unwrap_err().contains("$exit"));
+        }
     }
 
     #[test]

@@ -248,7 +248,14 @@ fn check_step(step: &Step) -> Result<(), String> {
         Step::Journal(JournalSpec::List(entries) | JournalSpec::Full { entries, .. }) => {
             entries.iter().try_for_each(pattern::lint)
         }
-        Step::File(check) => check.jsonl.iter().flatten().try_for_each(lint_item),
+        Step::File(check) => check.jsonl.iter().flatten().try_for_each(|item| {
+            if let Item::Either { exits, .. } = Item::parse(item)?
+                && !exits.is_empty()
+            {
+                return Err("`$exit` alternatives apply to `expect` steps only".into());
+            }
+            lint_item(item)
+        }),
         _ => Ok(()),
     }
 }

@@ -7,6 +7,8 @@ use serde_json::Value;
 use crate::load::Loaded;
 use crate::scenario::{Expect, ExpectFull, Step};
 
+mod splice;
+
 /// Errors writing a recorded scenario.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -16,42 +18,131 @@ pub enum RecordError {
 }
 
 /// The scenario with each `expect` step's records replaced by `collected` (one list per expect
-/// step, then the records read after the last step), as YAML with the schema comment first.
+/// step, then the records read after the last step, appended as a last `expect` step).
+///
+/// The scenario's own text is kept and only the re-recorded `expect` steps are rewritten:
+/// comments (before and after steps and top-level keys, inside other steps), blank lines, key
+/// order and layout stay as written; full-line comments inside a re-recorded `expect` step are
+/// moved above it. An `expect` step that read nothing, or that the run did not reach (the agent
+/// ended early), is kept as it was. When the steps are not a block list this can follow, or the result would not load,
+/// the whole scenario is written anew, keeping only the leading comment lines.
 pub fn rewrite(loaded: &Loaded, collected: &[Vec<Value>]) -> Result<String, RecordError> {
-    let mut scenario = loaded.scenario.clone();
     let mut lists = collected.iter();
-    for step in &mut scenario.steps {
-        if let Step::Expect(expect) = step {
-            let records = lists.next().cloned().unwrap_or_default();
-            let old = expect.full();
-            let full = ExpectFull {
-                records,
-                ignore: old.ignore,
-                partial: false,
-                until: None,
-                timeout_ms: old.timeout_ms,
-            };
-            *expect = if full.ignore.is_empty() && full.timeout_ms.is_none() {
-                Expect::List(full.records)
-            } else {
-                Expect::Full(full)
-            };
+    let replaced: Vec<Option<Step>> = loaded
+        .scenario
+        .steps
+        .iter()
+        .map(|step| match step {
+            Step::Expect(expect) => lists
+                .next()
+                .filter(|records| !records.is_empty())
+                .map(|records| recorded(expect, records)),
+            _ => None,
+        })
+        .collect();
+    let trailing = lists
+        .next()
+        .filter(|t| !t.is_empty())
+        .map(|t| Step::Expect(Expect::List(t.clone())));
+    if let Some(text) = splice(loaded, &replaced, trailing.as_ref())?
+        && crate::load::parse(&loaded.file, text.clone()).is_ok()
+    {
+        return Ok(text);
+    }
+    anew(loaded, &replaced, trailing)
+}
+
+/// An expect step with its records replaced.
+fn recorded(expect: &Expect, records: &[Value]) -> Step {
+    let old = expect.full();
+    let full = ExpectFull {
+        records: records.to_vec(),
+        ignore: old.ignore,
+        partial: false,
+        until: None,
+        timeout_ms: old.timeout_ms,
+    };
+    Step::Expect(if full.ignore.is_empty() && full.timeout_ms.is_none() {
+        Expect::List(full.records)
+    } else {
+        Expect::Full(full)
+    })
+}
+
+/// The source with the replaced steps rewritten in place; `None` when its layout is not one
+/// this follows.
+fn splice(
+    loaded: &Loaded,
+    replaced: &[Option<Step>],
+    trailing: Option<&Step>,
+) -> Result<Option<String>, RecordError> {
+    let lines: Vec<&str> = loaded.source.split_inclusive('\n').collect();
+    let Some(layout) = splice::layout(&lines) else {
+        return Ok(None);
+    };
+    if layout.items.len() != replaced.len() {
+        return Ok(None);
+    }
+    let mut out = String::new();
+    let mut at = 0;
+    for (span, step) in layout.items.iter().zip(replaced) {
+        let Some(step) = step else { continue };
+        out.extend(lines[at..span.start].iter().copied());
+        out.push_str(&splice::replace_item(
+            &lines,
+            span,
+            layout.indent,
+            &step_yaml(step)?,
+        ));
+        at = span.end;
+    }
+    let last_end = layout.items.last().map_or(lines.len(), |span| span.end);
+    if let Some(step) = trailing {
+        out.extend(lines[at..last_end].iter().copied());
+        if !out.ends_with('\n') {
+            out.push('\n');
         }
+        out.push_str(&splice::indented(&step_yaml(step)?, layout.indent));
+        at = last_end;
     }
-    if let Some(trailing) = lists.next().filter(|t| !t.is_empty()) {
-        scenario
-            .steps
-            .push(Step::Expect(Expect::List(trailing.clone())));
-    }
-    let value = serde_json::to_value(&scenario).map_err(|e| RecordError::Yaml(e.to_string()))?;
+    out.extend(lines[at..].iter().copied());
+    Ok(Some(out))
+}
+
+/// One step as the YAML of a one-item list (`- expect: ...`), laid out like a whole scenario.
+fn step_yaml(step: &Step) -> Result<String, RecordError> {
+    let value = serde_json::to_value(std::slice::from_ref(step))
+        .map_err(|e| RecordError::Yaml(e.to_string()))?;
+    yaml(&value)
+}
+
+fn yaml(value: &Value) -> Result<String, RecordError> {
     // Long one-line strings stay on one line (no folding); multi-line ones become `|` blocks.
     let mut options = serde_saphyr::SerializerOptions::default();
     options.folded_wrap_chars = 1_000_000;
-    let mut body = serde_saphyr::to_string_with_options(&Layout(&value, false), options)
+    let mut body = serde_saphyr::to_string_with_options(&Layout(value, false), options)
         .map_err(|e| RecordError::Yaml(e.to_string()))?;
     if !body.ends_with('\n') {
         body.push('\n');
     }
+    Ok(body)
+}
+
+/// The whole scenario written anew, with the leading comment lines of the original.
+fn anew(
+    loaded: &Loaded,
+    replaced: &[Option<Step>],
+    trailing: Option<Step>,
+) -> Result<String, RecordError> {
+    let mut scenario = loaded.scenario.clone();
+    for (step, new) in scenario.steps.iter_mut().zip(replaced) {
+        if let Some(new) = new {
+            *step = new.clone();
+        }
+    }
+    scenario.steps.extend(trailing);
+    let value = serde_json::to_value(&scenario).map_err(|e| RecordError::Yaml(e.to_string()))?;
+    let body = yaml(&value)?;
     let header = loaded
         .source
         .lines()

@@ -8,11 +8,13 @@ use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
 
 use crate::agent::{AgentCommand, AgentProcess, Elapsed, Record, Streams};
-use crate::expect::{self, Feed, Item, Matcher};
+use crate::expect::{self, ExitAlternative, Feed, Item, Matcher};
 use crate::load::{Loaded, decode_hex};
 use crate::mock::MockHost;
 use crate::pattern::{self, Captures, MatchOptions, Vars};
 use crate::scenario::{ExitSpec, JournalSpec, Scenario, Step, Trailing, WaitRequests};
+
+mod collect;
 
 /// Default time limit of one step.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -188,6 +190,8 @@ struct Run<'a> {
     options: RunOptions,
     started: bool,
     exit_code: Option<Option<i32>>,
+    /// The agent exited as an `$exit` alternative allowed: the remaining steps are not run.
+    ended: bool,
 }
 
 /// Runs one scenario against one agent.
@@ -316,6 +320,7 @@ async fn with_mock(
         options,
         started: false,
         exit_code: None,
+        ended: false,
     };
     let mut result = run.steps().await;
     if result.is_ok() {
@@ -360,6 +365,15 @@ impl Run<'_> {
                 f.message = format!("{label}: {}", f.message);
                 f
             })?;
+            if self.ended {
+                let left = self.scenario.steps.len() - index - 1;
+                if left > 0 {
+                    self.log.push(format!(
+                        "the agent is gone: the {left} step(s) after {label} were not run"
+                    ));
+                }
+                break;
+            }
         }
         Ok(())
     }
@@ -512,7 +526,17 @@ impl Run<'_> {
         while !matcher.is_done() {
             let record = match self.next_record(deadline).await {
                 Ok(Some(record)) => record,
-                Ok(None) => return Err(self.ended_while_waiting(&matcher).await),
+                Ok(None) => {
+                    if let Some((exits, reason)) = matcher.exit_alternatives() {
+                        let (exits, reason) = (exits.to_vec(), reason.to_owned());
+                        self.accept_exit(&exits, &reason).await?;
+                        self.non_strict.extend(matcher.non_strict);
+                        self.non_strict.push(reason);
+                        self.ended = true;
+                        return Ok(());
+                    }
+                    return Err(self.ended_while_waiting(&matcher).await);
+                }
                 Err(_) => {
                     let waiting = matcher.waiting_for().unwrap_or(Value::Null);
                     let mut failure = Failure::new(
@@ -555,6 +579,53 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Stdout closed where an `$either` with exit alternatives was due: the exit must be one of
+    /// them.
+    async fn accept_exit(
+        &mut self,
+        exits: &[ExitAlternative],
+        reason: &str,
+    ) -> Result<(), Failure> {
+        if self.process.flooded() {
+            return Err(Failure::new(
+                Verdict::Fail,
+                format!(
+                    "the agent flooded stdout (over {} bytes)",
+                    crate::agent::MAX_STDOUT_BYTES
+                ),
+            ));
+        }
+        let deadline = self.step_deadline(None);
+        let Ok(code) = self.process.wait(deadline).await else {
+            return Err(Failure::new(
+                Verdict::Timeout,
+                "the agent closed stdout but did not exit in time",
+            ));
+        };
+        self.exit_code = Some(code);
+        self.process.drain_stderr().await;
+        let stderr = String::from_utf8_lossy(&self.process.streams().stderr).into_owned();
+        if exits.iter().any(|e| e.accepts(code, &stderr)) {
+            self.log.push(format!(
+                "exit {}: an allowed alternative (non-strict: {reason})",
+                exit_text(Some(code))
+            ));
+            return Ok(());
+        }
+        let allowed: Vec<String> = exits.iter().map(ExitAlternative::describe).collect();
+        let mut failure = Failure::new(
+            Verdict::Fail,
+            format!(
+                "the agent closed stdout (exit: {}) before the expected record, and that exit is \
+                 not the allowed one ({})",
+                exit_text(Some(code)),
+                allowed.join(" or ")
+            ),
+        );
+        failure.detail = format!("stderr:\n{stderr}");
+        Err(failure)
+    }
+
     async fn ended_while_waiting(&mut self, matcher: &Matcher) -> Failure {
         let flooded = self.process.flooded();
         let exit = self
@@ -579,56 +650,6 @@ impl Run<'_> {
         );
         failure.detail = format!("waiting for:\n{}", pretty(&waiting));
         failure
-    }
-
-    /// Collect mode: read records until the step's last record item or `until` matches.
-    async fn collect(
-        &mut self,
-        items: &[Item],
-        until: Option<&Value>,
-        ignore: &[Value],
-        timeout_ms: Option<u64>,
-    ) -> Result<(), Failure> {
-        let stop = until.cloned().or_else(|| {
-            items.iter().rev().find_map(|item| match item {
-                Item::Record(p) | Item::SkipUntil(p) => Some(p.clone()),
-                Item::Either { strict, .. } => Some(strict.clone()),
-                _ => None,
-            })
-        });
-        let count = items
-            .iter()
-            .map(|i| match i {
-                Item::Unordered(group) => group.len(),
-                _ => 1,
-            })
-            .sum::<usize>();
-        let deadline = self.step_deadline(timeout_ms);
-        let mut got = Vec::new();
-        let partial = MatchOptions { partial: true };
-        loop {
-            let Ok(Some(record)) = self.next_record(deadline).await else {
-                break;
-            };
-            self.log
-                .push(format!("< +{}ms {}", record.at_ms, record.text()));
-            let json = record_value(&record);
-            if ignore
-                .iter()
-                .any(|p| pattern::match_value(p, &json, &self.vars, &self.captures, partial).ok)
-            {
-                continue;
-            }
-            let done = stop.as_ref().is_some_and(|p| {
-                pattern::match_value(p, &json, &self.vars, &self.captures, partial).ok
-            });
-            got.push(crate::normalise::normalise_record(&json, &self.vars));
-            if done || (stop.is_none() && got.len() >= count) {
-                break;
-            }
-        }
-        self.collected.push(got);
-        Ok(())
     }
 
     fn journal(&mut self, spec: &JournalSpec) -> Result<(), Failure> {
@@ -683,6 +704,10 @@ impl Run<'_> {
             self.process.kill().await;
         }
         if self.mode == Mode::Collect {
+            if self.ended {
+                // `record` pairs lists with expect steps: no trailing list after an early end.
+                return Ok(());
+            }
             self.collected.push(
                 trailing
                     .iter()

@@ -186,7 +186,7 @@ pub enum Step {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Expect {
-    /// Exact, ordered list of items.
+    /// Exact, ordered list of items (as `records` of the full form).
     List(Vec<Value>),
     /// The full form.
     Full(ExpectFull),
@@ -198,8 +198,10 @@ pub enum Expect {
 pub struct ExpectFull {
     /// Items matched in order. A plain item is a record pattern; `{$unordered: [...]}` is a group
     /// matched in any order; `{$skip_until: PATTERN}` skips records up to one that matches;
-    /// `{$either: {strict, allow, reason}}` accepts alternatives with a non-strict verdict;
-    /// `{$raw: "TEXT"}` matches the raw line (placeholders allowed).
+    /// `{$either: {strict, allow, reason}}` accepts alternatives with a non-strict verdict (an
+    /// alternative `{$exit: CODE}` or `{$exit: {code, stderr_contains}}` accepts the agent exiting
+    /// there instead, and ends the scenario); `{$raw: "TEXT"}` matches the raw line (placeholders
+    /// allowed).
     #[serde(default)]
     pub records: Vec<Value>,
     /// Records matching any of these patterns are dropped before matching (noise such as

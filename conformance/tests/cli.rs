@@ -220,7 +220,7 @@ fn record_writes_what_the_agent_sent_with_placeholders() {
         "{recorded}"
     );
     assert!(
-        recorded.contains("- expect:\n  - {id: \"{{uuid}}\", type: echo}\n"),
+        recorded.contains("  - expect:\n    - {id: \"{{uuid}}\", type: echo}\n"),
         "{recorded}"
     );
     // The recorded scenario passes against the same agent.
@@ -299,4 +299,198 @@ fn expect_quiet_fails_when_a_record_arrives() {
         .stdout(predicate::str::contains(
             "step 3: expected no record for 2000 ms",
         ));
+}
+
+/// A scenario whose second command may crash the agent: the sound answer is an error record,
+/// the tolerated one an exit with code 1 and a TypeError on stderr. A third command follows.
+const CRASH_ALLOWED: &str = r#"id: x.001
+title: t
+steps:
+  - send: {id: a, type: one}
+  - expect:
+      - {id: a, type: one}
+  - send: {id: b, type: two}
+  - expect:
+      - $either:
+          strict: {id: b, type: two}
+          allow:
+            - $exit: {code: 1, stderr_contains: "TypeError: boom"}
+          reason: the agent crashes on two
+  - send: {id: c, type: three}
+  - expect:
+      - {id: c, type: three}
+"#;
+
+/// An agent that echoes its first line, then prints `stderr` and exits with `code`.
+fn crashing_agent(stderr: &str, code: i32) -> String {
+    format!("sh -c 'read l; echo \"$l\"; read l; echo \"{stderr}\" >&2; exit {code}'")
+}
+
+fn run_json(dir: &Path, agent: &str, file: &Path) -> (Option<i32>, serde_json::Value) {
+    let out = runner()
+        .args(["run", "--agent", agent, "--format", "json", "--out"])
+        .arg(dir.join("out"))
+        .arg(file)
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap();
+    (out.status.code(), json)
+}
+
+#[test]
+fn an_allowed_exit_is_non_strict_and_ends_the_scenario_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "x.yaml", CRASH_ALLOWED);
+    let (code, json) = run_json(dir.path(), &crashing_agent("TypeError: boom", 1), &file);
+    let scenario = &json["scenarios"][0];
+    assert_eq!(scenario["verdict"], "non-strict", "{json}");
+    assert_eq!(code, Some(0), "{json}");
+    assert!(
+        scenario["message"]
+            .as_str()
+            .unwrap()
+            .contains("the agent crashes on two"),
+        "{json}"
+    );
+    // The third command was never sent: the agent was gone.
+    let stdin = std::fs::read_to_string(dir.path().join("out/custom/x.001/stdin.txt")).unwrap();
+    assert!(!stdin.contains("three"), "{stdin}");
+    let result = std::fs::read_to_string(dir.path().join("out/custom/x.001/result.txt")).unwrap();
+    assert!(result.contains("were not run"), "{result}");
+}
+
+#[test]
+fn an_agent_that_answers_instead_of_exiting_passes_strictly_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "x.yaml", CRASH_ALLOWED);
+    let (code, json) = run_json(dir.path(), "sh -c 'exec cat'", &file);
+    assert_eq!(json["scenarios"][0]["verdict"], "pass", "{json}");
+    assert_eq!(code, Some(0));
+    let stdin = std::fs::read_to_string(dir.path().join("out/custom/x.001/stdin.txt")).unwrap();
+    assert!(stdin.contains("three"), "{stdin}");
+}
+
+#[test]
+fn an_exit_with_another_code_or_stderr_than_allowed_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "x.yaml", CRASH_ALLOWED);
+    for agent in [
+        crashing_agent("TypeError: boom", 2),
+        crashing_agent("RangeError: boom", 1),
+    ] {
+        let (code, json) = run_json(dir.path(), &agent, &file);
+        let scenario = &json["scenarios"][0];
+        assert_eq!(scenario["verdict"], "fail", "{agent}: {json}");
+        assert_eq!(code, Some(1));
+        assert!(
+            scenario["message"].as_str().unwrap().contains(
+                "not the allowed one (exit code 1, stderr containing \"TypeError: boom\")"
+            ),
+            "{agent}: {json}"
+        );
+    }
+}
+
+#[test]
+fn an_exit_where_no_exit_is_allowed_still_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = CRASH_ALLOWED.replace(
+        "            - $exit: {code: 1, stderr_contains: \"TypeError: boom\"}\n",
+        "            - {id: b, type: other}\n",
+    );
+    let file = write(dir.path(), "x.yaml", &text);
+    let (_, json) = run_json(dir.path(), &crashing_agent("TypeError: boom", 1), &file);
+    let scenario = &json["scenarios"][0];
+    assert_eq!(scenario["verdict"], "fail", "{json}");
+    assert!(
+        scenario["message"]
+            .as_str()
+            .unwrap()
+            .contains("closed stdout (exit: code 1) before the expected record"),
+        "{json}"
+    );
+}
+
+#[test]
+fn record_keeps_the_scenarios_comments_and_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"# yaml-language-server: $schema=x.json
+# A leading comment.
+id: r.002
+title: t  # on the title
+# Before the steps.
+steps:
+  # Before the first send.
+  - send: {id: a, type: one}   # after a send
+  - expect:
+      # Inside an expect step: moved above it.
+      - {id: a, type: "{{nonempty}}"}
+  - send:
+      # Inside a send.
+      id: b
+      type: two
+
+  # Before the second expect.
+  - expect:
+      until: {type: two}
+# After the steps.
+trailing: fail
+"#;
+    let file = write(dir.path(), "r.yaml", text);
+    runner()
+        .args(["record", "--agent", "sh -c 'exec cat'"])
+        .arg(&file)
+        .assert()
+        .success();
+    let recorded = std::fs::read_to_string(dir.path().join("r.recorded.yaml")).unwrap();
+    let expected = r#"# yaml-language-server: $schema=x.json
+# A leading comment.
+id: r.002
+title: t  # on the title
+# Before the steps.
+steps:
+  # Before the first send.
+  - send: {id: a, type: one}   # after a send
+  # Inside an expect step: moved above it.
+  - expect:
+    - {id: a, type: one}
+  - send:
+      # Inside a send.
+      id: b
+      type: two
+
+  # Before the second expect.
+  - expect:
+    - {id: b, type: two}
+# After the steps.
+trailing: fail
+"#;
+    assert_eq!(recorded, expected);
+    runner()
+        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("r.recorded.yaml"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn record_after_an_allowed_exit_keeps_the_steps_it_could_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "x.yaml", CRASH_ALLOWED);
+    runner()
+        .args(["record", "--agent", &crashing_agent("TypeError: boom", 1)])
+        .arg(&file)
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .success();
+    let recorded = std::fs::read_to_string(dir.path().join("x.recorded.yaml")).unwrap();
+    // The first expect step is re-recorded; the crash left nothing to record for the second,
+    // and the third was never reached: both stay as written.
+    let expected = CRASH_ALLOWED.replace(
+        "  - expect:\n      - {id: a, type: one}\n",
+        "  - expect:\n    - {id: a, type: one}\n",
+    );
+    assert_eq!(recorded, expected);
 }

@@ -109,6 +109,20 @@ impl Settings {
             .unwrap_or(true)
     }
 
+    /// `compaction.reserveTokens` and `compaction.keepRecentTokens` with the reference's
+    /// defaults (16384 and 20000).
+    pub fn compaction_tokens(&self) -> (u64, u64) {
+        let number = |field: &str, default: u64| {
+            self.get_nested("compaction", field)
+                .and_then(Value::as_u64)
+                .unwrap_or(default)
+        };
+        (
+            number("reserveTokens", 16_384),
+            number("keepRecentTokens", 20_000),
+        )
+    }
+
     /// `retry.*` with the reference's defaults.
     pub fn retry(&self) -> RetrySettings {
         RetrySettings {
@@ -187,15 +201,25 @@ impl Settings {
 
     /// Sets `retry.enabled` in the global file.
     pub fn set_retry_enabled(&mut self, enabled: bool) {
+        self.set_enabled("retry", enabled);
+    }
+
+    /// Sets `compaction.enabled` (`set_auto_compaction`).
+    pub fn set_compaction_enabled(&mut self, enabled: bool) {
+        self.set_enabled("compaction", enabled);
+    }
+
+    /// Sets `<section>.enabled` in the global file.
+    fn set_enabled(&mut self, section: &'static str, enabled: bool) {
         let set_enabled = |settings: &mut Map<String, Value>| {
-            let retry = settings
-                .entry("retry")
+            let object = settings
+                .entry(section)
                 .or_insert_with(|| Value::Object(Map::new()));
-            if !retry.is_object() {
-                *retry = Value::Object(Map::new());
+            if !object.is_object() {
+                *object = Value::Object(Map::new());
             }
-            if let Value::Object(retry) = retry {
-                retry.insert("enabled".into(), Value::Bool(enabled));
+            if let Value::Object(object) = object {
+                object.insert("enabled".into(), Value::Bool(enabled));
             }
         };
         set_enabled(&mut self.global);

@@ -204,7 +204,7 @@ fn entry_millis(entry: &Entry) -> u64 {
 
 /// One context entry as the message the model sees (the reference's
 /// `sessionEntryToContextMessages`).
-fn context_message(entry: &Entry) -> Option<AgentMessage> {
+pub(crate) fn context_message(entry: &Entry) -> Option<AgentMessage> {
     match entry.kind() {
         "message" => {
             if let Some(SessionEntry::Message(parsed)) = entry.parsed() {

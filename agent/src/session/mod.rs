@@ -51,6 +51,7 @@ use pi_rpc_protocol::session::{
 };
 use serde_json::{Map, Value};
 
+pub(crate) use context::context_message;
 pub use context::{ModelRef, SessionContext};
 pub use discover::{most_recent_session, read_header};
 pub use entry::Entry;

@@ -99,7 +99,25 @@ impl TestEnv {
 
     /// Spawns `program` (ours or the reference's launcher) with exactly `args`.
     pub fn spawn_program(&self, program: &Path, args: &[&str]) -> Result<Agent> {
+        self.spawn_program_with_env(program, args, &[])
+    }
+
+    /// Spawns `pi-agent --mode rpc --no-session` plus `args`, with extra environment variables.
+    pub fn spawn_with_env(&self, args: &[&str], vars: &[(&str, &Path)]) -> Result<Agent> {
+        let mut all = vec!["--mode", "rpc", "--no-session"];
+        all.extend_from_slice(args);
+        self.spawn_program_with_env(Path::new(env!("CARGO_BIN_EXE_pi-agent")), &all, vars)
+    }
+
+    /// [`Self::spawn_program`] with extra environment variables.
+    pub fn spawn_program_with_env(
+        &self,
+        program: &Path,
+        args: &[&str],
+        vars: &[(&str, &Path)],
+    ) -> Result<Agent> {
         let mut command = self.command_for(program, args);
+        command.envs(vars.iter().copied());
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

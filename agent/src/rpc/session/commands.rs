@@ -159,8 +159,12 @@ impl Session {
                 self.config.settings.set_follow_up_mode(set.mode);
                 self.write(&Response::ok(id, kind)).await;
             }
+            Command::Compact(compact) => {
+                self.compact_command(id, compact.custom_instructions).await;
+            }
             Command::SetAutoCompaction(set) => {
-                self.auto_compaction = set.enabled;
+                self.config.settings.set_compaction_enabled(set.enabled);
+                self.auto_compaction = self.config.settings.compaction_enabled();
                 self.write(&Response::ok(id, kind)).await;
             }
             Command::GetLastAssistantText(_) => {
@@ -206,7 +210,8 @@ impl Session {
                 }
             }
             Command::GetCommands(_) => {
-                let commands = super::stats::commands_data(&self.resources);
+                let extension_commands = self.extension_commands();
+                let commands = super::stats::commands_data(extension_commands, &self.resources);
                 self.respond(id, kind, &commands).await;
             }
             Command::Bash(bash) => self.start_bash(id, bash),
@@ -229,12 +234,6 @@ impl Session {
                 });
                 self.emit(event).await;
                 self.write(&Response::ok(id, kind)).await;
-            }
-            _ => {
-                // Worded as an unknown command (what a client of an older reference sees),
-                // saying why.
-                let message = format!("Unknown command: {kind} (not implemented by pi-agent yet)");
-                self.write(&Response::error(id, Some(kind), message)).await;
             }
         }
     }
@@ -292,7 +291,7 @@ impl Session {
             model: Some(self.model.clone()),
             thinking_level: self.thinking_level,
             is_streaming: self.streaming,
-            is_compacting: false,
+            is_compacting: self.compaction.is_active(),
             steering_mode: self.steering_mode,
             follow_up_mode: self.follow_up_mode,
             session_file: self
@@ -308,6 +307,9 @@ impl Session {
     }
 
     async fn prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
+        if self.run_extension_command(&id, &prompt.message).await {
+            return;
+        }
         prompt.message = self.resources.expand(&prompt.message);
         if self.streaming {
             let Some(behavior) = prompt.streaming_behavior else {
@@ -323,6 +325,12 @@ impl Session {
             self.write(&Response::ok(id, "prompt")).await;
             return;
         }
+        if self.compaction.blocks_prompts() {
+            let error = super::compaction::PROMPT_WHILE_COMPACTING;
+            self.write(&Response::error(id, Some("prompt"), error))
+                .await;
+            return;
+        }
         if !self.config.registry.has_auth(&self.model.provider) {
             let message = no_api_key_message(&self.model.provider);
             self.write(&Response::error(id, Some("prompt"), message))
@@ -330,6 +338,12 @@ impl Session {
             return;
         }
         let message = user_message(prompt.message, prompt.images);
+        if self
+            .compact_before_prompt(id.clone(), message.clone())
+            .await
+        {
+            return;
+        }
         self.write(&Response::ok(id, "prompt")).await;
         self.start_run(vec![message], false);
     }

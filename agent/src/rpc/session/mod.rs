@@ -3,6 +3,8 @@
 
 mod bash;
 mod commands;
+mod compaction;
+mod extensions;
 mod queue;
 mod replace;
 mod retry;
@@ -52,6 +54,8 @@ pub struct SessionInit {
     /// Discovery of prompt templates and skills (`--approve`, `--no-skills`,
     /// `--no-prompt-templates`).
     pub resources: crate::resources::ResourceOptions,
+    /// The extension host, when extensions are loaded.
+    pub extensions: Option<crate::extensions::Host>,
 }
 
 /// A run in progress.
@@ -69,6 +73,8 @@ enum Deferred {
     NewSession(Option<RequestId>, Option<String>),
     /// `switch_session`, `fork`, `clone`: carried out once the aborted run settled.
     Replace(Option<RequestId>, replace::Replacement),
+    /// `compact` (with its custom instructions): starts once the aborted run settled.
+    Compact(Option<RequestId>, Option<String>),
 }
 
 /// The one owner of session state.
@@ -119,6 +125,10 @@ pub struct Session {
     bash_rx: mpsc::Receiver<bash::BashMessage>,
     /// Prompt templates and skills.
     resources: crate::resources::Resources,
+    /// The compaction in progress and its reports.
+    compaction: compaction::CompactionState,
+    /// Loaded extensions.
+    extensions: Option<extensions::Extensions>,
 }
 
 impl Session {
@@ -179,18 +189,31 @@ impl Session {
             bash_tx,
             bash_rx,
             resources,
+            compaction: compaction::CompactionState::new(),
+            extensions: init.extensions.map(extensions::Extensions::new),
         }
     }
 
     /// Serves lines until the input ends (or stdout is gone), then cancels any run.
     pub async fn run(mut self, mut lines: mpsc::Receiver<LineResult>) {
+        self.start_extensions().await;
         while !self.output_closed {
+            let run_events = extensions::accepts_run_events(&self.extensions);
+            let commands = extensions::accepts_lines(&self.extensions);
             tokio::select! {
                 biased;
-                Some(message) = self.run_rx.recv() => self.on_run_message(message).await,
+                message = extensions::next_message(&mut self.extensions) => {
+                    self.on_host_message(message).await;
+                }
+                Some(message) = self.run_rx.recv(), if run_events => {
+                    self.on_run_message(message).await;
+                }
                 Some(elapsed) = self.retry_rx.recv() => self.on_retry_wait_over(elapsed).await,
                 Some(message) = self.bash_rx.recv() => self.on_bash_message(message).await,
-                line = lines.recv() => match line {
+                Some(message) = self.compaction.rx.recv() => {
+                    self.on_compaction_message(message).await;
+                }
+                line = lines.recv(), if commands => match line {
                     Some(line) => self.on_line(line).await,
                     None => break,
                 },
@@ -203,6 +226,7 @@ impl Session {
             wait.cancel();
         }
         self.abort_bash();
+        self.compaction.cancel();
     }
 
     async fn on_line(&mut self, line: LineResult) {
@@ -219,8 +243,8 @@ impl Session {
             Ok(pi_rpc_protocol::Incoming::Request(request)) => {
                 self.handle_command(request).await;
             }
-            Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(_)) => {
-                // No extension asks anything yet, so no dialog waits for this answer.
+            Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
+                self.answer_extension_dialog(response).await;
             }
             Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
                 self.answer_missing_type(&line, id).await;
@@ -291,7 +315,11 @@ impl Session {
 
     async fn on_run_message(&mut self, message: RunMessage) {
         match message {
-            RunMessage::Event(event) => self.on_run_event(*event).await,
+            RunMessage::Event(event) => {
+                if let Some(event) = self.hold_for_extensions(*event).await {
+                    self.on_run_event(event).await;
+                }
+            }
             RunMessage::DrainSteering(reply) => {
                 let drained = queue::drain(&mut self.steering_queue, self.steering_mode);
                 send_reply(reply, drained);
@@ -308,6 +336,7 @@ impl Session {
         match &mut event {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
+                    self.compaction.overflow_recovery_attempted = false;
                     let text = content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
@@ -341,6 +370,12 @@ impl Session {
         }
         self.messages.push(message.clone());
         if let AgentMessage::Assistant(assistant) = message {
+            if !matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Length
+            ) {
+                self.compaction.overflow_recovery_attempted = false;
+            }
             if assistant.stop_reason != StopReason::Error && self.retry_attempt > 0 {
                 let attempt = std::mem::take(&mut self.retry_attempt);
                 self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
@@ -387,6 +422,9 @@ impl Session {
                     final_error: message.error_message.clone(),
                 }))
                 .await;
+            }
+            if self.check_compaction(&message, true).await {
+                return;
             }
         }
         self.continue_or_settle().await;
@@ -481,6 +519,9 @@ impl Session {
                 Deferred::Abort(id) => self.write(&Response::ok(id, "abort")).await,
                 Deferred::NewSession(id, parent) => self.finish_new_session(id, parent).await,
                 Deferred::Replace(id, replacement) => self.replace(id, replacement).await,
+                Deferred::Compact(id, instructions) => {
+                    self.start_manual_compaction(id, instructions).await;
+                }
             }
         }
     }

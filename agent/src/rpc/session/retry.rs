@@ -140,7 +140,13 @@ pub fn is_context_overflow(message: &AssistantMessage, context_window: u64) -> b
 
 /// Whether a failed message is retried automatically.
 pub fn is_retryable(message: &AssistantMessage, context_window: u64) -> bool {
-    if is_context_overflow(message, context_window) || message.stop_reason != StopReason::Error {
+    !is_context_overflow(message, context_window) && is_transient(message)
+}
+
+/// Whether a message failed in a way that looks transient (overflow not excluded: a
+/// summarisation call retries on these alone).
+pub fn is_transient(message: &AssistantMessage) -> bool {
+    if message.stop_reason != StopReason::Error {
         return false;
     }
     let Some(error) = message.error_message.as_deref().filter(|e| !e.is_empty()) else {

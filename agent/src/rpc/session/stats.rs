@@ -2,16 +2,14 @@
 //! (compacted history included), and the context usage of the active conversation), and the
 //! `get_commands` listing.
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
+use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::{ContextUsage, SessionStats, TokenTotals};
 use pi_rpc_protocol::session::SessionEntry;
 use pi_rpc_protocol::usage::Usage;
 
 use super::Session;
-
-/// Characters an image counts for in the estimate.
-const IMAGE_CHARS: usize = 4800;
+use crate::compaction::estimate::{context_tokens, estimate_context};
 
 /// Running totals of usage.
 #[derive(Default)]
@@ -117,7 +115,7 @@ impl Session {
                 });
             }
         }
-        let tokens = estimate_context_tokens(&self.messages);
+        let tokens = estimate_context(&self.messages).tokens;
         Some(ContextUsage {
             tokens: Some(tokens),
             context_window,
@@ -126,106 +124,21 @@ impl Session {
     }
 }
 
-fn context_tokens(usage: &Usage) -> u64 {
-    if usage.total_tokens > 0 {
-        usage.total_tokens
-    } else {
-        usage.input + usage.output + usage.cache_read + usage.cache_write
-    }
-}
-
-/// The usage of the last assistant message that answered normally with some tokens.
-fn trusted_usage(message: &AgentMessage) -> Option<&Usage> {
-    match message {
-        AgentMessage::Assistant(assistant)
-            if !matches!(
-                assistant.stop_reason,
-                StopReason::Aborted | StopReason::Error
-            ) && context_tokens(&assistant.usage) > 0 =>
-        {
-            Some(&assistant.usage)
-        }
-        _ => None,
-    }
-}
-
-/// The last trustworthy usage, plus the estimate of every message after it.
-pub(crate) fn estimate_context_tokens(messages: &[AgentMessage]) -> u64 {
-    let last = messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(index, message)| trusted_usage(message).map(|usage| (index, usage)));
-    match last {
-        Some((index, usage)) => {
-            context_tokens(usage)
-                + messages[index + 1..]
-                    .iter()
-                    .map(estimate_tokens)
-                    .sum::<u64>()
-        }
-        None => messages.iter().map(estimate_tokens).sum(),
-    }
-}
-
-/// Length in UTF-16 units, as JavaScript counts it.
-fn js_len(text: &str) -> usize {
-    text.encode_utf16().count()
-}
-
-fn blocks_chars(blocks: &[UserContent]) -> usize {
-    blocks
-        .iter()
-        .map(|block| match block {
-            UserContent::Text(text) => js_len(&text.text),
-            UserContent::Image(_) => IMAGE_CHARS,
-        })
-        .sum()
-}
-
-fn content_chars(content: &MessageContent) -> usize {
-    match content {
-        MessageContent::Text(text) => js_len(text),
-        MessageContent::Blocks(blocks) => blocks_chars(blocks),
-    }
-}
-
-/// Tokens of a message by the characters/4 rule, rounded up.
-pub(crate) fn estimate_tokens(message: &AgentMessage) -> u64 {
-    let chars = match message {
-        AgentMessage::User(user) => content_chars(&user.content),
-        AgentMessage::Assistant(assistant) => assistant
-            .content
-            .iter()
-            .map(|block| match block {
-                AssistantContent::Text(text) => js_len(&text.text),
-                AssistantContent::Thinking(thinking) => js_len(&thinking.thinking),
-                AssistantContent::ToolCall(call) => {
-                    let arguments =
-                        pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default();
-                    js_len(&call.name) + js_len(&arguments)
-                }
-            })
-            .sum(),
-        AgentMessage::Custom(custom) => content_chars(&custom.content),
-        AgentMessage::ToolResult(result) => blocks_chars(&result.content),
-        AgentMessage::BashExecution(bash) => js_len(&bash.command) + js_len(&bash.output),
-        AgentMessage::BranchSummary(summary) => js_len(&summary.summary),
-        AgentMessage::CompactionSummary(summary) => js_len(&summary.summary),
-    };
-    chars.div_ceil(4) as u64
-}
-
-/// `get_commands` data: the built-in `llama` extension command the reference always lists,
-/// then prompt templates, then skills as `skill:NAME`.
-pub(super) fn commands_data(resources: &crate::resources::Resources) -> serde_json::Value {
+/// `get_commands` data: the commands of loaded extensions (`extension_commands`), the built-in
+/// `llama` extension command the reference always lists, then prompt templates, then skills as
+/// `skill:NAME`.
+pub(super) fn commands_data(
+    extension_commands: Vec<serde_json::Value>,
+    resources: &crate::resources::Resources,
+) -> serde_json::Value {
     use serde_json::json;
-    let mut commands = vec![json!({
+    let mut commands = extension_commands;
+    commands.push(json!({
         "name": "llama",
         "description": "Manage llama.cpp router models",
         "source": "extension",
         "sourceInfo": {"path": "<inline:llama.cpp>", "source": "inline", "scope": "temporary", "origin": "top-level"},
-    })];
+    }));
     for template in &resources.templates {
         commands.push(json!({
             "name": template.name,

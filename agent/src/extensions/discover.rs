@@ -1,0 +1,215 @@
+//! Which extension files to load, in the reference's order: the `-e` paths, then (unless
+//! `--no-extensions`) the project's `.pi/extensions/` when the project is trusted, then the
+//! agent folder's `extensions/`. Each with the `sourceInfo` that `get_commands` reports.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::Error;
+
+/// One extension file to load.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtensionFile {
+    /// Its absolute path.
+    pub path: PathBuf,
+    /// Where it came from, as `get_commands` reports it.
+    pub source_info: Value,
+}
+
+/// Where to look.
+#[derive(Debug, Clone, Copy)]
+pub struct Discovery<'a> {
+    /// `-e` paths, relative to `cwd`.
+    pub cli_paths: &'a [PathBuf],
+    /// The working folder.
+    pub cwd: &'a Path,
+    /// The agent folder.
+    pub agent_dir: &'a Path,
+    /// Whether the project's `.pi/` may be used.
+    pub project_trusted: bool,
+    /// `--no-extensions`: only the `-e` paths.
+    pub no_discovery: bool,
+}
+
+/// The files to load, each once.
+pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
+    let mut files: Vec<ExtensionFile> = Vec::new();
+    let mut add = |path: PathBuf, source_info: Value| {
+        if !files.iter().any(|known| known.path == path) {
+            files.push(ExtensionFile { path, source_info });
+        }
+    };
+    for given in discovery.cli_paths {
+        let path = discovery.cwd.join(given);
+        let found = if path.is_dir() {
+            entries_of(&path).unwrap_or_else(|| files_in(&path))
+        } else if path.exists() {
+            vec![path]
+        } else {
+            let shown = path.display();
+            return Err(Error::Load(format!(
+                "Failed to load extension \"{shown}\": Extension path does not exist: {shown}"
+            )));
+        };
+        for path in found {
+            let info = json!({"path": path.display().to_string(), "source": "cli", "scope": "temporary", "origin": "top-level"});
+            add(path, info);
+        }
+    }
+    if discovery.no_discovery {
+        return Ok(files);
+    }
+    let project = discovery.cwd.join(".pi");
+    let mut scopes = Vec::new();
+    if discovery.project_trusted {
+        scopes.push((project.as_path(), "project"));
+    }
+    scopes.push((discovery.agent_dir, "user"));
+    for (base, scope) in scopes {
+        for path in files_in(&base.join("extensions")) {
+            let info = json!({"path": path.display().to_string(), "source": "auto", "scope": scope, "origin": "top-level", "baseDir": base.display().to_string()});
+            add(path, info);
+        }
+    }
+    Ok(files)
+}
+
+/// The extensions of a folder: its `*.ts` and `*.js` files, and the entries of its
+/// sub-folders, by name.
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<PathBuf> = read
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    let mut found = Vec::new();
+    for entry in entries {
+        if entry.is_dir() {
+            found.extend(entries_of(&entry).unwrap_or_default());
+        } else if entry
+            .extension()
+            .is_some_and(|ext| ext == "ts" || ext == "js")
+        {
+            found.push(entry);
+        }
+    }
+    found
+}
+
+/// A package folder's entry points: the existing files of `package.json`'s `pi.extensions`,
+/// else `index.ts`, else `index.js`.
+fn entries_of(dir: &Path) -> Option<Vec<PathBuf>> {
+    let declared: Vec<PathBuf> = std::fs::read_to_string(dir.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|manifest| manifest.pointer("/pi/extensions").cloned())
+        .and_then(|list| list.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|entry| dir.join(entry))
+        .filter(|path| path.exists())
+        .collect();
+    if !declared.is_empty() {
+        return Some(declared);
+    }
+    ["index.ts", "index.js"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|index| index.is_file())
+        .map(|index| vec![index])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn cli_paths_come_first_then_the_trusted_project_then_the_agent_folder() {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("work");
+        let agent = root.path().join("agent");
+        write(&cwd.join("mine.ts"), "");
+        write(&cwd.join(".pi/extensions/proj.ts"), "");
+        write(&agent.join("extensions/b.js"), "");
+        write(&agent.join("extensions/a.ts"), "");
+        write(&agent.join("extensions/notes.md"), "");
+        write(&agent.join("extensions/pkg/index.ts"), "");
+        write(
+            &agent.join("extensions/manifest/package.json"),
+            r#"{"pi":{"extensions":["./main.ts","./gone.ts"]}}"#,
+        );
+        write(&agent.join("extensions/manifest/main.ts"), "");
+        write(&agent.join("extensions/empty/readme.txt"), "");
+        let cli = [PathBuf::from("mine.ts"), agent.join("extensions/a.ts")];
+        let discovery = Discovery {
+            cli_paths: &cli,
+            cwd: &cwd,
+            agent_dir: &agent,
+            project_trusted: true,
+            no_discovery: false,
+        };
+        let files = discover(discovery).unwrap();
+        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(
+            paths,
+            [
+                cwd.join("mine.ts"),
+                agent.join("extensions/a.ts"),
+                cwd.join(".pi/extensions/proj.ts"),
+                agent.join("extensions/b.js"),
+                agent.join("extensions/manifest/main.ts"),
+                agent.join("extensions/pkg/index.ts"),
+            ]
+        );
+        assert_eq!(files[1].source_info["source"], "cli");
+        assert_eq!(
+            files[2].source_info,
+            json!({"path": cwd.join(".pi/extensions/proj.ts").display().to_string(), "source": "auto", "scope": "project", "origin": "top-level", "baseDir": cwd.join(".pi").display().to_string()})
+        );
+        let untrusted = discover(Discovery {
+            project_trusted: false,
+            ..discovery
+        })
+        .unwrap();
+        assert_eq!(untrusted.len(), 5);
+        let only_cli = discover(Discovery {
+            no_discovery: true,
+            ..discovery
+        })
+        .unwrap();
+        assert_eq!(only_cli.len(), 2);
+    }
+
+    #[test]
+    fn a_missing_cli_path_is_the_reference_s_load_error() {
+        let root = tempfile::tempdir().unwrap();
+        let cli = [PathBuf::from("nope.ts")];
+        let error = discover(Discovery {
+            cli_paths: &cli,
+            cwd: root.path(),
+            agent_dir: root.path(),
+            project_trusted: false,
+            no_discovery: true,
+        })
+        .unwrap_err();
+        let path = root.path().join("nope.ts");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "Failed to load extension \"{0}\": Extension path does not exist: {0}",
+                path.display()
+            )
+        );
+    }
+}

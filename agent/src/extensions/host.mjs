@@ -1,0 +1,350 @@
+// pi-agent's extension host. pi-agent starts it with Node.js (>= 22.6, which loads TypeScript
+// by erasing its types) only when extensions are given. It loads each extension, hands it a
+// `pi` object with the part of pi's extension API that pi-agent supports, and bridges it to the
+// agent: one JSON object per line on stdin (from the agent) and on stdout (to the agent).
+//
+// From the agent:
+//   {type:"init", cwd, extensions:[path]}        load them; answer "loaded"
+//   {type:"event", id, event}                    run the handlers of event.type; answer "done"
+//   {type:"command", id, name, args}             run a registered command; answer "done"
+//   {type:"ui_response", response}               an extension_ui_response from the client
+// To the agent:
+//   {type:"loaded", commands:[{name, description, path}], events:[type], error?}
+//   {type:"ui", request:{method, ...}}           an extension_ui_request, without type and id
+//   {type:"extension_error", extensionPath, event, error}
+//   {type:"append_entry", customType, data}
+//   {type:"done", id}
+
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+
+// Only this script writes the protocol on stdout; whatever an extension prints goes to stderr.
+const protocolOut = process.stdout;
+const writeProtocol = protocolOut.write.bind(protocolOut);
+protocolOut.write = process.stderr.write.bind(process.stderr);
+
+function send(message) {
+	writeProtocol(`${JSON.stringify(message)}\n`);
+}
+
+function errorText(error) {
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** Loaded extensions, in load order: { path, handlers: Map<type, fn[]>, commands: Map<name, def> }. */
+const extensions = [];
+/** Dialogs waiting for the client, by request id. */
+const pendingDialogs = new Map();
+let cwd = process.cwd();
+let turnIndex = 0;
+
+function uiRequest(request) {
+	send({ type: "ui", request: { id: randomUUID(), ...request } });
+}
+
+/** A dialog: resolves with the parsed answer, or `fallback` on timeout or when `signal` aborts. */
+function dialog(request, opts, fallback, parse) {
+	const signal = opts?.signal;
+	if (signal?.aborted) return Promise.resolve(fallback);
+	return new Promise((resolve) => {
+		const id = randomUUID();
+		let timer;
+		const finish = (value) => {
+			if (timer) clearTimeout(timer);
+			signal?.removeEventListener("abort", onAbort);
+			pendingDialogs.delete(id);
+			resolve(value);
+		};
+		const onAbort = () => finish(fallback);
+		signal?.addEventListener("abort", onAbort, { once: true });
+		if (opts?.timeout) {
+			timer = setTimeout(() => finish(fallback), opts.timeout);
+		}
+		pendingDialogs.set(id, (response) => finish(parse(response)));
+		send({ type: "ui", request: { id, ...request } });
+	});
+}
+
+const cancelled = (response) => response.cancelled === true;
+const valueOf = (response) => (cancelled(response) ? undefined : "value" in response ? response.value : undefined);
+
+const ui = {
+	select(title, options, opts) {
+		return dialog({ method: "select", title, options, timeout: opts?.timeout }, opts, undefined, valueOf);
+	},
+	confirm(title, message, opts) {
+		return dialog({ method: "confirm", title, message, timeout: opts?.timeout }, opts, false, (r) =>
+			cancelled(r) ? false : "confirmed" in r ? r.confirmed : false,
+		);
+	},
+	input(title, placeholder, opts) {
+		return dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, opts, undefined, valueOf);
+	},
+	// As in pi's RPC mode, the editor takes no options: no timeout, it waits for an answer.
+	editor(title, prefill) {
+		return dialog({ method: "editor", title, prefill }, undefined, undefined, valueOf);
+	},
+	notify(message, type) {
+		uiRequest({ method: "notify", message, notifyType: type });
+	},
+	setStatus(key, text) {
+		uiRequest({ method: "setStatus", statusKey: key, statusText: text });
+	},
+	setWidget(key, content, options) {
+		// Only lines of text can cross the protocol; component factories are ignored.
+		if (content === undefined || Array.isArray(content)) {
+			uiRequest({
+				method: "setWidget",
+				widgetKey: key,
+				widgetLines: content,
+				widgetPlacement: options?.placement,
+			});
+		}
+	},
+	setTitle(title) {
+		uiRequest({ method: "setTitle", title });
+	},
+	setEditorText(text) {
+		uiRequest({ method: "set_editor_text", text });
+	},
+	pasteToEditor(text) {
+		this.setEditorText(text);
+	},
+	getEditorText() {
+		return "";
+	},
+	async custom() {
+		return undefined;
+	},
+	onTerminalInput() {
+		return () => {};
+	},
+	setWorkingMessage() {},
+	setWorkingVisible() {},
+	setWorkingIndicator() {},
+	setHiddenThinkingLabel() {},
+	setFooter() {},
+	setHeader() {},
+	addAutocompleteProvider() {},
+	setEditorComponent() {},
+	getEditorComponent() {
+		return undefined;
+	},
+	getToolsExpanded() {
+		return false;
+	},
+	setToolsExpanded() {},
+	// No terminal to style: every theme function (`fg(color, text)`, `bold(text)`, ...) gives
+	// the text back unchanged.
+	theme: new Proxy({}, { get: () => (...args) => args[args.length - 1] }),
+	getAllThemes() {
+		return [];
+	},
+	getTheme() {
+		return undefined;
+	},
+	setTheme() {
+		return { success: false, error: "pi-agent has no themes" };
+	},
+};
+
+function context() {
+	return {
+		ui,
+		mode: "rpc",
+		hasUI: true,
+		cwd,
+		signal: undefined,
+	};
+}
+
+const warned = new Set();
+
+/** The `pi` object of one extension: the supported calls, and a warning for the others. */
+function api(extension) {
+	const supported = {
+		on(type, handler) {
+			const list = extension.handlers.get(type) ?? [];
+			list.push(handler);
+			extension.handlers.set(type, list);
+		},
+		registerCommand(name, options) {
+			extension.commands.set(name, {
+				name,
+				description: options?.description,
+				handler: options?.handler,
+			});
+		},
+		appendEntry(customType, data) {
+			send({ type: "append_entry", customType, data });
+		},
+	};
+	return new Proxy(supported, {
+		get(target, property) {
+			if (property in target) return target[property];
+			if (typeof property !== "string" || property === "then") return undefined;
+			return () => {
+				if (!warned.has(property)) {
+					warned.add(property);
+					process.stderr.write(`pi-agent: pi.${property}() is not supported for extensions yet; ignored\n`);
+				}
+			};
+		},
+	});
+}
+
+async function load(path) {
+	const extension = { path, handlers: new Map(), commands: new Map() };
+	let module;
+	try {
+		module = await import(pathToFileURL(path).href);
+	} catch (error) {
+		throw new Error(`Failed to load extension "${path}": ${errorText(error)}`);
+	}
+	const factory = module.default;
+	if (typeof factory !== "function") {
+		throw new Error(`Failed to load extension "${path}": it has no default export function`);
+	}
+	try {
+		await factory(api(extension));
+	} catch (error) {
+		throw new Error(`Failed to load extension "${path}": Failed to load extension: ${errorText(error)}`);
+	}
+	extensions.push(extension);
+}
+
+/** Every registered command, named as pi names them when two extensions use one name. */
+function commands() {
+	const all = extensions.flatMap((extension) =>
+		[...extension.commands.values()].map((command) => ({ command, path: extension.path })),
+	);
+	const counts = new Map();
+	for (const { command } of all) counts.set(command.name, (counts.get(command.name) ?? 0) + 1);
+	const seen = new Map();
+	const taken = new Set();
+	return all.map(({ command, path }) => {
+		const occurrence = (seen.get(command.name) ?? 0) + 1;
+		seen.set(command.name, occurrence);
+		let name = counts.get(command.name) > 1 ? `${command.name}:${occurrence}` : command.name;
+		let suffix = occurrence;
+		while (taken.has(name)) {
+			suffix += 1;
+			name = `${command.name}:${suffix}`;
+		}
+		taken.add(name);
+		return { name, command, path };
+	});
+}
+
+/** The event as extensions see it, from the agent's event record. */
+function extensionEvent(event) {
+	switch (event.type) {
+		case "agent_start":
+			turnIndex = 0;
+			return { type: "agent_start" };
+		case "agent_end":
+			return { type: "agent_end", messages: event.messages };
+		case "turn_start":
+			return { type: "turn_start", turnIndex, timestamp: Date.now() };
+		case "turn_end":
+			return { type: "turn_end", turnIndex: turnIndex++, message: event.message, toolResults: event.toolResults };
+		case "message_update":
+			return { type: "message_update", message: event.message, assistantMessageEvent: event.assistantMessageEvent };
+		case "tool_execution_update":
+			return {
+				type: "tool_execution_update",
+				toolCallId: event.toolCallId,
+				toolName: event.toolName,
+				args: event.args,
+				partialResult: event.partialResult,
+			};
+		default:
+			return event;
+	}
+}
+
+async function emit(event) {
+	const forExtensions = extensionEvent(event);
+	for (const extension of extensions) {
+		for (const handler of extension.handlers.get(event.type) ?? []) {
+			try {
+				await handler(forExtensions, context());
+			} catch (error) {
+				send({ type: "extension_error", extensionPath: extension.path, event: event.type, error: errorText(error) });
+			}
+		}
+	}
+}
+
+async function runCommand(name, args) {
+	const found = commands().find((entry) => entry.name === name);
+	if (!found) return;
+	try {
+		await found.command.handler(args, context());
+	} catch (error) {
+		send({ type: "extension_error", extensionPath: `command:${name}`, event: "command", error: errorText(error) });
+	}
+}
+
+async function init(message) {
+	cwd = message.cwd ?? cwd;
+	try {
+		for (const path of message.extensions) {
+			await load(path);
+		}
+	} catch (error) {
+		send({ type: "loaded", commands: [], events: [], error: errorText(error) });
+		return;
+	}
+	const events = new Set();
+	for (const extension of extensions) {
+		for (const [type, list] of extension.handlers) {
+			if (list.length > 0) events.add(type);
+		}
+	}
+	send({
+		type: "loaded",
+		commands: commands().map(({ name, command, path }) => ({ name, description: command.description, path })),
+		events: [...events],
+	});
+}
+
+async function handle(message) {
+	switch (message.type) {
+		case "init":
+			await init(message);
+			break;
+		case "event":
+			await emit(message.event);
+			send({ type: "done", id: message.id });
+			break;
+		case "command":
+			await runCommand(message.name, message.args);
+			send({ type: "done", id: message.id });
+			break;
+		case "ui_response":
+			pendingDialogs.get(message.response.id)?.(message.response);
+			break;
+		default:
+			process.stderr.write(`pi-agent extension host: unknown message ${JSON.stringify(message.type)}\n`);
+	}
+}
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+lines.on("line", (line) => {
+	if (line.trim() === "") return;
+	let message;
+	try {
+		message = JSON.parse(line);
+	} catch (error) {
+		process.stderr.write(`pi-agent extension host: bad line from the agent: ${errorText(error)}\n`);
+		return;
+	}
+	// Each message is handled concurrently, as a dialog must not stop the agent's other requests.
+	handle(message).catch((error) => {
+		process.stderr.write(`pi-agent extension host: ${errorText(error)}\n`);
+	});
+});
+// The agent closing our stdin means it is gone: end, whatever is still waiting.
+lines.on("close", () => process.exit(0));

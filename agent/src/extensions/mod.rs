@@ -1,0 +1,299 @@
+//! Extensions (`-e path.ts`): pi's extensions are TypeScript modules that run in-process in the
+//! reference. pi-agent runs them in one Node.js sidecar, the extension host (`host.mjs`,
+//! embedded in the binary), started only when extensions are given. The agent and the host talk
+//! in JSON lines over the host's stdin and stdout; `host.mjs` describes the messages.
+
+mod discover;
+mod node;
+
+pub use discover::{Discovery, ExtensionFile, discover};
+pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
+
+use std::path::Path;
+use std::process::Stdio;
+
+use pi_rpc_protocol::command::ExtensionUiResponse;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::mpsc;
+
+/// The extension host script, run with `node --input-type=module -e`.
+const HOST_SCRIPT: &str = include_str!("host.mjs");
+
+/// Host messages waiting for the session.
+const HOST_QUEUE: usize = 256;
+
+/// Why extensions cannot be started.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No Node.js could be run.
+    #[error(
+        "extensions need Node.js {}.{} or newer, and `{program}` cannot be run ({source}); install it or name it with {NODE_ENV}",
+        MIN_NODE.0,
+        MIN_NODE.1
+    )]
+    NodeMissing {
+        /// What was tried.
+        program: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// The Node.js found cannot strip TypeScript types.
+    #[error(
+        "extensions need Node.js {}.{} or newer, but `{program}` is {version}; install a newer one or name it with {NODE_ENV}",
+        MIN_NODE.0,
+        MIN_NODE.1
+    )]
+    NodeTooOld {
+        /// What was run.
+        program: String,
+        /// What it said.
+        version: String,
+    },
+    /// An extension failed to load (worded as the reference words it).
+    #[error("{0}")]
+    Load(String),
+    /// The host ended or broke the protocol before reporting the extensions loaded.
+    #[error("the extension host ended before loading the extensions")]
+    HostEnded,
+    /// Starting or talking to the host failed.
+    #[error("extension host: {0}")]
+    Io(#[from] std::io::Error),
+    /// A message could not be encoded.
+    #[error("extension host message: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Starts the extension host for the extensions `discovery` finds, or nothing when there are
+/// none: without extensions no Node.js is looked for or spawned.
+pub async fn start(discovery: Discovery<'_>) -> Result<Option<Host>, Error> {
+    let files = discover(discovery)?;
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let node = find_node()?;
+    Host::start(&node, files, discovery.cwd).await.map(Some)
+}
+
+/// A command an extension registered.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RegisteredCommand {
+    /// The name to invoke it with (`/name`).
+    pub name: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The extension's file.
+    pub path: String,
+}
+
+/// A message from the host.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HostMessage {
+    /// The extensions are loaded (or `error` says why not).
+    Loaded {
+        /// Registered commands, in pi's order.
+        commands: Vec<RegisteredCommand>,
+        /// Event types some extension handles.
+        events: Vec<String>,
+        /// Why loading failed.
+        #[serde(default)]
+        error: Option<String>,
+    },
+    /// An extension UI request without its `type`: `id`, `method`, then the method's fields.
+    Ui {
+        /// The request's fields, in the order to write them.
+        request: serde_json::Map<String, Value>,
+    },
+    /// A handler threw.
+    ExtensionError {
+        /// The extension's file, or `command:<name>`.
+        #[serde(rename = "extensionPath")]
+        extension_path: String,
+        /// The event (or `command`).
+        event: String,
+        /// The error's message.
+        error: String,
+    },
+    /// `pi.appendEntry(customType, data)`.
+    AppendEntry {
+        /// The entry's kind.
+        #[serde(rename = "customType")]
+        custom_type: String,
+        /// Its data.
+        #[serde(default)]
+        data: Option<Value>,
+    },
+    /// The event or command with this id is fully handled.
+    Done {
+        /// The id the agent gave it.
+        id: u64,
+    },
+}
+
+/// A message to the host.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ToHost<'a> {
+    Init {
+        cwd: &'a Path,
+        extensions: &'a [&'a Path],
+    },
+    Event {
+        id: u64,
+        event: &'a Value,
+    },
+    Command {
+        id: u64,
+        name: &'a str,
+        args: &'a str,
+    },
+    UiResponse {
+        response: &'a ExtensionUiResponse,
+    },
+}
+
+/// The running extension host with its extensions loaded.
+#[derive(Debug)]
+pub struct Host {
+    // Killed when dropped: the host ends with the agent.
+    _child: Child,
+    stdin: ChildStdin,
+    messages: mpsc::Receiver<HostMessage>,
+    /// Registered commands, in pi's order.
+    pub commands: Vec<RegisteredCommand>,
+    /// Event types some extension handles.
+    pub events: Vec<String>,
+    /// The loaded files.
+    pub files: Vec<ExtensionFile>,
+}
+
+impl Host {
+    /// Starts the host with `node`, loads `files` and waits until they are loaded.
+    pub async fn start(node: &Node, files: Vec<ExtensionFile>, cwd: &Path) -> Result<Self, Error> {
+        let mut child = tokio::process::Command::new(&node.program)
+            .args([
+                node.typescript_flag(),
+                "--no-warnings",
+                "--input-type=module",
+                "-e",
+                HOST_SCRIPT,
+            ])
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(Error::HostEnded);
+        };
+        let (tx, mut messages) = mpsc::channel(HOST_QUEUE);
+        tokio::spawn(read_messages(stdout, tx));
+        let mut host = Self {
+            _child: child,
+            stdin,
+            messages: mpsc::channel(1).1,
+            commands: Vec::new(),
+            events: Vec::new(),
+            files,
+        };
+        let extensions: Vec<&Path> = host.files.iter().map(|file| file.path.as_path()).collect();
+        let init = serde_json::to_vec(&ToHost::Init {
+            cwd,
+            extensions: &extensions,
+        })?;
+        host.send_line(init).await?;
+        match messages.recv().await {
+            Some(HostMessage::Loaded {
+                error: Some(error), ..
+            }) => Err(Error::Load(error)),
+            Some(HostMessage::Loaded {
+                commands, events, ..
+            }) => {
+                host.commands = commands;
+                host.events = events;
+                host.messages = messages;
+                Ok(host)
+            }
+            _ => Err(Error::HostEnded),
+        }
+    }
+
+    /// Whether some extension handles events of `kind`.
+    pub fn handles(&self, kind: &str) -> bool {
+        self.events.iter().any(|event| event == kind)
+    }
+
+    /// The registered command invoked as `/name`.
+    pub fn command(&self, name: &str) -> Option<&RegisteredCommand> {
+        self.commands.iter().find(|command| command.name == name)
+    }
+
+    /// The next message; `None` once the host has ended.
+    pub async fn recv(&mut self) -> Option<HostMessage> {
+        self.messages.recv().await
+    }
+
+    /// Runs the handlers of `event` (an event record); `Done { id }` follows.
+    pub async fn emit(&mut self, id: u64, event: &Value) -> Result<(), Error> {
+        self.send(&ToHost::Event { id, event }).await
+    }
+
+    /// Runs the command `name`; `Done { id }` follows.
+    pub async fn run_command(&mut self, id: u64, name: &str, args: &str) -> Result<(), Error> {
+        self.send(&ToHost::Command { id, name, args }).await
+    }
+
+    /// Hands a client's answer to the dialog it answers (the host ignores unknown ids).
+    pub async fn answer(&mut self, response: &ExtensionUiResponse) -> Result<(), Error> {
+        self.send(&ToHost::UiResponse { response }).await
+    }
+
+    /// The `sourceInfo` of the extension loaded from `path`.
+    pub fn source_info(&self, path: &str) -> Value {
+        self.files
+            .iter()
+            .find(|file| file.path.as_os_str() == path)
+            .map(|file| file.source_info.clone())
+            .unwrap_or(Value::Null)
+    }
+
+    async fn send(&mut self, message: &ToHost<'_>) -> Result<(), Error> {
+        self.send_line(serde_json::to_vec(message)?).await
+    }
+
+    async fn send_line(&mut self, mut line: Vec<u8>) -> Result<(), Error> {
+        line.push(b'\n');
+        self.stdin.write_all(&line).await?;
+        self.stdin.flush().await?;
+        Ok(())
+    }
+}
+
+async fn read_messages(stdout: ChildStdout, messages: mpsc::Sender<HostMessage>) {
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::error!(%error, "cannot read the extension host's output");
+                return;
+            }
+        };
+        match serde_json::from_str::<HostMessage>(&line) {
+            Ok(message) => {
+                if messages.send(message).await.is_err() {
+                    return;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, line, "unreadable message from the extension host")
+            }
+        }
+    }
+}

@@ -1,0 +1,477 @@
+//! Compaction as the session runs it: the `compact` command (after aborting a run in progress),
+//! automatic compaction after a run (context above `contextWindow - reserveTokens`, or an
+//! overflow the provider reported, which is compacted and retried once), the
+//! `compaction_start` / `compaction_end` events around it, and the conversation rebuilt from the
+//! new `compaction` entry. The model calls run in their own task; the session keeps serving
+//! commands meanwhile (`get_state` says `isCompacting`).
+
+use pi_rpc_protocol::RequestId;
+use pi_rpc_protocol::Response;
+use pi_rpc_protocol::event::{CompactionEndEvent, CompactionReason, CompactionStartEvent, Event};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
+use pi_rpc_protocol::response::CompactionResult;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{Deferred, Session, log_store_error, retry};
+use crate::compaction::estimate::{context_tokens, estimate_context, sum_tokens};
+use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
+use crate::compaction::{CompactionSettings, prepare};
+use crate::session::NewCompaction;
+
+/// The error when a second overflow follows the compact-and-retry of the first.
+const OVERFLOW_AGAIN: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
+
+/// The error of a prompt sent while the `compact` command runs.
+pub(super) const PROMPT_WHILE_COMPACTING: &str = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry.";
+
+/// The compaction state of a session.
+#[derive(Debug)]
+pub(super) struct CompactionState {
+    /// The compaction in progress.
+    active: Option<ActiveCompaction>,
+    /// Counts compactions, so that reports of a cancelled one are told apart.
+    serial: u64,
+    /// Whether the current overflow was already compacted and retried once.
+    pub(super) overflow_recovery_attempted: bool,
+    /// A prompt that waits for the compaction its arrival started (answered and run after it).
+    next_prompt: Option<(Option<RequestId>, AgentMessage)>,
+    tx: mpsc::UnboundedSender<CompactionMessage>,
+    /// Reports of the compaction task.
+    pub(super) rx: mpsc::UnboundedReceiver<CompactionMessage>,
+}
+
+impl CompactionState {
+    pub(super) fn new() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            active: None,
+            serial: 0,
+            overflow_recovery_attempted: false,
+            next_prompt: None,
+            tx,
+            rx,
+        }
+    }
+
+    /// `isCompacting`.
+    pub(super) fn is_active(&self) -> bool {
+        self.active.is_some()
+    }
+
+    /// Whether a compaction runs outside a run (the `compact` command, or one a prompt
+    /// started): prompts are refused meanwhile.
+    pub(super) fn blocks_prompts(&self) -> bool {
+        self.active
+            .as_ref()
+            .is_some_and(|active| active.reason == CompactionReason::Manual)
+            || self.next_prompt.is_some()
+    }
+
+    /// Stops the model calls (end of input).
+    pub(super) fn cancel(&mut self) {
+        if let Some(active) = &self.active {
+            active.cancel.cancel();
+        }
+    }
+}
+
+#[derive(Debug)]
+struct ActiveCompaction {
+    serial: u64,
+    reason: CompactionReason,
+    will_retry: bool,
+    /// The `compact` command's id (manual compactions).
+    reply: Option<Option<RequestId>>,
+    cancel: CancellationToken,
+    /// The session generation it started in; a replaced session drops the result.
+    generation: u64,
+}
+
+/// What the compaction task reports.
+#[derive(Debug)]
+pub(super) enum CompactionMessage {
+    /// A `summarization_retry_*` event.
+    Event(u64, Box<Event>),
+    /// The summary, or why there is none.
+    Done(u64, Box<Finished>),
+}
+
+/// The end of a compaction task.
+#[derive(Debug)]
+pub(super) struct Finished {
+    first_kept_entry_id: String,
+    tokens_before: u64,
+    details: serde_json::Value,
+    outcome: Result<Summary, SummaryError>,
+}
+
+impl Session {
+    /// `compact`: a run in progress is aborted first and the compaction starts once the agent
+    /// settled.
+    pub(super) async fn compact_command(
+        &mut self,
+        id: Option<RequestId>,
+        custom_instructions: Option<String>,
+    ) {
+        if self.stop_activity() {
+            self.deferred
+                .push(Deferred::Compact(id, custom_instructions));
+            return;
+        }
+        self.start_manual_compaction(id, custom_instructions).await;
+    }
+
+    /// Announces and starts the `compact` command's compaction, or fails it at once when there
+    /// is nothing to summarise.
+    pub(super) async fn start_manual_compaction(
+        &mut self,
+        id: Option<RequestId>,
+        custom_instructions: Option<String>,
+    ) {
+        self.emit(Event::CompactionStart(CompactionStartEvent {
+            reason: CompactionReason::Manual,
+        }))
+        .await;
+        if self.compaction.is_active() {
+            self.fail_manual(id, "Compaction already in progress").await;
+            return;
+        }
+        if !self.spawn_compaction(
+            CompactionReason::Manual,
+            false,
+            Some(id.clone()),
+            custom_instructions,
+        ) {
+            let ends_compacted = self
+                .store
+                .branch(None)
+                .last()
+                .is_some_and(|entry| entry.kind() == "compaction");
+            let error = if ends_compacted {
+                "Already compacted"
+            } else {
+                "Nothing to compact (session too small)"
+            };
+            self.fail_manual(id, error).await;
+        }
+    }
+
+    async fn fail_manual(&mut self, id: Option<RequestId>, error: &str) {
+        self.emit(end_event(
+            CompactionReason::Manual,
+            None,
+            false,
+            Some(format!("Compaction failed: {error}")),
+        ))
+        .await;
+        self.write(&Response::error(id, Some("compact"), error))
+            .await;
+    }
+
+    /// Prepares and spawns a compaction; false when there is nothing to summarise.
+    fn spawn_compaction(
+        &mut self,
+        reason: CompactionReason,
+        will_retry: bool,
+        reply: Option<Option<RequestId>>,
+        custom_instructions: Option<String>,
+    ) -> bool {
+        let (reserve_tokens, keep_recent_tokens) = self.config.settings.compaction_tokens();
+        let settings = CompactionSettings {
+            reserve_tokens,
+            keep_recent_tokens,
+        };
+        let context = self.store.build_context().messages;
+        let Some(preparation) = prepare(&self.store.branch(None), &context, settings) else {
+            return false;
+        };
+        self.compaction.serial += 1;
+        let serial = self.compaction.serial;
+        let cancel = CancellationToken::new();
+        self.compaction.active = Some(ActiveCompaction {
+            serial,
+            reason,
+            will_retry,
+            reply,
+            cancel: cancel.clone(),
+            generation: self.session_generation,
+        });
+        let summary_context = SummaryContext {
+            model: self.config.registry.model_for_request(&self.model),
+            api_key: self.config.registry.api_key(&self.model.provider),
+            thinking_level: self.thinking_level,
+            reserve_tokens,
+            retry: self.config.settings.retry(),
+            http: self.http.clone(),
+            cancel,
+            reason,
+            is_transient: retry::is_transient,
+        };
+        let tx = self.compaction.tx.clone();
+        tokio::spawn(async move {
+            let events = tx.clone();
+            let mut on_event = move |event: Event| {
+                // The session may be gone (end of input); then nobody needs the event.
+                let _ = events.send(CompactionMessage::Event(serial, Box::new(event)));
+            };
+            let outcome = summarize(
+                &preparation,
+                custom_instructions.as_deref(),
+                &summary_context,
+                &mut on_event,
+            )
+            .await;
+            let finished = Finished {
+                first_kept_entry_id: preparation.first_kept_entry_id.clone(),
+                tokens_before: preparation.tokens_before,
+                details: preparation.file_ops.lists().to_details(),
+                outcome,
+            };
+            let _ = tx.send(CompactionMessage::Done(serial, Box::new(finished)));
+        });
+        true
+    }
+
+    /// Before a prompt runs, the last assistant message (aborted ones included) gets the
+    /// automatic compaction check too. True when a compaction started: the prompt is then
+    /// answered and run once it ended.
+    pub(super) async fn compact_before_prompt(
+        &mut self,
+        id: Option<RequestId>,
+        prompt: AgentMessage,
+    ) -> bool {
+        let last = self
+            .messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                AgentMessage::Assistant(assistant) => Some(assistant.clone()),
+                _ => None,
+            });
+        let Some(last) = last else {
+            return false;
+        };
+        self.compaction.next_prompt = Some((id, prompt));
+        if self.check_compaction(&last, false).await {
+            return true;
+        }
+        self.compaction.next_prompt = None;
+        false
+    }
+
+    /// Automatic compaction after a run whose last assistant message is `message` (skipped
+    /// when it was aborted and `skip_aborted`): true when a compaction started (the run's
+    /// settling then waits for it).
+    pub(super) async fn check_compaction(
+        &mut self,
+        message: &AssistantMessage,
+        skip_aborted: bool,
+    ) -> bool {
+        if !self.auto_compaction || (skip_aborted && message.stop_reason == StopReason::Aborted) {
+            return false;
+        }
+        let context_window = self.model.context_window;
+        let same_model = message.provider == self.model.provider && message.model == self.model.id;
+        let compacted_at = self.latest_compaction_ms();
+        if compacted_at.is_some_and(|at| message.timestamp <= at) {
+            return false;
+        }
+        let recoverable_length = message.stop_reason == StopReason::Length
+            && self.model.max_tokens > 0
+            && message.usage.output < self.model.max_tokens;
+        if same_model && (retry::is_context_overflow(message, context_window) || recoverable_length)
+        {
+            let will_retry = message.stop_reason != StopReason::Stop;
+            if !will_retry {
+                return self
+                    .start_auto_compaction(CompactionReason::Overflow, false)
+                    .await;
+            }
+            if self.compaction.overflow_recovery_attempted {
+                let end = end_event(
+                    CompactionReason::Overflow,
+                    None,
+                    false,
+                    Some(OVERFLOW_AGAIN.into()),
+                );
+                self.emit(end).await;
+                return false;
+            }
+            self.compaction.overflow_recovery_attempted = true;
+            if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
+                self.messages.pop();
+            }
+            return self
+                .start_auto_compaction(CompactionReason::Overflow, true)
+                .await;
+        }
+        let direct = context_tokens(&message.usage);
+        let tokens = if message.stop_reason == StopReason::Error || direct == 0 {
+            let estimate = estimate_context(&self.messages);
+            let Some(index) = estimate.last_usage_index else {
+                return false;
+            };
+            if let (Some(at), Some(AgentMessage::Assistant(source))) =
+                (compacted_at, self.messages.get(index))
+                && source.timestamp <= at
+            {
+                return false;
+            }
+            estimate.tokens
+        } else {
+            direct
+        };
+        let (reserve_tokens, _) = self.config.settings.compaction_tokens();
+        if tokens > context_window.saturating_sub(reserve_tokens) {
+            return self
+                .start_auto_compaction(CompactionReason::Threshold, false)
+                .await;
+        }
+        false
+    }
+
+    async fn start_auto_compaction(&mut self, reason: CompactionReason, will_retry: bool) -> bool {
+        if self.compaction.is_active() || !self.spawn_compaction(reason, will_retry, None, None) {
+            return false;
+        }
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
+            .await;
+        true
+    }
+
+    /// When the latest compaction on the branch was recorded, in milliseconds.
+    fn latest_compaction_ms(&self) -> Option<u64> {
+        let branch = self.store.branch(None);
+        let entry = branch.iter().rev().find(|e| e.kind() == "compaction")?;
+        crate::session::time::parse_iso(entry.timestamp()).and_then(|ms| u64::try_from(ms).ok())
+    }
+
+    pub(super) async fn on_compaction_message(&mut self, message: CompactionMessage) {
+        let current = self.compaction.active.as_ref().map(|active| active.serial);
+        match message {
+            CompactionMessage::Event(serial, event) => {
+                if current == Some(serial) {
+                    self.emit(*event).await;
+                }
+            }
+            CompactionMessage::Done(serial, finished) => {
+                if current != Some(serial) {
+                    return;
+                }
+                if let Some(active) = self.compaction.active.take() {
+                    self.finish_compaction(active, *finished).await;
+                }
+            }
+        }
+    }
+
+    async fn finish_compaction(&mut self, active: ActiveCompaction, finished: Finished) {
+        let reason = active.reason;
+        let outcome = if active.generation == self.session_generation {
+            finished.outcome
+        } else {
+            Err(SummaryError::Cancelled)
+        };
+        let summary = match outcome {
+            Ok(summary) => summary,
+            Err(error) => {
+                let error_message = match (&error, reason, &active.reply) {
+                    (SummaryError::Cancelled, _, _) => None,
+                    (_, _, Some(_)) => Some(format!("Compaction failed: {error}")),
+                    (_, CompactionReason::Overflow, None) => {
+                        Some(format!("Context overflow recovery failed: {error}"))
+                    }
+                    (_, _, None) => Some(format!("Auto-compaction failed: {error}")),
+                };
+                let aborted = error == SummaryError::Cancelled;
+                self.emit(end_event(reason, None, aborted, error_message))
+                    .await;
+                match active.reply {
+                    Some(id) => {
+                        self.write(&Response::error(id, Some("compact"), error.to_string()))
+                            .await;
+                    }
+                    None => self.after_auto_compaction(false).await,
+                }
+                return;
+            }
+        };
+        let usage = Some(summary.usage_json());
+        log_store_error(self.store.append_compaction(NewCompaction {
+            summary: summary.text.clone(),
+            first_kept_entry_id: finished.first_kept_entry_id.clone(),
+            tokens_before: finished.tokens_before,
+            details: Some(finished.details.clone()),
+            usage,
+            from_hook: Some(false),
+        }));
+        self.messages = self.store.build_context().messages;
+        let result = CompactionResult {
+            summary: summary.text,
+            first_kept_entry_id: finished.first_kept_entry_id,
+            tokens_before: finished.tokens_before,
+            estimated_tokens_after: Some(sum_tokens(&self.messages)),
+            usage: Some(summary.usage),
+            details: Some(finished.details),
+        };
+        self.emit(end_event_retrying(
+            reason,
+            Some(result.clone()),
+            false,
+            None,
+            active.will_retry,
+        ))
+        .await;
+        if let Some(id) = active.reply {
+            self.respond(id, "compact", &result).await;
+            return;
+        }
+        if active.will_retry
+            && let Some(AgentMessage::Assistant(last)) = self.messages.last()
+            && matches!(last.stop_reason, StopReason::Error | StopReason::Length)
+        {
+            self.messages.pop();
+        }
+        self.after_auto_compaction(active.will_retry).await;
+    }
+
+    /// What follows an automatic compaction: the prompt that waited for it, the retry of the
+    /// overflowed turn, or the end of the run (with its queued messages first).
+    async fn after_auto_compaction(&mut self, retry: bool) {
+        if let Some((id, prompt)) = self.compaction.next_prompt.take() {
+            self.write(&Response::ok(id, "prompt")).await;
+            self.start_run(vec![prompt], false);
+        } else if retry {
+            self.start_run(Vec::new(), false);
+        } else {
+            self.continue_or_settle().await;
+        }
+    }
+}
+
+/// `compaction_end`; `willRetry` only with a result.
+fn end_event(
+    reason: CompactionReason,
+    result: Option<CompactionResult>,
+    aborted: bool,
+    error_message: Option<String>,
+) -> Event {
+    end_event_retrying(reason, result, aborted, error_message, false)
+}
+
+fn end_event_retrying(
+    reason: CompactionReason,
+    result: Option<CompactionResult>,
+    aborted: bool,
+    error_message: Option<String>,
+    will_retry: bool,
+) -> Event {
+    Event::CompactionEnd(CompactionEndEvent {
+        reason,
+        result,
+        aborted,
+        will_retry,
+        error_message,
+    })
+}

@@ -1,0 +1,114 @@
+//! Extensions at start-up, without needing a usable Node.js: no Node is looked for without
+//! extensions, and a missing or too old Node or a missing extension file is a clear error.
+
+mod extensions_support;
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+
+use anyhow::Result;
+use serde_json::json;
+use support::TestEnv;
+
+/// Runs `pi-agent --mode rpc --no-session` plus `args` with `vars`; returns (exit code,
+/// stdout, stderr). Stdin is closed at once.
+async fn run(
+    env: &TestEnv,
+    args: &[&str],
+    vars: &[(&str, &Path)],
+) -> Result<(i32, String, String)> {
+    let mut all = vec!["--mode", "rpc", "--no-session"];
+    all.extend_from_slice(args);
+    let mut command = env.command(&all);
+    command
+        .envs(vars.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(support::TIMEOUT, command.output()).await??;
+    Ok((
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout)?,
+        String::from_utf8(output.stderr)?,
+    ))
+}
+
+#[tokio::test]
+async fn without_extensions_no_node_is_looked_for() -> Result<()> {
+    let env = TestEnv::empty()?;
+    let missing = env.root.path().join("no-such-node");
+    let mut agent = env.spawn_with_env(&[], &[("PI_AGENT_NODE", &missing)])?;
+    let response = agent.request(json!({"id": 1, "type": "get_state"})).await?;
+    assert_eq!(response["success"], true, "{response}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_missing_node_is_a_clear_startup_error() -> Result<()> {
+    let env = TestEnv::empty()?;
+    let missing = env.root.path().join("no-such-node");
+    let fixture = extensions_support::fixture("ui-fixture.ts");
+    let fixture = fixture.to_str().unwrap_or_default();
+    let (code, stdout, stderr) =
+        run(&env, &["-e", fixture], &[("PI_AGENT_NODE", &missing)]).await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stdout, "");
+    let expected = format!(
+        "Error: extensions need Node.js 22.6 or newer, and `{}` cannot be run",
+        missing.display()
+    );
+    assert!(stderr.starts_with(&expected), "stderr: {stderr}");
+    assert!(
+        stderr.contains("name it with PI_AGENT_NODE"),
+        "stderr: {stderr}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_node_too_old_is_a_clear_startup_error() -> Result<()> {
+    let env = TestEnv::empty()?;
+    let old_node = env.root.path().join("old-node");
+    std::fs::write(&old_node, "#!/bin/sh\necho v20.11.1\n")?;
+    std::fs::set_permissions(
+        &old_node,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )?;
+    let fixture = extensions_support::fixture("ui-fixture.ts");
+    let fixture = fixture.to_str().unwrap_or_default();
+    let (code, stdout, stderr) = run(
+        &env,
+        &["--extension", fixture],
+        &[("PI_AGENT_NODE", &old_node)],
+    )
+    .await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stdout, "");
+    let expected = format!(
+        "Error: extensions need Node.js 22.6 or newer, but `{}` is v20.11.1; install a newer one or name it with PI_AGENT_NODE\n",
+        old_node.display()
+    );
+    assert_eq!(stderr, expected);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_missing_extension_file_fails_as_the_reference_says() -> Result<()> {
+    let env = TestEnv::empty()?;
+    let missing = env.root.path().join("no-such-node");
+    let (code, stdout, stderr) =
+        run(&env, &["-e", "nope.ts"], &[("PI_AGENT_NODE", &missing)]).await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stdout, "");
+    let path = env.work_dir().join("nope.ts");
+    let path = path.display();
+    assert_eq!(
+        stderr,
+        format!(
+            "Error: Failed to load extension \"{path}\": Extension path does not exist: {path}\n"
+        )
+    );
+    Ok(())
+}
