@@ -66,4 +66,187 @@ pub struct Cli {
     /// Disable extension discovery (`extensions/` folders); `-e` paths still load.
     #[arg(long = "no-extensions")]
     pub no_extensions: bool,
+    /// Replace the built-in system prompt (context files and skills are still added): the
+    /// text, or the path of a file whose contents to use.
+    #[arg(
+        long = "system-prompt",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub system_prompt: Option<String>,
+    /// Append text, or a file's contents, to the system prompt; repeatable. Replaces
+    /// `APPEND_SYSTEM.md` discovery.
+    #[arg(
+        long = "append-system-prompt",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub append_system_prompt: Vec<String>,
+    /// Disable AGENTS.md and CLAUDE.md discovery and loading (also `-nc`).
+    #[arg(long = "no-context-files")]
+    pub no_context_files: bool,
+    /// Load a skill file or folder; repeatable, and loaded even with `--no-skills`.
+    #[arg(long = "skill", value_name = "PATH", allow_hyphen_values = true)]
+    pub skills: Vec<PathBuf>,
+    /// Comma-separated names of the only tools to offer (built-in or from extensions).
+    #[arg(long = "tools", short = 't', value_name = "LIST")]
+    pub tools: Option<String>,
+    /// Comma-separated names of tools never to offer (also `-xt`).
+    #[arg(long = "exclude-tools", value_name = "LIST")]
+    pub exclude_tools: Option<String>,
+    /// Offer no built-in tools unless `--tools` names them; extension tools stay (also `-nbt`).
+    #[arg(long = "no-builtin-tools")]
+    pub no_builtin_tools: bool,
+    /// Offer no tools unless `--tools` names them (also `-nt`).
+    #[arg(long = "no-tools")]
+    pub no_tools: bool,
+}
+
+impl Cli {
+    /// The tool flags as one selection.
+    pub fn tool_selection(&self) -> crate::tools::ToolSelection {
+        crate::tools::ToolSelection {
+            tools: self.tools.as_deref().map(tool_list),
+            no_tools: self.no_tools,
+            no_builtin_tools: self.no_builtin_tools,
+            exclude_tools: self
+                .exclude_tools
+                .as_deref()
+                .map(tool_list)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// A comma-separated list of tool names, each trimmed, empty ones left out.
+fn tool_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Flags that take a value: the token after one is never rewritten by [`expand_short_flags`].
+const VALUE_FLAGS: [&str; 17] = [
+    "--skill",
+    "--tools",
+    "-t",
+    "--exclude-tools",
+    "--provider",
+    "--model",
+    "--models",
+    "--thinking",
+    "--api-key",
+    "--session-dir",
+    "--name",
+    "-n",
+    "--extension",
+    "-e",
+    "--system-prompt",
+    "--append-system-prompt",
+    "--mode",
+];
+
+/// The reference's short flags of two or more letters (`-nc`, `-na`, `-ne`, `-ns`, `-np`,
+/// `-nt`, `-nbt`, `-xt`), which clap cannot declare, spelled as their long forms.
+pub fn expand_short_flags(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for arg in args {
+        let takes_value = out
+            .last()
+            .is_some_and(|prev| VALUE_FLAGS.contains(&prev.as_str()));
+        let arg = match arg.as_str() {
+            "-nc" if !takes_value => "--no-context-files".to_owned(),
+            "-na" if !takes_value => "--no-approve".to_owned(),
+            "-ne" if !takes_value => "--no-extensions".to_owned(),
+            "-ns" if !takes_value => "--no-skills".to_owned(),
+            "-np" if !takes_value => "--no-prompt-templates".to_owned(),
+            "-nt" if !takes_value => "--no-tools".to_owned(),
+            "-nbt" if !takes_value => "--no-builtin-tools".to_owned(),
+            "-xt" if !takes_value => "--exclude-tools".to_owned(),
+            _ => arg,
+        };
+        out.push(arg);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_letter_short_flags_become_long_flags_but_not_as_values() {
+        let args = [
+            "pi-agent",
+            "-nc",
+            "--system-prompt",
+            "-nc",
+            "-na",
+            "-ns",
+            "-np",
+        ]
+        .map(str::to_owned);
+        assert_eq!(
+            expand_short_flags(args),
+            [
+                "pi-agent",
+                "--no-context-files",
+                "--system-prompt",
+                "-nc",
+                "--no-approve",
+                "--no-skills",
+                "--no-prompt-templates"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_prompt_flags_parse_with_hyphen_values_and_repeats() -> anyhow::Result<()> {
+        let args = [
+            "pi-agent",
+            "--append-system-prompt",
+            "- first",
+            "--append-system-prompt",
+            "second",
+            "-nc",
+        ]
+        .map(str::to_owned);
+        let cli = Cli::try_parse_from(expand_short_flags(args))?;
+        assert_eq!(cli.append_system_prompt, ["- first", "second"]);
+        assert!(cli.no_context_files);
+        assert_eq!(cli.system_prompt, None);
+        Ok(())
+    }
+
+    #[test]
+    fn tool_flags_split_their_lists_and_short_forms_expand() -> anyhow::Result<()> {
+        let args = [
+            "pi-agent",
+            "-t",
+            " read, ,bash ",
+            "-xt",
+            "edit",
+            "-nt",
+            "-nbt",
+            "--skill",
+            "-nt",
+        ]
+        .map(str::to_owned);
+        let cli = Cli::try_parse_from(expand_short_flags(args))?;
+        let selection = cli.tool_selection();
+        assert_eq!(
+            selection,
+            crate::tools::ToolSelection {
+                tools: Some(vec!["read".into(), "bash".into()]),
+                no_tools: true,
+                no_builtin_tools: true,
+                exclude_tools: vec!["edit".into()],
+            }
+        );
+        assert_eq!(cli.skills, [PathBuf::from("-nt")]);
+        Ok(())
+    }
 }

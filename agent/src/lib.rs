@@ -131,10 +131,18 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             },
             no_prompt_templates: cli.no_prompt_templates,
             no_skills: cli.no_skills,
+            prompt: system_prompt::PromptOptions {
+                system_prompt: cli.system_prompt.clone(),
+                append_system_prompt: (!cli.append_system_prompt.is_empty())
+                    .then(|| cli.append_system_prompt.clone()),
+                no_context_files: cli.no_context_files,
+            },
+            tools: cli.tool_selection(),
+            skill_paths: cli.skills.clone(),
         },
         extensions: None,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -12,6 +12,7 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    let cli = Cli::parse();
+    let args = std::env::args_os().map(|arg| arg.to_string_lossy().into_owned());
+    let cli = Cli::parse_from(pi_agent::cli::expand_short_flags(args));
     pi_agent::run(cli)
 }

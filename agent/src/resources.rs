@@ -1,6 +1,9 @@
 //! Prompt templates (`prompts/*.md`) and skills (`skills/**/SKILL.md`, `skills/*.md`) of the
-//! agent folder and, when the project is trusted, of the project's `.pi/` folder: what
-//! `get_commands` lists, and the `/name args` and `/skill:name args` expansions of a prompt.
+//! agent folder and, when the project is trusted, of the project's `.pi/` folder (skills also
+//! from `.agents/skills` folders): what `get_commands` lists, the `/name args` and
+//! `/skill:name args` expansions of a prompt, and the inputs of the system prompt.
+
+mod skill_paths;
 
 use std::path::{Path, PathBuf};
 
@@ -19,8 +22,9 @@ pub struct SourceInfo {
     pub scope: String,
     /// `top-level`.
     pub origin: String,
-    /// The folder it was discovered under.
-    pub base_dir: String,
+    /// The folder it was discovered under (none for a skill the settings name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_dir: Option<String>,
 }
 
 /// A prompt template: `/name args` expands to its content with the arguments substituted.
@@ -47,6 +51,9 @@ pub struct Skill {
     pub file_path: PathBuf,
     /// The skill file's folder.
     pub base_dir: PathBuf,
+    /// Front matter `disable-model-invocation: true`: the skill is not listed in the system
+    /// prompt (`/skill:name` still works).
+    pub disable_model_invocation: bool,
     /// Where it came from.
     pub source_info: SourceInfo,
 }
@@ -58,10 +65,14 @@ pub struct Resources {
     pub templates: Vec<PromptTemplate>,
     /// Skills (the first of a name wins).
     pub skills: Vec<Skill>,
+    /// The system prompt's replacement, appended texts and context files.
+    pub prompt: crate::system_prompt::PromptSources,
+    /// The tool flags: which tools the model is offered and the system prompt lists.
+    pub tools: crate::tools::ToolSelection,
 }
 
 /// What the command line says about discovery.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResourceOptions {
     /// `--approve` (`Some(true)`) trusts the project; `None` leaves it to the settings.
     pub project_trust: Option<bool>,
@@ -69,6 +80,12 @@ pub struct ResourceOptions {
     pub no_prompt_templates: bool,
     /// `--no-skills`.
     pub no_skills: bool,
+    /// `--system-prompt`, `--append-system-prompt`, `--no-context-files`.
+    pub prompt: crate::system_prompt::PromptOptions,
+    /// `--tools`, `--no-tools`, `--no-builtin-tools`, `--exclude-tools`.
+    pub tools: crate::tools::ToolSelection,
+    /// `--skill` paths (relative to the working folder), loaded even with `--no-skills`.
+    pub skill_paths: Vec<PathBuf>,
 }
 
 /// Whether the agent settings trust every project (`defaultProjectTrust: "always"`).
@@ -96,10 +113,39 @@ impl Resources {
         if options.no_prompt_templates {
             resources.templates.clear();
         }
-        if options.no_skills {
-            resources.skills.clear();
+        // Skills: those the settings name, then those discovered, then `--skill` paths.
+        let discovered = std::mem::take(&mut resources.skills);
+        let mut skills = skill_paths::SkillSet::default();
+        if !options.no_skills {
+            for (path, source) in skill_paths::settings_skill_paths(cwd, agent_dir, trusted) {
+                skills.add_path(&path, source);
+            }
+            for skill in discovered {
+                skills.add(skill);
+            }
         }
+        for path in &options.skill_paths {
+            let path = skill_paths::resolve(&path.to_string_lossy(), cwd);
+            skills.add_path(&path, skill_paths::PathSource::Cli);
+        }
+        resources.skills = skills.into_skills();
+        resources.prompt =
+            crate::system_prompt::PromptSources::discover(cwd, agent_dir, trusted, &options.prompt);
+        resources.tools = options.tools;
         resources
+    }
+
+    /// The system prompt for a request: the discovered sources, the skills, the active
+    /// built-in tools and the working folder.
+    pub fn system_prompt(&self, cwd: &Path) -> String {
+        let tools = self.tools.select(crate::tools::builtin_tools(), &[]);
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
+        crate::system_prompt::build(crate::system_prompt::PromptInputs {
+            cwd,
+            sources: &self.prompt,
+            skills: &self.skills,
+            tools: &names,
+        })
     }
 
     /// Discovers templates and skills; the project's only when `project_trusted`.
@@ -121,20 +167,17 @@ impl Resources {
                 }
             }
         }
-        for (base, scope) in &scopes {
+        let mut skills = skill_paths::SkillSet::default();
+        for root in skill_roots(cwd, agent_dir, project_trusted) {
             let mut found = Vec::new();
-            collect_skills(&base.join("skills"), true, &mut found);
+            collect_skills(&root.base.join("skills"), root.root_files, &mut found);
             for file in found {
-                if let Some(skill) = load_skill(&file, base, scope)
-                    && !resources
-                        .skills
-                        .iter()
-                        .any(|known| known.name == skill.name)
-                {
-                    resources.skills.push(skill);
+                if let Some(skill) = load_skill(&file, &root.base, root.scope) {
+                    skills.add(skill);
                 }
             }
         }
+        resources.skills = skills.into_skills();
         resources
     }
 
@@ -189,6 +232,58 @@ impl Resources {
         };
         substitute_args(&template.content, &parse_args(args_text))
     }
+}
+
+/// A folder holding a `skills/` folder, and how its skills are found.
+struct SkillRoot {
+    /// The folder (`.pi`, `.agents`, the agent dir); skills are under its `skills/`.
+    base: PathBuf,
+    /// `project` or `user`.
+    scope: &'static str,
+    /// Whether `.md` files directly in `skills/` are skills too (not under `.agents`).
+    root_files: bool,
+}
+
+/// Where skills are looked for, first wins: the project's `.pi/skills`, then `.agents/skills`
+/// of the working folder and its ancestors up to the git repository's root (both only when the
+/// project is trusted), then the agent dir's `skills`, then `~/.agents/skills`.
+fn skill_roots(cwd: &Path, agent_dir: &Path, project_trusted: bool) -> Vec<SkillRoot> {
+    let user_agents = std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".agents"));
+    let mut roots = Vec::new();
+    if project_trusted {
+        roots.push(SkillRoot {
+            base: cwd.join(".pi"),
+            scope: "project",
+            root_files: true,
+        });
+        let git_root = cwd.ancestors().find(|dir| dir.join(".git").exists());
+        for dir in cwd.ancestors() {
+            let base = dir.join(".agents");
+            if user_agents.as_ref() != Some(&base) {
+                roots.push(SkillRoot {
+                    base,
+                    scope: "project",
+                    root_files: false,
+                });
+            }
+            if Some(dir) == git_root {
+                break;
+            }
+        }
+    }
+    roots.push(SkillRoot {
+        base: agent_dir.to_path_buf(),
+        scope: "user",
+        root_files: true,
+    });
+    if let Some(base) = user_agents {
+        roots.push(SkillRoot {
+            base,
+            scope: "user",
+            root_files: false,
+        });
+    }
+    roots
 }
 
 /// The folder's entries sorted by name (none when it cannot be read).
@@ -259,7 +354,7 @@ fn source_info(file: &Path, base: &Path, scope: &str) -> SourceInfo {
         source: "auto".into(),
         scope: scope.into(),
         origin: "top-level".into(),
-        base_dir: base.to_string_lossy().into_owned(),
+        base_dir: Some(base.to_string_lossy().into_owned()),
     }
 }
 
@@ -300,11 +395,17 @@ fn load_skill(file: &Path, base: &Path, scope: &str) -> Option<Skill> {
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default()
     });
+    let disable_model_invocation = front
+        .as_ref()
+        .and_then(|front| front.get("disable-model-invocation"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     Some(Skill {
         name,
         description,
         file_path: file.to_path_buf(),
         base_dir,
+        disable_model_invocation,
         source_info: source_info(file, base, scope),
     })
 }

@@ -1,35 +1,549 @@
-//! The system prompt: who the agent is, its tools, a few working rules, and — last, as the
-//! reference ends its prompt — the working folder.
+//! The system prompt and what goes into it, in the order the reference assembles it: the base
+//! prompt (ours, or a replacement from `--system-prompt` / `SYSTEM.md`), the appended text
+//! (`--append-system-prompt` / `APPEND_SYSTEM.md`), the project context files (`AGENTS.md`,
+//! `CLAUDE.md` ... of the agent folder and of the working folder and its ancestors), the skills
+//! the model may load with `read`, and last the working folder.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Builds the system prompt for the working folder `cwd`.
-pub fn build(cwd: &Path) -> String {
-    let cwd = cwd.to_string_lossy().replace('\\', "/");
+use crate::resources::Skill;
+
+/// The names a context file may have in one folder, in the order the first existing one wins.
+pub const CONTEXT_FILE_NAMES: [&str; 5] = [
+    "AGENTS.override.md",
+    "AGENTS.md",
+    "AGENTS.MD",
+    "CLAUDE.md",
+    "CLAUDE.MD",
+];
+
+/// A project context file: its path (as the model sees it) and its whole text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its text, unchanged.
+    pub content: String,
+}
+
+/// What the command line says about the system prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptOptions {
+    /// `--system-prompt`: text, or the path of a file to read; replaces `SYSTEM.md` discovery.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt` (repeatable): texts or file paths; `None` when the flag is not
+    /// given, and then `APPEND_SYSTEM.md` is discovered instead.
+    pub append_system_prompt: Option<Vec<String>>,
+    /// `--no-context-files`: no `AGENTS.md` / `CLAUDE.md` discovery.
+    pub no_context_files: bool,
+}
+
+/// The discovered inputs of the system prompt (everything but the tools and skills).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptSources {
+    /// The replacement of the base prompt, when one is given and not empty.
+    pub custom_prompt: Option<String>,
+    /// Texts appended to the base prompt, in order.
+    pub append: Vec<String>,
+    /// Context files: the agent folder's first, then from the filesystem root down to `cwd`.
+    pub context_files: Vec<ContextFile>,
+}
+
+impl PromptSources {
+    /// Discovers the prompt's inputs. `.pi/SYSTEM.md` and `.pi/APPEND_SYSTEM.md` of the project
+    /// count only when `project_trusted`; context files are read whatever the trust, as the
+    /// reference does.
+    pub fn discover(
+        cwd: &Path,
+        agent_dir: &Path,
+        project_trusted: bool,
+        options: &PromptOptions,
+    ) -> Self {
+        let discovered = |name: &str| {
+            let project = cwd.join(".pi").join(name);
+            if project_trusted && project.exists() {
+                return Some(project.to_string_lossy().into_owned());
+            }
+            let global = agent_dir.join(name);
+            global
+                .exists()
+                .then(|| global.to_string_lossy().into_owned())
+        };
+        let custom_prompt = options
+            .system_prompt
+            .clone()
+            .or_else(|| discovered("SYSTEM.md"))
+            .filter(|input| !input.is_empty())
+            .map(|input| resolve_input(cwd, &input))
+            .filter(|text| !text.is_empty());
+        let append = match &options.append_system_prompt {
+            Some(inputs) => inputs.clone(),
+            None => discovered("APPEND_SYSTEM.md").into_iter().collect(),
+        };
+        let append = append
+            .iter()
+            .filter(|input| !input.is_empty())
+            .map(|input| resolve_input(cwd, input))
+            .collect();
+        let context_files = if options.no_context_files {
+            Vec::new()
+        } else {
+            context_files(cwd, agent_dir)
+        };
+        Self {
+            custom_prompt,
+            append,
+            context_files,
+        }
+    }
+}
+
+/// A prompt input is the content of the file it names (relative to `cwd`) when that file can
+/// be read, else the text itself.
+fn resolve_input(cwd: &Path, input: &str) -> String {
+    let path = cwd.join(input);
+    if path.exists()
+        && let Ok(bytes) = std::fs::read(&path)
+    {
+        return String::from_utf8_lossy(&bytes).into_owned();
+    }
+    input.to_owned()
+}
+
+/// The first context file of `dir` that is a regular file.
+fn context_file_in(dir: &Path) -> Option<ContextFile> {
+    CONTEXT_FILE_NAMES.iter().find_map(|name| {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return None;
+        }
+        let bytes = std::fs::read(&path).ok()?;
+        Some(ContextFile {
+            content: String::from_utf8_lossy(&bytes).into_owned(),
+            path,
+        })
+    })
+}
+
+/// The agent folder's context file, then one per folder from the root down to `cwd` (a file
+/// already listed is not listed twice, and the main checkout's file that a nested linked
+/// worktree's own file shadows is left out).
+pub fn context_files(cwd: &Path, agent_dir: &Path) -> Vec<ContextFile> {
+    let mut files: Vec<ContextFile> = context_file_in(agent_dir).into_iter().collect();
+    let shadowed = shadowed_context_file(cwd);
+    let mut ancestors: Vec<ContextFile> = Vec::new();
+    for dir in cwd.ancestors() {
+        if let Some(file) = context_file_in(dir)
+            && shadowed.as_ref() != Some(&canonical(&file.path))
+            && !files.iter().any(|known| known.path == file.path)
+        {
+            ancestors.push(file);
+        }
+    }
+    files.extend(ancestors.into_iter().rev());
+    files
+}
+
+/// The real path, or the path itself when it cannot be resolved.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The nearest git checkout at or above `cwd`: its folder and the repository's common git
+/// folder (the main `.git` folder, also for a linked worktree whose `.git` is a file).
+fn git_paths(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dir = cwd.ancestors().find(|dir| dir.join(".git").exists())?;
+    let git = dir.join(".git");
+    if git.is_dir() {
+        return git.join("HEAD").exists().then(|| (dir.to_path_buf(), git));
+    }
+    let text = std::fs::read_to_string(&git).ok()?;
+    let git_dir = dir.join(text.trim().strip_prefix("gitdir: ")?.trim());
+    if !git_dir.join("HEAD").exists() {
+        return None;
+    }
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(common) => git_dir.join(common.trim()),
+        Err(_) => git_dir,
+    };
+    Some((dir.to_path_buf(), common))
+}
+
+/// In a linked worktree checked out inside its main checkout, both hold the same project's
+/// context file: the main checkout's (real path), when the worktree has its own.
+fn shadowed_context_file(cwd: &Path) -> Option<PathBuf> {
+    let (repo_dir, common_git_dir) = git_paths(cwd)?;
+    let common = canonical(&common_git_dir);
+    let worktree_root = canonical(&repo_dir);
+    let main_root = common.parent()?;
+    if worktree_root == main_root
+        || !worktree_root.starts_with(main_root)
+        || canonical(&main_root.join(".git")) != common
+    {
+        return None;
+    }
+    let own = context_file_in(&worktree_root)?;
+    Some(main_root.join(own.path.file_name()?))
+}
+
+/// What one prompt is built from.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptInputs<'a> {
+    /// The working folder.
+    pub cwd: &'a Path,
+    /// The discovered replacement, appended texts and context files.
+    pub sources: &'a PromptSources,
+    /// The skills (those with `disable-model-invocation` are left out).
+    pub skills: &'a [Skill],
+    /// The names of the active tools, in order.
+    pub tools: &'a [&'a str],
+}
+
+/// What our base prompt says of a built-in tool, and the guidelines it brings.
+fn tool_line(name: &str) -> Option<(&'static str, &'static [&'static str])> {
+    Some(match name {
+        "read" => (
+            "Read a file's contents (text, or an image)",
+            &["Use read to look at files rather than cat or sed"],
+        ),
+        "bash" => ("Run a shell command in the working directory", &[]),
+        "edit" => (
+            "Replace exact text in a file; several separate replacements fit in one call",
+            &[
+                "Use edit for precise changes: each edits[].oldText must match the file exactly",
+                "Put several changes to one file into one edit call with several edits[] entries",
+                "Every edits[].oldText is matched against the original file; keep the entries \
+apart, never overlapping",
+                "Keep each edits[].oldText short but unique in the file",
+            ],
+        ),
+        "write" => (
+            "Create a file or overwrite one completely",
+            &["Use write for new files or whole rewrites only"],
+        ),
+        "grep" => ("Search file contents", &[]),
+        "find" => ("Find files by name pattern", &[]),
+        "ls" => ("List a folder", &[]),
+        _ => return None,
+    })
+}
+
+/// Our base prompt: who the agent is, its tools and working rules.
+fn base_prompt(tools: &[&str]) -> String {
+    let lines: Vec<String> = tools
+        .iter()
+        .filter_map(|name| tool_line(name).map(|(line, _)| format!("- {name}: {line}")))
+        .collect();
+    let tool_list = if lines.is_empty() {
+        "(none)".to_owned()
+    } else {
+        lines.join("\n")
+    };
+    let mut guidelines: Vec<&str> = Vec::new();
+    let has = |name: &str| tools.contains(&name);
+    if has("bash") && !has("grep") && !has("find") && !has("ls") {
+        guidelines.push("Use bash to list and search files (ls, rg, find)");
+    }
+    for name in tools {
+        if let Some((_, extra)) = tool_line(name) {
+            guidelines.extend(extra.iter().copied());
+        }
+    }
+    guidelines.push("Keep your answers short");
+    guidelines.push("Name the files you work on by their paths");
+    let mut unique: Vec<&str> = Vec::new();
+    for guideline in guidelines {
+        if !unique.contains(&guideline) {
+            unique.push(guideline);
+        }
+    }
+    let guidelines = unique
+        .iter()
+        .map(|g| format!("- {g}"))
+        .collect::<Vec<_>>()
+        .join("\n");
     format!(
         "You are a coding assistant working inside pi-agent, a coding agent harness. You help \
 the user by reading files, running commands, editing code and writing new files.
 
 Available tools:
-- read: Read the contents of a file
-- bash: Run a shell command in the working directory
-- edit: Replace exact text in a file
-- write: Create or overwrite a file
+{tool_list}
+
+The project may also give you other tools besides these.
 
 Guidelines:
-- Use bash for file operations like ls, rg, find
-- Be concise in your responses
-- Show file paths clearly when working with files
-Current working directory: {cwd}"
+{guidelines}"
     )
+}
+
+/// The skills block: what each skill is for and where its file is.
+fn skills_section(skills: &[Skill]) -> String {
+    let visible: Vec<&Skill> = skills
+        .iter()
+        .filter(|skill| !skill.disable_model_invocation)
+        .collect();
+    if visible.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n\nSkills give specialised instructions for particular tasks. When a task fits a \
+skill's description, load its file with the read tool first.\nPaths that a skill file gives \
+relative to itself are relative to the skill's folder (the folder of its file): turn them into \
+absolute paths before using them in tool calls.\n\n<available_skills>",
+    );
+    for skill in visible {
+        out.push_str(&format!(
+            "\n  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    \
+<location>{}</location>\n  </skill>",
+            escape_xml(&skill.name),
+            escape_xml(&skill.description),
+            escape_xml(&skill.file_path.to_string_lossy()),
+        ));
+    }
+    out.push_str("\n</available_skills>");
+    out
+}
+
+fn escape_xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// Builds the system prompt.
+pub fn build(inputs: PromptInputs<'_>) -> String {
+    let sources = inputs.sources;
+    let mut prompt = match &sources.custom_prompt {
+        Some(custom) => custom.clone(),
+        None => base_prompt(inputs.tools),
+    };
+    let append = sources.append.join("\n\n");
+    if !append.is_empty() {
+        prompt.push_str("\n\n");
+        prompt.push_str(&append);
+    }
+    if !sources.context_files.is_empty() {
+        prompt
+            .push_str("\n\n<project_context>\n\nInstructions and conventions of this project:\n\n");
+        for file in &sources.context_files {
+            prompt.push_str(&format!(
+                "<project_instructions path=\"{}\">\n{}\n</project_instructions>\n\n",
+                file.path.to_string_lossy(),
+                file.content
+            ));
+        }
+        prompt.push_str("</project_context>\n");
+    }
+    if inputs.tools.contains(&"read") {
+        prompt.push_str(&skills_section(inputs.skills));
+    }
+    let cwd = inputs.cwd.to_string_lossy().replace('\\', "/");
+    prompt.push_str("\nCurrent working directory: ");
+    prompt.push_str(&cwd);
+    prompt
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
+
+    fn skill(name: &str, description: &str, hidden: bool) -> Skill {
+        Skill {
+            name: name.into(),
+            description: description.into(),
+            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")),
+            base_dir: PathBuf::from(format!("/s/{name}")),
+            disable_model_invocation: hidden,
+            source_info: crate::resources::SourceInfo {
+                path: String::new(),
+                source: "auto".into(),
+                scope: "user".into(),
+                origin: "top-level".into(),
+                base_dir: None,
+            },
+        }
+    }
+
+    fn prompt(sources: &PromptSources, skills: &[Skill], tools: &[&str]) -> String {
+        build(PromptInputs {
+            cwd: Path::new("/work/x"),
+            sources,
+            skills,
+            tools,
+        })
+    }
+
     #[test]
-    fn the_prompt_ends_with_the_working_folder() {
-        assert!(build(Path::new("/work/x")).ends_with("\nCurrent working directory: /work/x"));
+    fn the_default_prompt_lists_the_tools_and_ends_with_the_working_folder() {
+        let text = prompt(&PromptSources::default(), &[], &TOOLS);
+        assert!(text.starts_with("You are a coding assistant"));
+        assert!(text.contains("\n- read: "));
+        assert!(text.contains("\n- write: "));
+        assert!(text.contains("- Use bash to list and search files (ls, rg, find)\n"));
+        assert!(!text.contains("<project_context>"));
+        assert!(!text.contains("<available_skills>"));
+        assert!(text.ends_with("paths\nCurrent working directory: /work/x"));
+    }
+
+    #[test]
+    fn a_custom_prompt_replaces_the_base_and_keeps_append_context_skills_and_folder() {
+        let sources = PromptSources {
+            custom_prompt: Some("CUSTOM".into()),
+            append: vec!["ONE".into(), "TWO".into()],
+            context_files: vec![
+                ContextFile {
+                    path: "/a/AGENTS.md".into(),
+                    content: "global".into(),
+                },
+                ContextFile {
+                    path: "/work/x/CLAUDE.md".into(),
+                    content: "local\n".into(),
+                },
+            ],
+        };
+        let text = prompt(&sources, &[skill("s1", "Does <x> & y", false)], &TOOLS);
+        let context = "<project_context>\n\nInstructions and conventions of this project:\n\n\
+<project_instructions path=\"/a/AGENTS.md\">\nglobal\n</project_instructions>\n\n\
+<project_instructions path=\"/work/x/CLAUDE.md\">\nlocal\n\n</project_instructions>\n\n\
+</project_context>\n";
+        assert!(text.starts_with(&format!("CUSTOM\n\nONE\n\nTWO\n\n{context}\n\n")));
+        assert!(text.contains(
+            "<available_skills>\n  <skill>\n    <name>s1</name>\n    \
+<description>Does &lt;x&gt; &amp; y</description>\n    <location>/s/s1/SKILL.md</location>\n  \
+</skill>\n</available_skills>\nCurrent working directory: /work/x"
+        ));
+        assert!(!text.contains("Available tools"));
+    }
+
+    #[test]
+    fn skills_need_the_read_tool_and_hidden_skills_are_left_out() {
+        let skills = [skill("shown", "d", false), skill("hidden", "d", true)];
+        let sources = PromptSources::default();
+        let text = prompt(&sources, &skills, &TOOLS);
+        assert!(text.contains("<name>shown</name>"));
+        assert!(!text.contains("<name>hidden</name>"));
+        assert!(!prompt(&sources, &skills, &["bash"]).contains("<available_skills>"));
+        assert!(!prompt(&sources, &skills[1..], &TOOLS).contains("<available_skills>"));
+    }
+
+    #[test]
+    fn context_files_come_from_the_agent_folder_then_root_down_with_one_per_folder()
+    -> anyhow::Result<()> {
+        let root = tempfile::tempdir()?;
+        let agent = root.path().join("agent");
+        let cwd = root.path().join("a").join("b");
+        std::fs::create_dir_all(&agent)?;
+        std::fs::create_dir_all(&cwd)?;
+        std::fs::write(agent.join("AGENTS.md"), "agent")?;
+        std::fs::write(root.path().join("CLAUDE.md"), "root")?;
+        std::fs::write(root.path().join("a").join("AGENTS.md"), "a")?;
+        std::fs::write(root.path().join("a").join("CLAUDE.md"), "a-claude")?;
+        std::fs::write(cwd.join("AGENTS.md"), "b")?;
+        std::fs::write(cwd.join("AGENTS.override.md"), "b-override")?;
+        std::fs::create_dir_all(agent.join("x"))?;
+        // Only what lies under the scratch root: the machine's own folders above it are not
+        // the test's business.
+        let ours = |cwd: &Path| -> Vec<ContextFile> {
+            context_files(cwd, &agent)
+                .into_iter()
+                .filter(|f| f.path.starts_with(root.path()))
+                .collect()
+        };
+        let files = ours(&cwd);
+        let seen: Vec<(&Path, &str)> = files
+            .iter()
+            .map(|f| (f.path.as_path(), f.content.as_str()))
+            .collect();
+        let expected = [
+            (agent.join("AGENTS.md"), "agent"),
+            (root.path().join("CLAUDE.md"), "root"),
+            (root.path().join("a").join("AGENTS.md"), "a"),
+            (cwd.join("AGENTS.override.md"), "b-override"),
+        ];
+        let expected: Vec<(&Path, &str)> =
+            expected.iter().map(|(p, c)| (p.as_path(), *c)).collect();
+        assert_eq!(seen, expected);
+        // An agent folder that is also the working folder is listed once.
+        let paths: Vec<PathBuf> = ours(&agent).into_iter().map(|f| f.path).collect();
+        assert_eq!(
+            paths,
+            [agent.join("AGENTS.md"), root.path().join("CLAUDE.md")]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_nested_linked_worktree_shadows_the_main_checkouts_context_file() -> anyhow::Result<()> {
+        let root = tempfile::tempdir()?;
+        let main = root.path().join("repo");
+        let worktree = main.join("trees").join("feature");
+        let admin = main.join(".git").join("worktrees").join("feature");
+        std::fs::create_dir_all(&admin)?;
+        std::fs::create_dir_all(&worktree)?;
+        std::fs::write(main.join(".git").join("HEAD"), "ref: refs/heads/main\n")?;
+        std::fs::write(admin.join("HEAD"), "ref: refs/heads/feature\n")?;
+        std::fs::write(admin.join("commondir"), "../..\n")?;
+        std::fs::write(
+            worktree.join(".git"),
+            format!("gitdir: {}\n", admin.display()),
+        )?;
+        std::fs::write(main.join("AGENTS.md"), "main")?;
+        std::fs::write(main.join("trees").join("CLAUDE.md"), "between")?;
+        std::fs::write(worktree.join("AGENTS.md"), "feature")?;
+        let agent = root.path().join("agent");
+        let contents = |cwd: &Path| -> Vec<String> {
+            context_files(cwd, &agent)
+                .into_iter()
+                .filter(|f| f.path.starts_with(root.path()))
+                .map(|f| f.content)
+                .collect()
+        };
+        assert_eq!(contents(&worktree), ["between", "feature"]);
+        // Without its own context file the worktree shadows nothing.
+        std::fs::remove_file(worktree.join("AGENTS.md"))?;
+        assert_eq!(contents(&worktree), ["main", "between"]);
+        // The main checkout itself is not a nested worktree.
+        assert_eq!(contents(&main), ["main"]);
+        Ok(())
+    }
+
+    #[test]
+    fn system_files_follow_trust_and_flags_replace_discovery() -> anyhow::Result<()> {
+        let root = tempfile::tempdir()?;
+        let agent = root.path().join("agent");
+        let cwd = root.path().join("work");
+        std::fs::create_dir_all(&agent)?;
+        std::fs::create_dir_all(cwd.join(".pi"))?;
+        std::fs::write(agent.join("SYSTEM.md"), "global system")?;
+        std::fs::write(agent.join("APPEND_SYSTEM.md"), "global append")?;
+        std::fs::write(cwd.join(".pi").join("SYSTEM.md"), "project system")?;
+        std::fs::write(cwd.join(".pi").join("APPEND_SYSTEM.md"), "project append")?;
+        std::fs::write(cwd.join("extra.md"), "from a file")?;
+        let options = PromptOptions::default();
+        let untrusted = PromptSources::discover(&cwd, &agent, false, &options);
+        assert_eq!(untrusted.custom_prompt.as_deref(), Some("global system"));
+        assert_eq!(untrusted.append, ["global append"]);
+        let trusted = PromptSources::discover(&cwd, &agent, true, &options);
+        assert_eq!(trusted.custom_prompt.as_deref(), Some("project system"));
+        assert_eq!(trusted.append, ["project append"]);
+        let flags = PromptOptions {
+            system_prompt: Some("flag system".into()),
+            append_system_prompt: Some(vec!["extra.md".into(), String::new(), "text".into()]),
+            no_context_files: true,
+        };
+        std::fs::write(cwd.join("AGENTS.md"), "context")?;
+        let flagged = PromptSources::discover(&cwd, &agent, true, &flags);
+        assert_eq!(flagged.custom_prompt.as_deref(), Some("flag system"));
+        assert_eq!(flagged.append, ["from a file", "text"]);
+        assert!(flagged.context_files.is_empty());
+        std::fs::write(agent.join("SYSTEM.md"), "")?;
+        let empty = PromptSources::discover(&cwd, &agent, false, &options);
+        assert_eq!(empty.custom_prompt, None);
+        assert_eq!(empty.context_files.len(), 1);
+        Ok(())
     }
 }

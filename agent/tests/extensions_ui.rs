@@ -5,11 +5,108 @@
 mod extensions_support;
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use serde_json::{Value, json};
 use support::{Agent, TestEnv, check_eq, mock, types};
+
+/// An extension file of a test: a fixture of the scenario corpus, or one written out here.
+#[derive(Clone, Copy)]
+enum Ext<'a> {
+    /// `scenarios/extui/fixtures/NAME`, copied into the working folder.
+    Fixture(&'a str),
+    /// A file `name` with this text, written into the working folder.
+    Inline(&'a str, &'a str),
+}
+
+impl Ext<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Self::Fixture(name) | Self::Inline(name, _) => name,
+        }
+    }
+
+    fn write(&self, env: &TestEnv) -> Result<()> {
+        match self {
+            Self::Fixture(name) => {
+                std::fs::copy(extensions_support::fixture(name), env.work_dir().join(name))?;
+            }
+            Self::Inline(name, text) => support::write_file(&env.work_dir(), name, text)?,
+        }
+        Ok(())
+    }
+}
+
+/// A test's agent with its extensions, and the folders it runs in.
+struct Harness {
+    env: TestEnv,
+    agent: Agent,
+}
+
+impl Harness {
+    /// The agent with the extensions `exts` (given with `-e`) and `args`, on the mock model of
+    /// `server` when there is one. `None` (the test is skipped, saying why) without a Node.js.
+    async fn start(
+        server: Option<&mock_llm::MockServer>,
+        exts: &[Ext<'_>],
+        args: &[&str],
+    ) -> Result<Option<Self>> {
+        let Some(node) = extensions_support::node() else {
+            return Ok(None);
+        };
+        let env = match server {
+            Some(server) => TestEnv::new(&server.uri())?,
+            None => TestEnv::empty()?,
+        };
+        for ext in exts {
+            ext.write(&env)?;
+        }
+        let names: Vec<&str> = exts.iter().map(Ext::name).collect();
+        let mut all: Vec<&str> = Vec::new();
+        if server.is_some() {
+            all.extend(["--provider", "mock", "--model", "mock-model-1"]);
+        }
+        all.extend_from_slice(args);
+        let agent = spawn(&env, &node, &names, &all)?;
+        Ok(Some(Self { env, agent }))
+    }
+
+    /// The path of the working folder's file `name`, as the agent names it.
+    fn path(&self, name: &str) -> String {
+        self.env.work_dir().join(name).display().to_string()
+    }
+
+    /// Reads the next record: an extension UI request with the fields of `expected`; its id.
+    async fn ui(&mut self, expected: Value) -> Result<String> {
+        check_ui_request(&self.agent.next().await?, expected)
+    }
+
+    /// Starts a run (prompt `1`) that the mock holds at its gate `g`, then sends the prompt
+    /// `2`, `message`; the records up to its answer.
+    async fn prompt_during_run(
+        &mut self,
+        server: &mock_llm::MockServer,
+        message: &str,
+    ) -> Result<Vec<Value>> {
+        self.agent
+            .send(json!({"id": 1, "type": "prompt", "message": "hi"}))
+            .await?;
+        server.wait_for_gate("g", support::TIMEOUT).await?;
+        self.agent
+            .send(json!({"id": 2, "type": "prompt", "message": message}))
+            .await?;
+        self.agent.until(|r| r["id"] == 2).await
+    }
+
+    /// Reads the next record: the successful answer to the prompt `id`.
+    async fn prompt_answered(&mut self, id: Value) -> Result<()> {
+        check_eq(
+            &self.agent.next().await?,
+            &json!({"id": id, "type": "response", "command": "prompt", "success": true}),
+        )
+    }
+}
 
 /// Spawns the agent with the extensions `files` (names in the working folder) and `args`.
 fn spawn(env: &TestEnv, node: &Path, files: &[&str], args: &[&str]) -> Result<Agent> {
@@ -23,13 +120,6 @@ fn spawn(env: &TestEnv, node: &Path, files: &[&str], args: &[&str]) -> Result<Ag
     }
     all.extend_from_slice(args);
     env.spawn_with_env(&all, &[("PI_AGENT_NODE", node)])
-}
-
-/// Copies a fixture of the scenario corpus into the working folder.
-fn copy_fixture(env: &TestEnv, name: &str) -> Result<PathBuf> {
-    let target = env.work_dir().join(name);
-    std::fs::copy(extensions_support::fixture(name), &target)?;
-    Ok(target)
 }
 
 /// The extension UI request with the fields of `expected`, its `id` checked to be a UUID and
@@ -52,13 +142,11 @@ fn check_ui_request(record: &Value, expected: Value) -> Result<String> {
 
 #[tokio::test]
 async fn extension_commands_are_listed_before_the_built_in_ones() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[UI], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    let path = copy_fixture(&env, "ui-fixture.ts")?;
-    let mut agent = spawn(&env, &node, &["ui-fixture.ts"], &[])?;
-    let response = agent
+    let response = h
+        .agent
         .request(json!({"id": 1, "type": "get_commands"}))
         .await?;
     let commands = response["data"]["commands"]
@@ -77,7 +165,7 @@ async fn extension_commands_are_listed_before_the_built_in_ones() -> Result<()> 
             "llama"
         ]
     );
-    let source = json!({"path": path.display().to_string(), "source": "cli", "scope": "temporary", "origin": "top-level"});
+    let source = json!({"path": h.path("ui-fixture.ts"), "source": "cli", "scope": "temporary", "origin": "top-level"});
     check_eq(
         &commands[0],
         &json!({"name": "ui-select", "description": "select between two colours", "source": "extension", "sourceInfo": source}),
@@ -85,134 +173,97 @@ async fn extension_commands_are_listed_before_the_built_in_ones() -> Result<()> 
     Ok(())
 }
 
+/// The UI fixture of the corpus: one command per dialog.
+const UI: Ext = Ext::Fixture("ui-fixture.ts");
+
 #[tokio::test]
 async fn a_dialog_answer_reaches_the_extension_and_the_prompt_is_answered_after_it() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[UI], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    copy_fixture(&env, "ui-fixture.ts")?;
-    let mut agent = spawn(&env, &node, &["ui-fixture.ts"], &[])?;
-    agent
+    h.agent
         .send(json!({"id": "p", "type": "prompt", "message": "/ui-input"}))
         .await?;
-    let request = agent.next().await?;
-    let id = check_ui_request(
-        &request,
-        json!({"method": "input", "title": "Your name", "placeholder": "e.g. Ada"}),
-    )?;
-    agent
+    let id = h
+        .ui(json!({"method": "input", "title": "Your name", "placeholder": "e.g. Ada"}))
+        .await?;
+    h.agent
         .send(
             json!({"type": "extension_ui_response", "id": id, "value": "Ada \u{1F600}\nLovelace"}),
         )
         .await?;
-    let notify = agent.next().await?;
-    check_ui_request(
-        &notify,
-        json!({"method": "notify", "message": "input -> \"Ada \u{1F600}\\nLovelace\"", "notifyType": "info"}),
-    )?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": "p", "type": "response", "command": "prompt", "success": true}),
-    )?;
-    Ok(())
+    h.ui(json!({"method": "notify", "message": "input -> \"Ada \u{1F600}\\nLovelace\"", "notifyType": "info"}))
+        .await?;
+    h.prompt_answered(json!("p")).await
 }
 
 #[tokio::test]
 async fn a_pending_dialog_does_not_hold_other_commands_and_unknown_answers_are_ignored()
 -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[UI], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    copy_fixture(&env, "ui-fixture.ts")?;
-    let mut agent = spawn(&env, &node, &["ui-fixture.ts"], &[])?;
-    agent
+    h.agent
         .send(json!({"id": "p", "type": "prompt", "message": "/ui-select"}))
         .await?;
-    let id = check_ui_request(
-        &agent.next().await?,
-        json!({"method": "select", "title": "Pick a colour", "options": ["red", "green"]}),
-    )?;
-    agent
+    let id = h
+        .ui(json!({"method": "select", "title": "Pick a colour", "options": ["red", "green"]}))
+        .await?;
+    h.agent
         .send(json!({"type": "extension_ui_response", "id": "not-a-request", "value": "red"}))
         .await?;
     // Nothing answers the unknown id: the next record is the answer to get_state.
-    agent.send(json!({"id": "g", "type": "get_state"})).await?;
-    let state = agent.next().await?;
+    h.agent
+        .send(json!({"id": "g", "type": "get_state"}))
+        .await?;
+    let state = h.agent.next().await?;
     assert_eq!(
         (state["id"].as_str(), state["success"].as_bool()),
         (Some("g"), Some(true)),
         "{state}"
     );
-    agent
+    h.agent
         .send(json!({"type": "extension_ui_response", "id": id, "value": "green"}))
         .await?;
-    check_ui_request(
-        &agent.next().await?,
-        json!({"method": "notify", "message": "select -> \"green\"", "notifyType": "info"}),
-    )?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": "p", "type": "response", "command": "prompt", "success": true}),
-    )?;
-    Ok(())
+    h.ui(json!({"method": "notify", "message": "select -> \"green\"", "notifyType": "info"}))
+        .await?;
+    h.prompt_answered(json!("p")).await
 }
 
 #[tokio::test]
 async fn an_unanswered_confirm_times_out_to_false_and_a_cancelled_one_is_false() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[UI], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    copy_fixture(&env, "ui-fixture.ts")?;
-    let mut agent = spawn(&env, &node, &["ui-fixture.ts"], &[])?;
-    agent
+    let refused =
+        json!({"method": "notify", "message": "confirm -> false", "notifyType": "warning"});
+    h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "/ui-confirm 150"}))
         .await?;
-    check_ui_request(
-        &agent.next().await?,
-        json!({"method": "confirm", "title": "Proceed?", "message": "The fixture asks before going on.", "timeout": 150}),
-    )?;
-    check_ui_request(
-        &agent.next().await?,
-        json!({"method": "notify", "message": "confirm -> false", "notifyType": "warning"}),
-    )?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": 1, "type": "response", "command": "prompt", "success": true}),
-    )?;
-    agent
+    h.ui(json!({"method": "confirm", "title": "Proceed?", "message": "The fixture asks before going on.", "timeout": 150}))
+        .await?;
+    h.ui(refused.clone()).await?;
+    h.prompt_answered(json!(1)).await?;
+    h.agent
         .send(json!({"id": 2, "type": "prompt", "message": "/ui-confirm"}))
         .await?;
-    let id = check_ui_request(
-        &agent.next().await?,
-        json!({"method": "confirm", "title": "Proceed?", "message": "The fixture asks before going on."}),
-    )?;
-    agent
+    let id = h
+        .ui(json!({"method": "confirm", "title": "Proceed?", "message": "The fixture asks before going on."}))
+        .await?;
+    h.agent
         .send(json!({"type": "extension_ui_response", "id": id, "cancelled": true}))
         .await?;
-    check_ui_request(
-        &agent.next().await?,
-        json!({"method": "notify", "message": "confirm -> false", "notifyType": "warning"}),
-    )?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": 2, "type": "response", "command": "prompt", "success": true}),
-    )?;
-    Ok(())
+    h.ui(refused).await?;
+    h.prompt_answered(json!(2)).await
 }
 
 #[tokio::test]
 async fn session_start_requests_come_before_the_first_answer() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[Ext::Fixture("ui-on-start.ts")], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    copy_fixture(&env, "ui-on-start.ts")?;
-    let mut agent = spawn(&env, &node, &["ui-on-start.ts"], &[])?;
-    agent.send(json!({"id": 1, "type": "get_state"})).await?;
-    let records = agent.until(|r| r["type"] == "response").await?;
+    h.agent.send(json!({"id": 1, "type": "get_state"})).await?;
+    let records = h.agent.until(|r| r["type"] == "response").await?;
     assert_eq!(records.len(), 4, "{records:#?}");
     check_ui_request(
         &records[0],
@@ -229,7 +280,9 @@ async fn session_start_requests_come_before_the_first_answer() -> Result<()> {
     Ok(())
 }
 
-const EVENTS_EXTENSION: &str = r#"
+const EVENTS: Ext = Ext::Inline(
+    "events.ts",
+    r#"
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 
 export default function events(pi: ExtensionAPI) {
@@ -253,27 +306,20 @@ export default function events(pi: ExtensionAPI) {
 		},
 	});
 }
-"#;
+"#,
+);
 
 #[tokio::test]
 async fn handler_errors_come_before_their_event_and_handler_requests_before_the_event() -> Result<()>
 {
-    let Some(node) = extensions_support::node() else {
+    let server = mock("responses:\n  - text: still answering\n").await?;
+    let Some(mut h) = Harness::start(Some(&server), &[EVENTS], &[]).await? else {
         return Ok(());
     };
-    let server = mock("responses:\n  - text: still answering\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    support::write_file(&env.work_dir(), "events.ts", EVENTS_EXTENSION)?;
-    let mut agent = spawn(
-        &env,
-        &node,
-        &["events.ts"],
-        &["--provider", "mock", "--model", "mock-model-1"],
-    )?;
-    agent
+    h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "hi"}))
         .await?;
-    let records = agent.until(|r| r["type"] == "agent_settled").await?;
+    let records = h.agent.until(|r| r["type"] == "agent_settled").await?;
     assert_eq!(
         types(&records),
         [
@@ -294,10 +340,9 @@ async fn handler_errors_come_before_their_event_and_handler_requests_before_the_
             "agent_settled",
         ]
     );
-    let path = env.work_dir().join("events.ts").display().to_string();
     check_eq(
         &records[2],
-        &json!({"type": "extension_error", "extensionPath": path, "event": "turn_start", "error": "turn 0 refused"}),
+        &json!({"type": "extension_error", "extensionPath": h.path("events.ts"), "event": "turn_start", "error": "turn 0 refused"}),
     )?;
     check_ui_request(
         &records[12],
@@ -308,38 +353,28 @@ async fn handler_errors_come_before_their_event_and_handler_requests_before_the_
 
 #[tokio::test]
 async fn a_throwing_command_is_reported_and_its_prompt_still_succeeds() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[EVENTS], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    support::write_file(&env.work_dir(), "events.ts", EVENTS_EXTENSION)?;
-    let mut agent = spawn(&env, &node, &["events.ts"], &[])?;
-    agent
+    h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "/fail now"}))
         .await?;
     check_eq(
-        &agent.next().await?,
+        &h.agent.next().await?,
         &json!({"type": "extension_error", "extensionPath": "command:fail", "event": "command", "error": "command failed on purpose"}),
     )?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": 1, "type": "response", "command": "prompt", "success": true}),
-    )?;
-    Ok(())
+    h.prompt_answered(json!(1)).await
 }
 
 #[tokio::test]
 async fn append_entry_emits_entry_appended_and_keeps_the_entry() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[EVENTS], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    support::write_file(&env.work_dir(), "events.ts", EVENTS_EXTENSION)?;
-    let mut agent = spawn(&env, &node, &["events.ts"], &[])?;
-    agent
+    h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "/note a b"}))
         .await?;
-    let mut appended = agent.next().await?;
+    let mut appended = h.agent.next().await?;
     for key in ["id", "parentId", "timestamp"] {
         let value = appended["entry"][key].take();
         assert!(value.is_string() || key == "parentId", "{key}: {value}");
@@ -348,11 +383,9 @@ async fn append_entry_emits_entry_appended_and_keeps_the_entry() -> Result<()> {
         &appended,
         &json!({"type": "entry_appended", "entry": {"type": "custom", "customType": "test-note", "data": {"args": "a b"}, "id": null, "parentId": null, "timestamp": null}}),
     )?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": 1, "type": "response", "command": "prompt", "success": true}),
-    )?;
-    let entries = agent
+    h.prompt_answered(json!(1)).await?;
+    let entries = h
+        .agent
         .request(json!({"id": 2, "type": "get_entries"}))
         .await?;
     let kinds: Vec<&str> = entries["data"]["entries"]
@@ -395,32 +428,24 @@ async fn an_extension_that_throws_while_loading_stops_the_start() -> Result<()> 
 
 #[tokio::test]
 async fn the_end_of_input_during_a_dialog_ends_the_agent() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
+    let Some(mut h) = Harness::start(None, &[UI], &[]).await? else {
         return Ok(());
     };
-    let env = TestEnv::empty()?;
-    copy_fixture(&env, "ui-fixture.ts")?;
-    let mut agent = spawn(&env, &node, &["ui-fixture.ts"], &[])?;
-    agent
+    h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "/ui-editor"}))
         .await?;
-    check_ui_request(
-        &agent.next().await?,
+    h.ui(
         json!({"method": "editor", "title": "Edit the note", "prefill": "first line\nsecond line"}),
-    )?;
-    agent.close_stdin();
-    assert_eq!(agent.wait_exit().await?, 0);
+    )
+    .await?;
+    h.agent.close_stdin();
+    assert_eq!(h.agent.wait_exit().await?, 0);
     Ok(())
 }
 
 #[tokio::test]
 async fn typescript_enums_load_and_the_agent_outlives_a_host_that_exits() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
-        return Ok(());
-    };
-    let env = TestEnv::empty()?;
-    support::write_file(
-        &env.work_dir(),
+    let exits = Ext::Inline(
         "exits.ts",
         r#"
 enum Mood { Calm = "calm", Gone = "gone" }
@@ -428,24 +453,27 @@ export default function exits(pi: any) {
 	pi.registerCommand("quit", { description: Mood.Calm, handler: async () => process.exit(3) });
 }
 "#,
-    )?;
-    let mut agent = spawn(&env, &node, &["exits.ts"], &[])?;
-    let commands = agent
+    );
+    let Some(mut h) = Harness::start(None, &[exits], &[]).await? else {
+        return Ok(());
+    };
+    let commands = h
+        .agent
         .request(json!({"id": 1, "type": "get_commands"}))
         .await?;
     assert_eq!(
         commands["data"]["commands"][0]["description"], "calm",
         "{commands}"
     );
-    agent
+    h.agent
         .send(json!({"id": 2, "type": "prompt", "message": "/quit"}))
         .await?;
-    check_eq(
-        &agent.next().await?,
-        &json!({"id": 2, "type": "response", "command": "prompt", "success": true}),
-    )?;
+    h.prompt_answered(json!(2)).await?;
     // The command is gone with its host: the prompt is now an ordinary one (no model here).
-    let state = agent.request(json!({"id": 3, "type": "get_state"})).await?;
+    let state = h
+        .agent
+        .request(json!({"id": 3, "type": "get_state"}))
+        .await?;
     assert_eq!(state["success"], true, "{state}");
     Ok(())
 }
@@ -504,6 +532,9 @@ async fn extension_folders_are_discovered_the_project_s_only_when_trusted() -> R
         command_names(&mut trusted).await?,
         ["from-project", "from-package", "from-user", "llama"]
     );
+    // The reference's short form of --no-extensions.
+    let mut short = spawn(&env, &node, &[], &["-ne", "--approve"])?;
+    assert_eq!(command_names(&mut short).await?, ["llama"]);
 
     // Without discovery nothing is left to load, so no Node.js is needed at all.
     let missing = env.root.path().join("no-such-node");
@@ -517,28 +548,13 @@ async fn extension_folders_are_discovered_the_project_s_only_when_trusted() -> R
 
 #[tokio::test]
 async fn an_extension_command_runs_at_once_during_a_run() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
-        return Ok(());
-    };
     let server =
         mock("responses:\n  - content: [{text: partial}, {gate: g}, {text: ' end'}]\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    copy_fixture(&env, "ui-fixture.ts")?;
-    let mut agent = spawn(
-        &env,
-        &node,
-        &["ui-fixture.ts"],
-        &["--provider", "mock", "--model", "mock-model-1"],
-    )?;
-    agent
-        .send(json!({"id": 1, "type": "prompt", "message": "hi"}))
-        .await?;
-    server.wait_for_gate("g", support::TIMEOUT).await?;
+    let Some(mut h) = Harness::start(Some(&server), &[UI], &[]).await? else {
+        return Ok(());
+    };
     // No streamingBehavior: an extension command is not a message to queue.
-    agent
-        .send(json!({"id": 2, "type": "prompt", "message": "/ui-confirm 50"}))
-        .await?;
-    let records = agent.until(|r| r["id"] == 2).await?;
+    let records = h.prompt_during_run(&server, "/ui-confirm 50").await?;
     // The run's own events may interleave; the command's records come in order, its answer last.
     let methods: Vec<&str> = records
         .iter()
@@ -555,7 +571,7 @@ async fn an_extension_command_runs_at_once_during_a_run() -> Result<()> {
         "{records:#?}"
     );
     server.release_gate("g")?;
-    let rest = agent.until(|r| r["type"] == "agent_settled").await?;
+    let rest = h.agent.until(|r| r["type"] == "agent_settled").await?;
     assert!(rest.iter().any(|r| r["type"] == "agent_end"));
     assert_eq!(
         server.journal().len(),
@@ -567,12 +583,7 @@ async fn an_extension_command_runs_at_once_during_a_run() -> Result<()> {
 
 #[tokio::test]
 async fn theme_functions_give_the_text_back() -> Result<()> {
-    let Some(node) = extensions_support::node() else {
-        return Ok(());
-    };
-    let env = TestEnv::empty()?;
-    support::write_file(
-        &env.work_dir(),
+    let themed = Ext::Inline(
         "themed.ts",
         r#"
 export default function themed(pi: any) {
@@ -583,14 +594,177 @@ export default function themed(pi: any) {
 	});
 }
 "#,
-    )?;
-    let mut agent = spawn(&env, &node, &["themed.ts"], &[])?;
-    agent
+    );
+    let Some(mut h) = Harness::start(None, &[themed], &[]).await? else {
+        return Ok(());
+    };
+    h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "/themed"}))
         .await?;
-    check_ui_request(
-        &agent.next().await?,
-        json!({"method": "notify", "message": "plain", "notifyType": "info"}),
+    h.ui(json!({"method": "notify", "message": "plain", "notifyType": "info"}))
+        .await?;
+    Ok(())
+}
+
+/// Extension tools for the tests of aborts and of a host that goes away mid-call.
+const SLOW_TOOLS: Ext = Ext::Inline(
+    "slow-tools.ts",
+    r#"
+export default function slowTools(pi: any) {
+	pi.registerTool({
+		name: "wait_for_abort",
+		description: "Waits until the call is aborted",
+		parameters: { type: "object", properties: {} },
+		execute(_id: string, _params: unknown, signal: AbortSignal, onUpdate: any) {
+			onUpdate({ content: [{ type: "text", text: "waiting" }] });
+			return new Promise((resolve) => {
+				signal.addEventListener("abort", () =>
+					resolve({ content: [{ type: "text", text: "stopped by the signal" }], details: { aborted: signal.aborted } }),
+				);
+			});
+		},
+	});
+	pi.registerTool({
+		name: "exit_host",
+		description: "Ends the extension host in the middle of the call",
+		parameters: { type: "object", properties: {} },
+		async execute() {
+			process.exit(4);
+		},
+	});
+}
+"#,
+);
+
+/// A mock whose first answer calls `tool`, and whose answer to its result is `Done.`.
+async fn calling(tool: &str) -> Result<mock_llm::MockServer> {
+    mock(&format!(
+        "responses:\n  - content: [{{tool_call: {{id: call_1, name: {tool}, arguments: {{}}}}}}]\n  - match: {{last_message_role: toolResult}}\n    text: Done.\n"
+    ))
+    .await
+}
+
+#[tokio::test]
+async fn abort_reaches_an_extension_tool_through_its_signal() -> Result<()> {
+    let server = calling("wait_for_abort").await?;
+    let Some(mut h) = Harness::start(Some(&server), &[SLOW_TOOLS], &[]).await? else {
+        return Ok(());
+    };
+    h.agent
+        .send(json!({"id": 1, "type": "prompt", "message": "wait"}))
+        .await?;
+    // The partial result shows that the tool is running; then the abort.
+    h.agent
+        .until(|r| r["type"] == "tool_execution_update")
+        .await?;
+    h.agent.send(json!({"id": 2, "type": "abort"})).await?;
+    let records = h.agent.until(|r| r["type"] == "tool_execution_end").await?;
+    check_eq(
+        records.last().unwrap_or(&Value::Null),
+        &json!({"type": "tool_execution_end", "toolCallId": "call_1", "toolName": "wait_for_abort", "result": {"content": [{"type": "text", "text": "stopped by the signal"}], "details": {"aborted": true}}, "isError": false}),
     )?;
+    h.agent.until(|r| r["type"] == "agent_settled").await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_tool_call_whose_host_ends_fails_and_the_run_goes_on() -> Result<()> {
+    let server = calling("exit_host").await?;
+    let Some(mut h) = Harness::start(Some(&server), &[SLOW_TOOLS], &[]).await? else {
+        return Ok(());
+    };
+    h.agent
+        .send(json!({"id": 1, "type": "prompt", "message": "exit"}))
+        .await?;
+    let records = h.agent.until(|r| r["type"] == "tool_execution_end").await?;
+    check_eq(
+        records.last().unwrap_or(&Value::Null),
+        &json!({"type": "tool_execution_end", "toolCallId": "call_1", "toolName": "exit_host", "result": {"content": [{"type": "text", "text": "The extension host ended before the tool finished"}], "details": {}}, "isError": true}),
+    )?;
+    let rest = h.agent.until(|r| r["type"] == "agent_settled").await?;
+    assert!(
+        rest.iter()
+            .any(|r| r["type"] == "message_end" && r["message"]["content"][0]["text"] == "Done."),
+        "{rest:#?}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn send_user_message_during_a_run_is_queued_as_the_extension_asks() -> Result<()> {
+    let queueing = Ext::Inline(
+        "queueing.ts",
+        r#"
+export default function queueing(pi: any) {
+	pi.registerCommand("later", {
+		handler: async (args: string) => pi.sendUserMessage(args, { deliverAs: "followUp" }),
+	});
+}
+"#,
+    );
+    let server = mock(
+        "responses:\n  - content: [{text: first}, {gate: g}, {text: ' answer'}]\n  - text: second answer\n",
+    )
+    .await?;
+    let Some(mut h) = Harness::start(Some(&server), &[queueing], &[]).await? else {
+        return Ok(());
+    };
+    let records = h.prompt_during_run(&server, "/later and then this").await?;
+    let queued: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "queue_update")
+        .collect();
+    check_eq(
+        queued.first().copied().unwrap_or(&Value::Null),
+        &json!({"type": "queue_update", "steering": [], "followUp": ["and then this"]}),
+    )?;
+    server.release_gate("g")?;
+    let rest = h.agent.until(|r| r["type"] == "agent_settled").await?;
+    let users: Vec<&Value> = rest
+        .iter()
+        .filter(|r| r["type"] == "message_end" && r["message"]["role"] == "user")
+        .map(|r| &r["message"]["content"][0]["text"])
+        .collect();
+    assert_eq!(users, [&json!("and then this")], "{rest:#?}");
+    assert_eq!(server.journal().len(), 2);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_turn_triggered_by_a_command_runs_past_agent_start_handlers() -> Result<()> {
+    let triggering = Ext::Inline(
+        "triggering.ts",
+        r#"
+export default function triggering(pi: any) {
+	pi.on("agent_start", async (_event: unknown, ctx: any) => ctx.ui.notify("started", "info"));
+	pi.registerCommand("nudge", {
+		handler: async (args: string) =>
+			pi.sendMessage({ customType: "nudge", content: args, display: true }, { triggerTurn: true }),
+	});
+}
+"#,
+    );
+    let server = mock("responses:\n  - text: nudged\n").await?;
+    let Some(mut h) = Harness::start(Some(&server), &[triggering], &[]).await? else {
+        return Ok(());
+    };
+    h.agent
+        .send(json!({"id": 1, "type": "prompt", "message": "/nudge go"}))
+        .await?;
+    let records = h.agent.until(|r| r["type"] == "agent_settled").await?;
+    let kinds = types(&records);
+    let at = |kind: &str| kinds.iter().position(|k| k == kind);
+    // The handler's request, then agent_start, then the command's answer, then the turn.
+    assert_eq!(
+        kinds[..4],
+        [
+            "extension_ui_request",
+            "agent_start",
+            "response:prompt",
+            "turn_start"
+        ],
+        "{records:#?}"
+    );
+    assert!(at("agent_end").is_some(), "{records:#?}");
     Ok(())
 }

@@ -9,21 +9,17 @@ mod provider_common;
 use pi_agent::provider::anthropic::request_body;
 use pi_rpc_protocol::message::StopReason;
 use pi_rpc_protocol::model::ThinkingLevel;
-use provider_common::{case_request, done, js, model, request, run, tools};
+use provider_common::{
+    assert_case_body, case_request, done, js, model, request, run, sse_server, tools,
+};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, MockServer};
 
 const REPLY: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":2}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
 async fn server() -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/messages"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(REPLY, "text/event-stream"))
-        .mount(&server)
-        .await;
-    server
+    sse_server(Mock::given(method("POST")).and(path("/v1/messages")), REPLY).await
 }
 
 fn fixtures() -> Value {
@@ -42,13 +38,7 @@ async fn request_bodies_match_the_reference_byte_for_byte() {
             assert_eq!(js(&request_body(&request, true)), expected, "{name}");
             continue;
         }
-        let server = server().await;
-        let events = run(case_request(&fixtures, case, &server.uri())).await;
-        assert_eq!(done(&events).stop_reason, StopReason::Stop, "{name}");
-        let received = server.received_requests().await.unwrap();
-        assert_eq!(received.len(), 1, "{name}");
-        let body = String::from_utf8(received[0].body.clone()).unwrap();
-        assert_eq!(body, expected, "{name}");
+        assert_case_body(&fixtures, case, &server().await, "").await;
     }
 }
 

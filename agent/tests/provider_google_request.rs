@@ -7,24 +7,19 @@
 mod provider_common;
 
 use pi_agent::provider::google::request_body;
-use pi_rpc_protocol::message::StopReason;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use provider_common::{case_request, done, js, request, run};
+use provider_common::{assert_case_body, js, request, sse_server};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, query_param};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, MockServer};
 
 const REPLY: &str = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\",\"index\":0}],\"responseId\":\"r1\"}\r\n\r\n";
 
 async fn server() -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
+    let mock = Mock::given(method("POST"))
         .and(path("/v1beta/models/mock-model-1:streamGenerateContent"))
-        .and(query_param("alt", "sse"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(REPLY, "text/event-stream"))
-        .mount(&server)
-        .await;
-    server
+        .and(query_param("alt", "sse"));
+    sse_server(mock, REPLY).await
 }
 
 fn fixtures() -> Value {
@@ -44,16 +39,8 @@ async fn request_bodies_match_the_reference_byte_for_byte() {
     let cases = fixtures["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 3);
     for case in cases {
-        let name = case["name"].as_str().unwrap();
-        let server = server().await;
-        let base_url = format!("{}/v1beta", server.uri());
-        let events = run(case_request(&fixtures, case, &base_url)).await;
-        assert_eq!(done(&events).stop_reason, StopReason::Stop, "{name}");
-        let received = server.received_requests().await.unwrap();
-        assert_eq!(received.len(), 1, "{name}");
-        assert_eq!(received[0].headers["x-goog-api-key"], "mock-key");
-        let body = String::from_utf8(received[0].body.clone()).unwrap();
-        assert_eq!(body, js(&case["body"]), "{name}");
+        let received = assert_case_body(&fixtures, case, &server().await, "/v1beta").await;
+        assert_eq!(received.headers["x-goog-api-key"], "mock-key");
     }
 }
 

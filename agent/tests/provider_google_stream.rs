@@ -11,73 +11,72 @@ mod provider_reference;
 
 use pi_rpc_protocol::message::StopReason;
 use provider_common::{done, js, request, run};
-use provider_reference::{Format, server};
-use serde_json::{Value, json};
+use provider_reference::{Format, Recorded, server};
+use serde_json::json;
 
 const FORMAT: Format = Format {
     api: "google-generative-ai",
     base_suffix: "/v1beta",
 };
 
-fn case(name: &str) -> Value {
-    let cases = provider_reference::cases(include_str!("provider_fixtures/google_streams.json"));
-    provider_reference::case(&cases, name).clone()
-}
-
-async fn assert_matches_reference(case: &Value, framing: Option<Value>) -> bool {
-    provider_reference::assert_matches_reference(FORMAT, case, framing).await
+fn recorded() -> Recorded {
+    Recorded::new(
+        FORMAT,
+        include_str!("provider_fixtures/google_streams.json"),
+    )
 }
 
 #[tokio::test]
 async fn thoughts_and_text_stream_like_the_reference() {
-    assert!(assert_matches_reference(&case("thinking_then_text"), None).await);
+    recorded().assert_streams(&["thinking_then_text"]).await;
 }
 
 #[tokio::test]
 async fn text_and_parallel_function_calls_stream_like_the_reference() {
-    assert!(assert_matches_reference(&case("thinking_text_and_two_tool_calls"), None).await);
+    recorded()
+        .assert_streams(&["thinking_text_and_two_tool_calls"])
+        .await;
 }
 
 #[tokio::test]
 async fn finish_reasons_map_like_the_reference() {
-    for name in [
-        "length",
-        "safety",
-        "gemini-stop-without-parts",
-        "overloaded-mid-stream",
-        "unicode-line-separators",
-    ] {
-        assert!(assert_matches_reference(&case(name), None).await, "{name}");
-    }
+    recorded()
+        .assert_streams(&[
+            "length",
+            "safety",
+            "gemini-stop-without-parts",
+            "overloaded-mid-stream",
+            "unicode-line-separators",
+        ])
+        .await;
 }
 
 #[tokio::test]
 async fn body_splitting_quirks_end_like_the_reference() {
-    for name in [
-        "gemini-cut-mid-json",
-        "tool-args-control-chars",
-        "keepalive-comments",
-        "multiline-data",
-        "cr-line-endings",
-        "lf-line-endings",
-        "split_bytes_7",
-    ] {
-        assert!(assert_matches_reference(&case(name), None).await, "{name}");
-    }
+    recorded()
+        .assert_streams(&[
+            "gemini-cut-mid-json",
+            "tool-args-control-chars",
+            "keepalive-comments",
+            "multiline-data",
+            "cr-line-endings",
+            "lf-line-endings",
+            "split_bytes_7",
+        ])
+        .await;
 }
 
 #[tokio::test]
 async fn http_and_connection_errors_are_worded_like_the_reference() {
-    for (name, accepted) in [
-        ("http_429", false),
-        ("http_500_no_body", false),
-        ("http_502_text", false),
-        ("connection-dropped", true),
-        ("connection-reset-before-headers", false),
-    ] {
-        let started = assert_matches_reference(&case(name), None).await;
-        assert_eq!(started, accepted, "{name}");
-    }
+    recorded()
+        .assert_starts(&[
+            ("http_429", false),
+            ("http_500_no_body", false),
+            ("http_502_text", false),
+            ("connection-dropped", true),
+            ("connection-reset-before-headers", false),
+        ])
+        .await;
 }
 
 #[tokio::test]
@@ -87,11 +86,12 @@ async fn byte_level_splits_give_the_same_events() {
         json!({"split_bytes": 5, "line_ending": "lf"}),
         json!({"coalesce": true}),
     ];
-    for name in ["thinking_then_text", "thinking_text_and_two_tool_calls"] {
-        for framing in &framings {
-            assert_matches_reference(&case(name), Some(framing.clone())).await;
-        }
-    }
+    recorded()
+        .assert_framings(
+            &["thinking_then_text", "thinking_text_and_two_tool_calls"],
+            &framings,
+        )
+        .await;
 }
 
 #[tokio::test]
@@ -139,12 +139,5 @@ async fn calls_without_ids_get_generated_ones() {
 
 #[tokio::test]
 async fn an_abort_mid_stream_ends_like_the_reference() {
-    let expected = case("abort_mid_stream");
-    let theirs: Vec<&str> = expected["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|line| line.as_str().unwrap())
-        .collect();
-    assert_eq!(provider_reference::abort_mid_stream(FORMAT).await, theirs);
+    recorded().assert_abort().await;
 }

@@ -13,97 +13,94 @@ mod provider_reference;
 use pi_rpc_protocol::message::StopReason;
 use pi_rpc_protocol::model::Model;
 use provider_common::{done, js, request, run};
-use provider_reference::{Format, server};
-use serde_json::{Value, json};
+use provider_reference::{Format, Recorded, server};
+use serde_json::json;
 
 const FORMAT: Format = Format {
     api: "openai-completions",
     base_suffix: "/v1",
 };
 
-fn case(name: &str) -> Value {
-    let cases = provider_reference::cases(include_str!(
-        "provider_fixtures/openai_completions_streams.json"
-    ));
-    provider_reference::case(&cases, name).clone()
+fn recorded() -> Recorded {
+    Recorded::new(
+        FORMAT,
+        include_str!("provider_fixtures/openai_completions_streams.json"),
+    )
 }
 
 fn model(uri: &str) -> Model {
     FORMAT.model(uri)
 }
 
-async fn assert_matches_reference(case: &Value, framing: Option<Value>) -> bool {
-    provider_reference::assert_matches_reference(FORMAT, case, framing).await
-}
-
 #[tokio::test]
 async fn thinking_and_text_stream_like_the_reference() {
-    assert!(assert_matches_reference(&case("thinking_then_text"), None).await);
+    recorded().assert_streams(&["thinking_then_text"]).await;
 }
 
 #[tokio::test]
 async fn text_and_parallel_tool_calls_stream_like_the_reference() {
-    assert!(assert_matches_reference(&case("thinking_text_and_two_tool_calls"), None).await);
+    recorded()
+        .assert_streams(&["thinking_text_and_two_tool_calls"])
+        .await;
 }
 
 #[tokio::test]
 async fn finish_reasons_map_like_the_reference() {
-    for name in [
-        "length",
-        "content_filter",
-        "odd_finish_reason",
-        "chat-no-done",
-        "chat-no-finish-reason",
-    ] {
-        assert!(assert_matches_reference(&case(name), None).await, "{name}");
-    }
+    recorded()
+        .assert_streams(&[
+            "length",
+            "content_filter",
+            "odd_finish_reason",
+            "chat-no-done",
+            "chat-no-finish-reason",
+        ])
+        .await;
 }
 
 #[tokio::test]
 async fn tool_call_index_quirks_end_like_the_reference() {
-    for name in [
-        "chat-tool-index-missing",
-        "chat-tool-index-gaps",
-        "chat-tool-id-changes",
-        "chat-parallel-tools-same-index",
-        "tool-args-control-chars",
-    ] {
-        assert_matches_reference(&case(name), None).await;
-    }
+    recorded()
+        .assert_lines(&[
+            "chat-tool-index-missing",
+            "chat-tool-index-gaps",
+            "chat-tool-id-changes",
+            "chat-parallel-tools-same-index",
+            "tool-args-control-chars",
+        ])
+        .await;
 }
 
 #[tokio::test]
 async fn reasoning_usage_and_unicode_variants_end_like_the_reference() {
-    for name in [
-        "chat-reasoning-and-content-together",
-        "chat-usage-variants",
-        "unicode-line-separators",
-    ] {
-        assert_matches_reference(&case(name), None).await;
-    }
+    recorded()
+        .assert_lines(&[
+            "chat-reasoning-and-content-together",
+            "chat-usage-variants",
+            "unicode-line-separators",
+        ])
+        .await;
 }
 
 #[tokio::test]
 async fn in_band_errors_keep_the_partial_text_like_the_reference() {
-    for name in ["openrouter-error-chunk", "overloaded-mid-stream"] {
-        assert!(assert_matches_reference(&case(name), None).await, "{name}");
-    }
+    recorded()
+        .assert_streams(&["openrouter-error-chunk", "overloaded-mid-stream"])
+        .await;
 }
 
 #[tokio::test]
 async fn http_and_connection_errors_are_worded_like_the_reference() {
-    for (name, accepted) in [
-        ("http_429", false),
-        ("http_500_no_body", false),
-        ("http_502_text", false),
-        ("http_404_message_only", false),
-        ("http_400_metadata_raw", false),
-        ("connection-dropped", true),
-        ("connection-reset-before-headers", false),
-    ] {
-        let started = assert_matches_reference(&case(name), None).await;
-        assert_eq!(started, accepted, "{name}");
-    }
+    recorded()
+        .assert_starts(&[
+            ("http_429", false),
+            ("http_500_no_body", false),
+            ("http_502_text", false),
+            ("http_404_message_only", false),
+            ("http_400_metadata_raw", false),
+            ("connection-dropped", true),
+            ("connection-reset-before-headers", false),
+        ])
+        .await;
 }
 
 #[tokio::test]
@@ -116,11 +113,12 @@ async fn every_framing_quirk_gives_the_same_events() {
         json!({"multiline_data": true, "split_bytes": 3}),
         json!({"coalesce": true}),
     ];
-    for name in ["thinking_then_text", "thinking_text_and_two_tool_calls"] {
-        for framing in &framings {
-            assert_matches_reference(&case(name), Some(framing.clone())).await;
-        }
-    }
+    recorded()
+        .assert_framings(
+            &["thinking_then_text", "thinking_text_and_two_tool_calls"],
+            &framings,
+        )
+        .await;
 }
 
 #[tokio::test]
@@ -176,12 +174,5 @@ async fn a_chunk_that_is_not_json_fails_with_the_parse_error() {
 
 #[tokio::test]
 async fn an_abort_mid_stream_ends_like_the_reference() {
-    let expected = case("abort_mid_stream");
-    let theirs: Vec<&str> = expected["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|line| line.as_str().unwrap())
-        .collect();
-    assert_eq!(provider_reference::abort_mid_stream(FORMAT).await, theirs);
+    recorded().assert_abort().await;
 }

@@ -10,21 +10,19 @@ mod provider_common;
 use pi_agent::provider::openai_responses::request_body;
 use pi_rpc_protocol::message::StopReason;
 use pi_rpc_protocol::model::Model;
-use provider_common::{case_request, done, js, request, run, user};
+use provider_common::{assert_case_body, done, js, request, run, sse_server, user};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, MockServer};
 
 const REPLY: &str = "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"message\",\"id\":\"msg_1\",\"content\":[]}}\n\nevent: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"ok\"}\n\nevent: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\"}}\n\n";
 
 async fn server() -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/responses"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(REPLY, "text/event-stream"))
-        .mount(&server)
-        .await;
-    server
+    sse_server(
+        Mock::given(method("POST")).and(path("/v1/responses")),
+        REPLY,
+    )
+    .await
 }
 
 fn fixtures() -> Value {
@@ -46,15 +44,7 @@ async fn request_bodies_match_the_reference_byte_for_byte() {
     let cases = fixtures["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 6);
     for case in cases {
-        let name = case["name"].as_str().unwrap();
-        let server = server().await;
-        let base_url = format!("{}/v1", server.uri());
-        let events = run(case_request(&fixtures, case, &base_url)).await;
-        assert_eq!(done(&events).stop_reason, StopReason::Stop, "{name}");
-        let received = server.received_requests().await.unwrap();
-        assert_eq!(received.len(), 1, "{name}");
-        let body = String::from_utf8(received[0].body.clone()).unwrap();
-        assert_eq!(body, js(&case["body"]), "{name}");
+        assert_case_body(&fixtures, case, &server().await, "/v1").await;
     }
 }
 

@@ -9,7 +9,7 @@ mod provider_reference;
 
 use pi_rpc_protocol::message::StopReason;
 use provider_common::{done, js, request, run};
-use provider_reference::{Format, server};
+use provider_reference::{Format, Recorded, server};
 use serde_json::{Value, json};
 
 const FORMAT: Format = Format {
@@ -17,58 +17,55 @@ const FORMAT: Format = Format {
     base_suffix: "/v1",
 };
 
-fn case(name: &str) -> Value {
-    let cases = provider_reference::cases(include_str!(
-        "provider_fixtures/openai_responses_streams.json"
-    ));
-    provider_reference::case(&cases, name).clone()
-}
-
-async fn assert_matches_reference(case: &Value, framing: Option<Value>) -> bool {
-    provider_reference::assert_matches_reference(FORMAT, case, framing).await
+fn recorded() -> Recorded {
+    Recorded::new(
+        FORMAT,
+        include_str!("provider_fixtures/openai_responses_streams.json"),
+    )
 }
 
 #[tokio::test]
 async fn reasoning_and_text_stream_like_the_reference() {
-    assert!(assert_matches_reference(&case("thinking_then_text"), None).await);
+    recorded().assert_streams(&["thinking_then_text"]).await;
 }
 
 #[tokio::test]
 async fn text_and_parallel_function_calls_stream_like_the_reference() {
-    assert!(assert_matches_reference(&case("thinking_text_and_two_tool_calls"), None).await);
+    recorded()
+        .assert_streams(&["thinking_text_and_two_tool_calls"])
+        .await;
 }
 
 #[tokio::test]
 async fn terminal_events_map_like_the_reference() {
-    for name in [
-        "length",
-        "failed",
-        "responses-no-terminal-event",
-        "tool-args-control-chars",
-        "unicode-line-separators",
-    ] {
-        assert!(assert_matches_reference(&case(name), None).await, "{name}");
-    }
+    recorded()
+        .assert_streams(&[
+            "length",
+            "failed",
+            "responses-no-terminal-event",
+            "tool-args-control-chars",
+            "unicode-line-separators",
+        ])
+        .await;
 }
 
 #[tokio::test]
 async fn an_error_event_keeps_the_partial_message_like_the_reference() {
-    assert!(assert_matches_reference(&case("overloaded-mid-stream"), None).await);
+    recorded().assert_streams(&["overloaded-mid-stream"]).await;
 }
 
 #[tokio::test]
 async fn http_and_connection_errors_are_worded_like_the_reference() {
-    for (name, accepted) in [
-        ("http_429", false),
-        ("http_500_no_body", false),
-        ("http_502_text", false),
-        ("http_404_message_only", false),
-        ("connection-dropped", true),
-        ("connection-reset-before-headers", false),
-    ] {
-        let started = assert_matches_reference(&case(name), None).await;
-        assert_eq!(started, accepted, "{name}");
-    }
+    recorded()
+        .assert_starts(&[
+            ("http_429", false),
+            ("http_500_no_body", false),
+            ("http_502_text", false),
+            ("http_404_message_only", false),
+            ("connection-dropped", true),
+            ("connection-reset-before-headers", false),
+        ])
+        .await;
 }
 
 #[tokio::test]
@@ -82,11 +79,12 @@ async fn every_framing_quirk_gives_the_same_events() {
         json!({"no_event_lines": true}),
         json!({"coalesce": true}),
     ];
-    for name in ["thinking_then_text", "thinking_text_and_two_tool_calls"] {
-        for framing in &framings {
-            assert_matches_reference(&case(name), Some(framing.clone())).await;
-        }
-    }
+    recorded()
+        .assert_framings(
+            &["thinking_then_text", "thinking_text_and_two_tool_calls"],
+            &framings,
+        )
+        .await;
 }
 
 #[tokio::test]
@@ -133,12 +131,5 @@ async fn incomplete_responses_and_failures_without_details_are_errors() {
 
 #[tokio::test]
 async fn an_abort_mid_stream_ends_like_the_reference() {
-    let expected = case("abort_mid_stream");
-    let theirs: Vec<&str> = expected["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|line| line.as_str().unwrap())
-        .collect();
-    assert_eq!(provider_reference::abort_mid_stream(FORMAT).await, theirs);
+    recorded().assert_abort().await;
 }

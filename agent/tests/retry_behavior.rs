@@ -5,7 +5,7 @@ mod support;
 
 use anyhow::Result;
 use serde_json::{Value, json};
-use support::{TestEnv, mock, types};
+use support::{TestEnv, mock, scenario, types};
 
 fn find<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
     records.iter().filter(|r| r["type"] == kind).collect()
@@ -17,10 +17,8 @@ async fn an_overloaded_provider_is_retried_and_the_failure_is_dropped_from_conte
     let env = TestEnv::new(&server.uri())?;
     env.write_settings(&json!({"retry": {"baseDelayMs": 1}}))?;
     let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    let records = agent.until(|r| r["type"] == "agent_settled").await?;
+    agent.prompt("go").await?;
+    let records = agent.until_settled().await?;
     let kinds = types(&records);
     let after_failure: Vec<&str> = kinds[8..].iter().map(String::as_str).collect();
     assert_eq!(
@@ -76,16 +74,14 @@ async fn abort_retry_ends_the_wait_before_its_answer_and_settles_after_it() -> R
     let env = TestEnv::new(&server.uri())?;
     env.write_settings(&json!({"retry": {"baseDelayMs": 60000}}))?;
     let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
+    agent.prompt("go").await?;
     agent.until(|r| r["type"] == "auto_retry_start").await?;
     let state = agent.request(json!({"type": "get_state"})).await?;
     assert_eq!(state["data"]["isStreaming"], true);
     agent
         .send(json!({"id": "a", "type": "abort_retry"}))
         .await?;
-    let records = agent.until(|r| r["type"] == "agent_settled").await?;
+    let records = agent.until_settled().await?;
     assert_eq!(
         records,
         [
@@ -100,9 +96,7 @@ async fn abort_retry_ends_the_wait_before_its_answer_and_settles_after_it() -> R
 
 #[tokio::test]
 async fn with_auto_retry_off_an_error_ends_the_run() -> Result<()> {
-    let server = mock("responses:\n  - error: {status: 529}\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
+    let (_server, env, mut agent) = scenario("responses:\n  - error: {status: 529}\n").await?;
     agent
         .request(json!({"type": "set_auto_retry", "enabled": false}))
         .await?;
@@ -110,10 +104,8 @@ async fn with_auto_retry_off_an_error_ends_the_run() -> Result<()> {
         env.agent_dir().join("settings.json"),
     )?)?;
     assert_eq!(settings["retry"], json!({"enabled": false}));
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    let records = agent.until(|r| r["type"] == "agent_settled").await?;
+    agent.prompt("go").await?;
+    let records = agent.until_settled().await?;
     assert_eq!(find(&records, "agent_end")[0]["willRetry"], false);
     assert!(find(&records, "auto_retry_start").is_empty());
     Ok(())

@@ -34,10 +34,8 @@ async fn tool_calls_results_and_bash_messages_are_counted_and_estimated() -> Res
     let env = TestEnv::new(&server.uri())?;
     write_file(&env.work_dir(), "a.txt", "line one\n")?;
     let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    agent.until(|r| r["type"] == "agent_settled").await?;
+    agent.prompt("go").await?;
+    agent.until_settled().await?;
     // 16 characters of command and output (`echo 12345`, `12345\n`): 4 tokens on top of the
     // last usage.
     agent

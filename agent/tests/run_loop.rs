@@ -8,13 +8,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 use serde_json::{Value, json};
-use support::{TestEnv, mock, types};
+use support::{TestEnv, first_of, is_type, mock, scenario, types};
 
 const GATE_WAIT: Duration = Duration::from_secs(10);
-
-fn is_type(record: &Value, kind: &str) -> bool {
-    record["type"] == kind
-}
 
 fn user_texts(messages: &[Value]) -> Vec<String> {
     messages
@@ -31,13 +27,11 @@ fn user_texts(messages: &[Value]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_prompt_streams_the_reply_in_the_reference_event_order() -> Result<()> {
-    let server = mock("responses:\n  - text: [Hello, ' world']\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
+    let (_server, _env, mut agent) = scenario("responses:\n  - text: [Hello, ' world']\n").await?;
     agent
         .send(json!({"id": 1, "type": "prompt", "message": "hi"}))
         .await?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
+    let records = agent.until_settled().await?;
     assert_eq!(
         types(&records),
         [
@@ -79,13 +73,9 @@ async fn a_prompt_streams_the_reply_in_the_reference_event_order() -> Result<()>
 
 #[tokio::test]
 async fn the_request_carries_the_system_prompt_ending_with_the_working_folder() -> Result<()> {
-    let server = mock("responses:\n  - text: ok\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "hi"}))
-        .await?;
-    agent.until(|r| is_type(r, "agent_settled")).await?;
+    let (server, env, mut agent) = scenario("responses:\n  - text: ok\n").await?;
+    agent.prompt("hi").await?;
+    agent.until_settled().await?;
     let journal = server.journal();
     assert_eq!(journal.len(), 1);
     let body = &journal[0].body;
@@ -111,10 +101,8 @@ async fn tool_calls_start_together_and_their_results_follow_in_call_order() -> R
     let env = TestEnv::new(&server.uri())?;
     support::write_file(&env.work_dir(), "a.txt", "line one\n")?;
     let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
+    agent.prompt("go").await?;
+    let records = agent.until_settled().await?;
     let tool_events: Vec<(String, String)> = records
         .iter()
         .filter(|r| {
@@ -162,13 +150,9 @@ async fn tool_calls_start_together_and_their_results_follow_in_call_order() -> R
 #[tokio::test]
 async fn abort_during_the_stream_ends_the_message_as_aborted_and_answers_after_settling()
 -> Result<()> {
-    let server =
-        mock("responses:\n  - content: [{text: partial}, {gate: g}, {text: late}]\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
+    let (server, _env, mut agent) =
+        scenario("responses:\n  - content: [{text: partial}, {gate: g}, {text: late}]\n").await?;
+    agent.prompt("go").await?;
     server.wait_for_gate("g", GATE_WAIT).await?;
     agent
         .until(|r| r["assistantMessageEvent"]["type"] == "text_delta")
@@ -191,11 +175,7 @@ async fn abort_during_the_stream_ends_the_message_as_aborted_and_answers_after_s
             "response:abort"
         ]
     );
-    let end = records
-        .iter()
-        .find(|r| is_type(r, "message_end"))
-        .map(|r| r["message"].clone())
-        .unwrap_or_default();
+    let end = first_of(&records, "message_end")["message"].clone();
     assert_eq!(end["stopReason"], "aborted");
     assert_eq!(end["errorMessage"], "This operation was aborted");
     assert_eq!(end["content"][0]["text"], "partial");
@@ -206,25 +186,17 @@ async fn abort_during_the_stream_ends_the_message_as_aborted_and_answers_after_s
 
 #[tokio::test]
 async fn abort_during_a_tool_reports_command_aborted_and_makes_no_further_request() -> Result<()> {
-    let server = mock(
+    let (server, _env, mut agent) = scenario(
         "responses:\n  - content:\n      - tool_call: {id: toolu_1, name: bash, arguments: {command: 'sleep 30'}}\n  - text: never\n",
     )
     .await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
+    agent.prompt("go").await?;
     agent.until(|r| is_type(r, "tool_execution_update")).await?;
     agent.send(json!({"type": "abort"})).await?;
     let records = agent
         .until(|r| is_type(r, "response") && r["command"] == "abort")
         .await?;
-    let end = records
-        .iter()
-        .find(|r| is_type(r, "tool_execution_end"))
-        .cloned()
-        .unwrap_or_default();
+    let end = first_of(&records, "tool_execution_end");
     assert_eq!(end["result"]["content"][0]["text"], "Command aborted");
     assert_eq!(end["isError"], true);
     let final_message = records
@@ -243,11 +215,10 @@ async fn abort_during_a_tool_reports_command_aborted_and_makes_no_further_reques
 
 #[tokio::test]
 async fn steering_and_follow_up_sent_during_a_run_are_delivered_one_per_turn() -> Result<()> {
-    let server =
-        mock("responses:\n  - content: [{text: one}, {gate: g}]\n  - text: two\n  - text: three\n")
-            .await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
+    let (server, _env, mut agent) = scenario(
+        "responses:\n  - content: [{text: one}, {gate: g}]\n  - text: two\n  - text: three\n",
+    )
+    .await?;
     agent
         .request(json!({"type": "prompt", "message": "go"}))
         .await?;
@@ -266,7 +237,7 @@ async fn steering_and_follow_up_sent_during_a_run_are_delivered_one_per_turn() -
         r#"{"id":9,"type":"response","command":"prompt","success":false,"error":"Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."}"#
     );
     server.release_gate("g")?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
+    let records = agent.until_settled().await?;
     let queue_updates: Vec<Value> = records
         .iter()
         .filter(|r| is_type(r, "queue_update"))
@@ -279,11 +250,7 @@ async fn steering_and_follow_up_sent_during_a_run_are_delivered_one_per_turn() -
             json!({"type": "queue_update", "steering": [], "followUp": []}),
         ]
     );
-    let agent_end = records
-        .iter()
-        .find(|r| is_type(r, "agent_end"))
-        .cloned()
-        .unwrap_or_default();
+    let agent_end = first_of(&records, "agent_end");
     let messages = agent_end["messages"]
         .as_array()
         .cloned()
@@ -299,19 +266,15 @@ async fn steering_and_follow_up_sent_during_a_run_are_delivered_one_per_turn() -
 
 #[tokio::test]
 async fn messages_queued_while_idle_arrive_with_the_next_prompt() -> Result<()> {
-    let server = mock("responses:\n  - text: a\n  - text: b\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
+    let (server, _env, mut agent) = scenario("responses:\n  - text: a\n  - text: b\n").await?;
     agent
         .request(json!({"type": "follow_up", "message": "f1"}))
         .await?;
     agent
         .request(json!({"type": "steer", "message": "s1"}))
         .await?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
+    agent.prompt("go").await?;
+    let records = agent.until_settled().await?;
     let order: Vec<String> = types(&records)
         .into_iter()
         .filter(|t| t.starts_with("message_start") || t == "turn_start" || t == "queue_update")
@@ -338,13 +301,10 @@ async fn messages_queued_while_idle_arrive_with_the_next_prompt() -> Result<()> 
 
 #[tokio::test]
 async fn a_provider_error_ends_the_run_with_an_error_message() -> Result<()> {
-    let server = mock("responses:\n  - error: {status: 400, message: bad request}\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
+    let (_server, _env, mut agent) =
+        scenario("responses:\n  - error: {status: 400, message: bad request}\n").await?;
+    agent.prompt("go").await?;
+    let records = agent.until_settled().await?;
     assert_eq!(
         types(&records)[5..],
         [
@@ -365,12 +325,9 @@ async fn a_provider_error_ends_the_run_with_an_error_message() -> Result<()> {
 
 #[tokio::test]
 async fn end_of_input_during_a_run_exits_at_once_with_code_zero() -> Result<()> {
-    let server = mock("responses:\n  - content: [{text: a}, {gate: g}]\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
+    let (server, _env, mut agent) =
+        scenario("responses:\n  - content: [{text: a}, {gate: g}]\n").await?;
+    agent.prompt("go").await?;
     server.wait_for_gate("g", GATE_WAIT).await?;
     agent.close_stdin();
     assert_eq!(agent.wait_exit().await?, 0);
@@ -379,9 +336,8 @@ async fn end_of_input_during_a_run_exits_at_once_with_code_zero() -> Result<()> 
 
 #[tokio::test]
 async fn in_all_mode_every_queued_steering_message_arrives_in_one_turn() -> Result<()> {
-    let server = mock("responses:\n  - content: [{text: one}, {gate: g}]\n  - text: two\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
+    let (server, _env, mut agent) =
+        scenario("responses:\n  - content: [{text: one}, {gate: g}]\n  - text: two\n").await?;
     agent
         .request(json!({"type": "set_steering_mode", "mode": "all"}))
         .await?;
@@ -396,14 +352,10 @@ async fn in_all_mode_every_queued_steering_message_arrives_in_one_turn() -> Resu
         .request(json!({"type": "prompt", "message": "s2", "streamingBehavior": "steer"}))
         .await?;
     server.release_gate("g")?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
+    let records = agent.until_settled().await?;
     let turn_starts = records.iter().filter(|r| is_type(r, "turn_start")).count();
     assert_eq!(turn_starts, 1, "one more turn after the first");
-    let agent_end = records
-        .iter()
-        .find(|r| is_type(r, "agent_end"))
-        .cloned()
-        .unwrap_or_default();
+    let agent_end = first_of(&records, "agent_end");
     let messages = agent_end["messages"]
         .as_array()
         .cloned()
@@ -415,21 +367,13 @@ async fn in_all_mode_every_queued_steering_message_arrives_in_one_turn() -> Resu
 
 #[tokio::test]
 async fn tool_calls_of_a_truncated_reply_are_not_executed() -> Result<()> {
-    let server = mock(
+    let (server, env, mut agent) = scenario(
         "responses:\n  - content:\n      - tool_call: {id: toolu_1, name: write, arguments: {path: out.txt, content: x}}\n    stop: length\n  - text: ok\n",
     )
     .await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "go"}))
-        .await?;
-    let records = agent.until(|r| is_type(r, "agent_settled")).await?;
-    let end = records
-        .iter()
-        .find(|r| is_type(r, "tool_execution_end"))
-        .cloned()
-        .unwrap_or_default();
+    agent.prompt("go").await?;
+    let records = agent.until_settled().await?;
+    let end = first_of(&records, "tool_execution_end");
     assert_eq!(
         end["result"],
         json!({"content": [{"type": "text", "text": "Tool call \"write\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments."}], "details": {}})

@@ -5,7 +5,7 @@ mod support;
 
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
-use support::{TestEnv, mock};
+use support::{TestEnv, mock, scenario};
 
 fn entry_types(path: &str) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
@@ -50,10 +50,8 @@ async fn a_session_dir_gets_a_session_file_with_every_entry() -> Result<()> {
         !std::path::Path::new(&file).exists(),
         "written lazily, with the first assistant message"
     );
-    agent
-        .send(json!({"type": "prompt", "message": "hi"}))
-        .await?;
-    agent.until(|r| r["type"] == "agent_settled").await?;
+    agent.prompt("hi").await?;
+    agent.until_settled().await?;
     agent
         .request(json!({"type": "set_thinking_level", "level": "low"}))
         .await?;
@@ -74,13 +72,9 @@ async fn a_session_dir_gets_a_session_file_with_every_entry() -> Result<()> {
 
 #[tokio::test]
 async fn new_session_starts_an_empty_conversation_with_a_new_id() -> Result<()> {
-    let server = mock("responses:\n  - text: hello\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "hi"}))
-        .await?;
-    agent.until(|r| r["type"] == "agent_settled").await?;
+    let (_server, _env, mut agent) = scenario("responses:\n  - text: hello\n").await?;
+    agent.prompt("hi").await?;
+    agent.until_settled().await?;
     let before = agent.request(json!({"type": "get_state"})).await?;
     assert_eq!(before["data"]["messageCount"], 2);
     let response = agent
@@ -100,12 +94,9 @@ async fn new_session_starts_an_empty_conversation_with_a_new_id() -> Result<()> 
 
 #[tokio::test]
 async fn new_session_during_a_run_aborts_it_first() -> Result<()> {
-    let server = mock("responses:\n  - content: [{text: a}, {gate: g}]\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "hi"}))
-        .await?;
+    let (server, _env, mut agent) =
+        scenario("responses:\n  - content: [{text: a}, {gate: g}]\n").await?;
+    agent.prompt("hi").await?;
     server
         .wait_for_gate("g", std::time::Duration::from_secs(10))
         .await?;
@@ -126,13 +117,9 @@ async fn new_session_during_a_run_aborts_it_first() -> Result<()> {
 
 #[tokio::test]
 async fn entries_tree_and_fork_messages_describe_the_session() -> Result<()> {
-    let server = mock("responses:\n  - text: hello\n").await?;
-    let env = TestEnv::new(&server.uri())?;
-    let mut agent = env.spawn_default(&[])?;
-    agent
-        .send(json!({"type": "prompt", "message": "hi"}))
-        .await?;
-    agent.until(|r| r["type"] == "agent_settled").await?;
+    let (_server, _env, mut agent) = scenario("responses:\n  - text: hello\n").await?;
+    agent.prompt("hi").await?;
+    agent.until_settled().await?;
     let entries = agent.request(json!({"type": "get_entries"})).await?;
     let kinds: Vec<&str> = entries["data"]["entries"]
         .as_array()

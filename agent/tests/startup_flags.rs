@@ -3,47 +3,14 @@
 
 mod support;
 
-use std::process::Stdio;
-
 use anyhow::Result;
 use serde_json::json;
 use support::TestEnv;
 
-/// Runs the agent with `args`, `stdin` as input, and returns (exit code, stdout, stderr).
+/// Runs the agent with [`support::RPC_ARGS`] plus `args`, `stdin` as input, and returns (exit
+/// code, stdout, stderr).
 async fn run(env: &TestEnv, args: &[&str], stdin: &str) -> Result<(i32, String, String)> {
-    run_with_env(env, args, stdin, &[]).await
-}
-
-/// [`run`] with extra environment variables.
-async fn run_with_env(
-    env: &TestEnv,
-    args: &[&str],
-    stdin: &str,
-    vars: &[(&str, &str)],
-) -> Result<(i32, String, String)> {
-    let mut command = env.command(args);
-    command.envs(vars.iter().copied());
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn()?;
-    if let Some(mut input) = child.stdin.take() {
-        use tokio::io::AsyncWriteExt;
-        // An agent that fails at start-up exits without reading its input.
-        if let Err(error) = input.write_all(stdin.as_bytes()).await
-            && error.kind() != std::io::ErrorKind::BrokenPipe
-        {
-            return Err(error.into());
-        }
-    }
-    let output = tokio::time::timeout(support::TIMEOUT, child.wait_with_output()).await??;
-    Ok((
-        output.status.code().unwrap_or(-1),
-        String::from_utf8(output.stdout)?,
-        String::from_utf8(output.stderr)?,
-    ))
+    env.run_rpc(args, stdin, &[]).await
 }
 
 const GET_STATE: &str = "{\"type\":\"get_state\"}\n";
@@ -51,15 +18,7 @@ const GET_STATE: &str = "{\"type\":\"get_state\"}\n";
 #[tokio::test]
 async fn an_unknown_provider_is_an_error_with_exit_code_one() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
-    let args = [
-        "--mode",
-        "rpc",
-        "--no-session",
-        "--provider",
-        "nope",
-        "--model",
-        "x",
-    ];
+    let args = ["--provider", "nope", "--model", "x"];
     let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
     assert_eq!(code, 1);
     assert_eq!(stdout, "");
@@ -73,15 +32,7 @@ async fn an_unknown_provider_is_an_error_with_exit_code_one() -> Result<()> {
 #[tokio::test]
 async fn an_unknown_model_id_of_a_known_provider_clones_its_first_model() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
-    let args = [
-        "--mode",
-        "rpc",
-        "--no-session",
-        "--provider",
-        "mock",
-        "--model",
-        "nothere",
-    ];
+    let args = ["--provider", "mock", "--model", "nothere"];
     let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
     assert_eq!(code, 0);
     assert_eq!(
@@ -99,7 +50,7 @@ async fn an_unknown_model_id_of_a_known_provider_clones_its_first_model() -> Res
 #[tokio::test]
 async fn an_unknown_model_without_provider_is_an_error() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
-    let args = ["--mode", "rpc", "--no-session", "--model", "zzz"];
+    let args = ["--model", "zzz"];
     let (code, _, stderr) = run(&env, &args, GET_STATE).await?;
     assert_eq!(code, 1);
     assert_eq!(
@@ -112,13 +63,7 @@ async fn an_unknown_model_without_provider_is_an_error() -> Result<()> {
 #[tokio::test]
 async fn a_thinking_suffix_is_clamped_to_what_the_model_supports() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
-    let args = [
-        "--mode",
-        "rpc",
-        "--no-session",
-        "--model",
-        "mock/mock-model-2:high",
-    ];
+    let args = ["--model", "mock/mock-model-2:high"];
     let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
     assert_eq!((code, stderr.as_str()), (0, ""));
     let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
@@ -130,7 +75,7 @@ async fn a_thinking_suffix_is_clamped_to_what_the_model_supports() -> Result<()>
 #[tokio::test]
 async fn an_invalid_thinking_flag_is_a_warning_and_ignored() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
-    let args = ["--mode", "rpc", "--no-session", "--thinking", "bogus"];
+    let args = ["--thinking", "bogus"];
     let (code, stdout, stderr) = run(&env, &args, GET_STATE).await?;
     assert_eq!(code, 0);
     assert_eq!(
@@ -155,7 +100,7 @@ async fn settings_choose_the_default_model_and_thinking_level() -> Result<()> {
         env.work_dir().join(".pi/settings.json"),
         json!({"followUpMode": "all"}).to_string(),
     )?;
-    let (code, stdout, _) = run(&env, &["--mode", "rpc", "--no-session"], GET_STATE).await?;
+    let (code, stdout, _) = run(&env, &[], GET_STATE).await?;
     assert_eq!(code, 0);
     let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
     assert_eq!(state["data"]["model"]["id"], "mock-model-2");
@@ -173,17 +118,9 @@ async fn an_api_key_flag_makes_a_keyless_provider_available() -> Result<()> {
         "models": [{"id": "k1"}]
     }}}))?;
     let input = "{\"type\":\"get_available_models\"}\n";
-    let (_, stdout, _) = run(&env, &["--mode", "rpc", "--no-session"], input).await?;
+    let (_, stdout, _) = run(&env, &[], input).await?;
     assert!(stdout.contains(r#""models":[]"#), "{stdout}");
-    let args = [
-        "--mode",
-        "rpc",
-        "--no-session",
-        "--model",
-        "keyless/k1",
-        "--api-key",
-        "sk",
-    ];
+    let args = ["--model", "keyless/k1", "--api-key", "sk"];
     let (code, stdout, _) = run(&env, &args, input).await?;
     assert_eq!(code, 0);
     assert!(stdout.contains(r#""id":"k1""#), "{stdout}");
@@ -194,9 +131,8 @@ async fn an_api_key_flag_makes_a_keyless_provider_available() -> Result<()> {
 async fn the_anthropic_key_in_the_environment_makes_the_built_in_models_available() -> Result<()> {
     let env = TestEnv::empty()?;
     let input = "{\"type\":\"get_available_models\"}\n{\"type\":\"get_state\"}\n";
-    let args = ["--mode", "rpc", "--no-session"];
-    let (code, stdout, stderr) =
-        run_with_env(&env, &args, input, &[("ANTHROPIC_API_KEY", "sk-test")]).await?;
+    let key = [("ANTHROPIC_API_KEY", "sk-test")];
+    let (code, stdout, stderr) = env.run_rpc(&[], input, &key).await?;
     assert_eq!((code, stderr.as_str()), (0, ""));
     let mut lines = stdout.lines();
     let models: serde_json::Value = serde_json::from_str(lines.next().unwrap_or_default())?;
@@ -209,13 +145,7 @@ async fn the_anthropic_key_in_the_environment_makes_the_built_in_models_availabl
     assert_eq!(state["data"]["model"]["id"], "claude-opus-4-8");
     assert_eq!(state["data"]["thinkingLevel"], "medium");
     let levels_input = "{\"type\":\"get_available_thinking_levels\"}\n";
-    let (_, stdout, _) = run_with_env(
-        &env,
-        &args,
-        levels_input,
-        &[("ANTHROPIC_API_KEY", "sk-test")],
-    )
-    .await?;
+    let (_, stdout, _) = env.run_rpc(&[], levels_input, &key).await?;
     assert!(
         stdout.contains(r#""levels":["off","minimal","low","medium","high","xhigh","max"]"#),
         "{stdout}"

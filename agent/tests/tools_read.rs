@@ -1,10 +1,13 @@
 //! The read tool on real files, against results taken from the reference pi 0.84.1.
 #![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
 
+mod tools_common;
+
 use std::path::Path;
 
 use pi_agent::tools::{ToolContent, ToolContext, ToolOutcome, execute, text_block};
 use serde_json::{Value, json};
+use tools_common::encoded_image;
 
 async fn read(dir: &Path, args: Value) -> ToolOutcome {
     read_with(&ToolContext::new(dir), args).await
@@ -218,18 +221,6 @@ async fn a_model_without_vision_gets_a_note_with_the_image() {
         )
     );
     assert_eq!(outcome.content.len(), 2);
-}
-
-/// An encoded test image of `width` × `height`.
-fn encoded_image(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
-    let pixels = image::RgbImage::from_fn(width, height, |x, y| {
-        image::Rgb([(x % 251) as u8, (y % 241) as u8, ((x * y) % 239) as u8])
-    });
-    let mut out = std::io::Cursor::new(Vec::new());
-    image::DynamicImage::ImageRgb8(pixels)
-        .write_to(&mut out, format)
-        .unwrap();
-    out.into_inner()
 }
 
 fn decoded_size(outcome: &ToolOutcome) -> (u32, u32) {

@@ -6,6 +6,8 @@
 //! so and checks nothing.
 #![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
 
+mod tools_common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -13,6 +15,7 @@ use std::time::Duration;
 
 use pi_agent::tools::{ToolContext, ToolUpdate, execute};
 use serde_json::{Value, json};
+use tools_common::encoded_image;
 
 /// Runs calls the way the reference's agent loop does: unknown tool, argument repair and
 /// validation, execution with partial results, thrown errors as error results.
@@ -55,10 +58,7 @@ const WEBP_3X2: &str = "UklGRpoAAABXRUJQVlA4TI4AAAAvAkAAEM1VICICHggkAAAAAIAWAAAA
 const GIF_1X1: &str = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
 
 fn reference_root() -> Option<PathBuf> {
-    let root = match std::env::var_os("PI_REFERENCE") {
-        Some(launcher) => PathBuf::from(launcher).parent()?.parent()?.join("0.84.1"),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pi-reference/0.84.1"),
-    };
+    let root = pi_reference::version_dir(&pi_reference::launcher_path()?)?;
     root.join("pi/node_modules/@earendil-works/pi-coding-agent/dist")
         .is_dir()
         .then_some(root)
@@ -482,10 +482,10 @@ fn keep_first_and_last_update(result: &mut Value) {
 /// Runs `cases` through both implementations, each on a fresh fixture made by `make`, and
 /// describes every case whose results differ. `None` when the reference is not installed.
 fn compare(cases: &[Value], make: impl Fn(&Path), redact_images: bool) -> Option<Vec<String>> {
-    let Some(root) = reference_root() else {
-        eprintln!("reference pi 0.84.1 not installed: nothing compared");
-        return None;
-    };
+    let root = pi_reference::or_skip(
+        reference_root(),
+        "reference pi 0.84.1 not installed: its tools are not compared",
+    )?;
     let scratch = tempfile::tempdir().unwrap();
     let scratch = scratch.path().canonicalize().unwrap();
     let cwd = scratch.join("work");
@@ -610,18 +610,6 @@ fn truncate(text: &str) -> String {
         end -= 1;
     }
     format!("{}...", &text[..end])
-}
-
-/// An encoded test image of `width` × `height` with some variety in its pixels.
-fn encoded_image(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
-    let pixels = image::RgbImage::from_fn(width, height, |x, y| {
-        image::Rgb([(x % 251) as u8, (y % 241) as u8, ((x * y) % 239) as u8])
-    });
-    let mut out = std::io::Cursor::new(Vec::new());
-    image::DynamicImage::ImageRgb8(pixels)
-        .write_to(&mut out, format)
-        .unwrap();
-    out.into_inner()
 }
 
 #[test]

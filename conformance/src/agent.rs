@@ -1,7 +1,7 @@
 //! The agent under test: which program to start, and the running process seen as a black box
 //! (bytes in, records out).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -87,23 +87,10 @@ impl AgentCommand {
     }
 }
 
-/// The reference launcher: `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`.
+/// The reference launcher: `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi` (see
+/// [`pi_reference::launcher`]).
 pub fn find_reference() -> Result<PathBuf, AgentError> {
-    if let Some(path) = std::env::var_os("PI_REFERENCE").filter(|p| !p.is_empty()) {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(AgentError::ReferenceMissing)
-        };
-    }
-    let home = std::env::var_os("HOME").ok_or(AgentError::ReferenceMissing)?;
-    let path = Path::new(&home).join(".cache/pi-reference/bin/pi");
-    if path.is_file() {
-        Ok(path)
-    } else {
-        Err(AgentError::ReferenceMissing)
-    }
+    pi_reference::launcher().ok_or(AgentError::ReferenceMissing)
 }
 
 /// Our agent: `$PI_AGENT_BIN`, else `pi-agent` next to the running executable or one folder up

@@ -114,8 +114,8 @@ pub fn launch(scenario: &Scenario, agent: &AgentCommand, vars: &Vars) -> Launch 
         .iter()
         .map(|a| pattern::substitute_vars(a, vars))
         .collect();
-    let mut env = vec![
-        ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+    let mut env = inherited_env(|name| std::env::var(name).ok());
+    env.extend([
         ("HOME".to_owned(), var("home")),
         ("PI_CODING_AGENT_DIR".to_owned(), var("agent_dir")),
         ("PI_OFFLINE".to_owned(), "1".to_owned()),
@@ -124,7 +124,7 @@ pub fn launch(scenario: &Scenario, agent: &AgentCommand, vars: &Vars) -> Launch 
         ("TZ".to_owned(), "UTC".to_owned()),
         ("LANG".to_owned(), "C.UTF-8".to_owned()),
         ("TERM".to_owned(), "dumb".to_owned()),
-    ];
+    ]);
     for (key, value) in &setup.env {
         env.retain(|(k, _)| k != key);
         env.push((key.clone(), pattern::substitute_vars(value, vars)));
@@ -134,5 +134,44 @@ pub fn launch(scenario: &Scenario, agent: &AgentCommand, vars: &Vars) -> Launch 
         args,
         cwd: PathBuf::from(var("cwd")),
         env,
+    }
+}
+
+/// What an agent keeps of the runner's environment: `PATH`, and `PI_AGENT_NODE` when set (the
+/// Node.js pi-agent runs extensions with).
+fn inherited_env(lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    let mut env = vec![("PATH".to_owned(), lookup("PATH").unwrap_or_default())];
+    if let Some(node) = lookup("PI_AGENT_NODE").filter(|node| !node.is_empty()) {
+        env.push(("PI_AGENT_NODE".to_owned(), node));
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_keep_path_and_the_extension_node_only() {
+        let full = |name: &str| match name {
+            "PATH" => Some("/bin".to_owned()),
+            "PI_AGENT_NODE" => Some("/opt/node22/bin/node".to_owned()),
+            _ => Some("leaked".to_owned()),
+        };
+        assert_eq!(
+            inherited_env(full),
+            vec![
+                ("PATH".to_owned(), "/bin".to_owned()),
+                (
+                    "PI_AGENT_NODE".to_owned(),
+                    "/opt/node22/bin/node".to_owned()
+                ),
+            ]
+        );
+        let bare = |name: &str| (name == "PATH").then(|| "/bin".to_owned());
+        assert_eq!(
+            inherited_env(bare),
+            vec![("PATH".to_owned(), "/bin".to_owned())]
+        );
     }
 }

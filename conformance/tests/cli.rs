@@ -3,12 +3,13 @@
 
 #![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
@@ -17,6 +18,41 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
 fn runner() -> Command {
     Command::cargo_bin("pi-conformance").unwrap()
 }
+
+/// `pi-conformance run --agent <agent> --out <dir>/out <scenario>`, given 20 s.
+fn run(dir: &Path, agent: &str, scenario: &Path) -> Command {
+    let mut command = runner();
+    command
+        .args(["run", "--agent", agent, "--out"])
+        .arg(dir.join("out"))
+        .arg(scenario)
+        .timeout(Duration::from_secs(20));
+    command
+}
+
+/// `pi-conformance record --agent <agent> <scenario>` (given 30 s), which must succeed; returns
+/// the `.recorded.yaml` file written beside the scenario.
+fn record(agent: &str, scenario: &Path) -> String {
+    runner()
+        .args(["record", "--agent", agent])
+        .arg(scenario)
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success();
+    std::fs::read_to_string(scenario.with_extension("recorded.yaml")).unwrap()
+}
+
+/// Writes `t.yaml`, a scenario that [`CAT`] passes: it expects its command echoed back.
+fn echo_scenario(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "t.yaml",
+        &GET_STATE.replace("type: response}", "type: get_state}"),
+    )
+}
+
+/// An agent that echoes every line.
+const CAT: &str = "sh -c 'exec cat'";
 
 const GET_STATE: &str = "id: t.001\ntitle: t\nsteps:\n  - send: {id: a, type: get_state}\n  - expect:\n      - {$partial: true, id: a, type: response}\n";
 
@@ -56,15 +92,15 @@ fn an_agent_that_never_answers_times_out_and_is_killed() {
     let text = "id: t.001\ntitle: t\nsteps:\n  - send: {id: a, type: get_state}\n  - expect:\n      records: [{id: a}]\n      timeout_ms: 300\n";
     write(dir.path(), "t.yaml", text);
     let out = dir.path().join("out");
-    runner()
-        .env("PI_CONFORMANCE_STARTUP_MS", "0")
-        .args(["run", "--agent", "sh -c 'exec sleep 30'", "--out"])
-        .arg(&out)
-        .arg(dir.path().join("t.yaml"))
-        .timeout(std::time::Duration::from_secs(20))
-        .assert()
-        .code(1)
-        .stdout(predicate::str::is_match(r"t\.001\s+timeout").unwrap());
+    run(
+        dir.path(),
+        "sh -c 'exec sleep 30'",
+        &dir.path().join("t.yaml"),
+    )
+    .env("PI_CONFORMANCE_STARTUP_MS", "0")
+    .assert()
+    .code(1)
+    .stdout(predicate::str::is_match(r"t\.001\s+timeout").unwrap());
     assert!(out.join("custom/t.001/result.txt").is_file());
 }
 
@@ -72,16 +108,8 @@ fn an_agent_that_never_answers_times_out_and_is_killed() {
 fn an_agent_that_dies_is_a_failure_with_its_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "t.yaml", GET_STATE);
-    runner()
-        .args([
-            "run",
-            "--agent",
-            "sh -c 'read line; echo oops >&2; exit 3'",
-            "--out",
-        ])
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("t.yaml"))
-        .timeout(std::time::Duration::from_secs(20))
+    let agent = "sh -c 'read line; echo oops >&2; exit 3'";
+    run(dir.path(), agent, &dir.path().join("t.yaml"))
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
@@ -97,34 +125,24 @@ fn an_agent_that_floods_stdout_is_cut_off() {
     let text = "id: t.001\ntitle: t\nsteps:\n  - expect:\n      - $skip_until: {id: a}\n";
     write(dir.path(), "t.yaml", text);
     let line = "x".repeat(4000);
-    runner()
-        .args(["run", "--agent", &format!("sh -c 'yes {line}'"), "--out"])
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("t.yaml"))
-        .timeout(std::time::Duration::from_secs(60))
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains("the agent flooded stdout"));
+    run(
+        dir.path(),
+        &format!("sh -c 'yes {line}'"),
+        &dir.path().join("t.yaml"),
+    )
+    .timeout(Duration::from_secs(60))
+    .assert()
+    .code(1)
+    .stdout(predicate::str::contains("the agent flooded stdout"));
 }
 
 #[test]
 fn an_echoing_agent_passes_and_json_output_says_so() {
     // `cat` echoes the command back: a record with id a and type get_state, not a response.
     let dir = tempfile::tempdir().unwrap();
-    let text = GET_STATE.replace("type: response}", "type: get_state}");
-    write(dir.path(), "t.yaml", &text);
-    let assert = runner()
-        .args([
-            "run",
-            "--agent",
-            "sh -c 'exec cat'",
-            "--format",
-            "json",
-            "--out",
-        ])
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("t.yaml"))
-        .timeout(std::time::Duration::from_secs(20))
+    let scenario = echo_scenario(dir.path());
+    let assert = run(dir.path(), CAT, &scenario)
+        .args(["--format", "json"])
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
@@ -135,16 +153,11 @@ fn an_echoing_agent_passes_and_json_output_says_so() {
 #[test]
 fn a_baseline_entry_that_passes_is_stale_and_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let text = GET_STATE.replace("type: response}", "type: get_state}");
-    write(dir.path(), "t.yaml", &text);
+    let scenario = echo_scenario(dir.path());
     let baseline = write(dir.path(), "base.txt", "t.001 used to fail\n");
-    runner()
-        .args(["run", "--agent", "sh -c 'exec cat'", "--baseline"])
+    run(dir.path(), CAT, &scenario)
+        .arg("--baseline")
         .arg(&baseline)
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("t.yaml"))
-        .timeout(std::time::Duration::from_secs(20))
         .assert()
         .code(1)
         .stdout(predicate::str::contains("STALE"));
@@ -153,15 +166,9 @@ fn a_baseline_entry_that_passes_is_stale_and_fails_the_run() {
 #[test]
 fn report_writes_an_html_and_markdown_matrix() {
     let dir = tempfile::tempdir().unwrap();
-    let text = GET_STATE.replace("type: response}", "type: get_state}");
-    write(dir.path(), "t.yaml", &text);
+    let scenario = echo_scenario(dir.path());
     let out = dir.path().join("out");
-    runner()
-        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
-        .arg(&out)
-        .arg(dir.path().join("t.yaml"))
-        .assert()
-        .success();
+    run(dir.path(), CAT, &scenario).assert().success();
     runner()
         .args(["report", "--out"])
         .arg(&out)
@@ -209,12 +216,7 @@ fn record_writes_what_the_agent_sent_with_placeholders() {
     let dir = tempfile::tempdir().unwrap();
     let text = "# yaml-language-server: $schema=x.json\nid: r.001\ntitle: t\nsteps:\n  - send: {id: \"01a22dc7-4932-70db-8cb1-d8b19f9126da\", type: echo}\n  - expect:\n      until: {type: echo}\n";
     let file = write(dir.path(), "r.yaml", text);
-    runner()
-        .args(["record", "--agent", "sh -c 'exec cat'"])
-        .arg(&file)
-        .assert()
-        .success();
-    let recorded = std::fs::read_to_string(dir.path().join("r.recorded.yaml")).unwrap();
+    let recorded = record(CAT, &file);
     assert!(
         recorded.starts_with("# yaml-language-server: $schema=x.json\n"),
         "{recorded}"
@@ -224,10 +226,7 @@ fn record_writes_what_the_agent_sent_with_placeholders() {
         "{recorded}"
     );
     // The recorded scenario passes against the same agent.
-    runner()
-        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("r.recorded.yaml"))
+    run(dir.path(), CAT, &dir.path().join("r.recorded.yaml"))
         .assert()
         .success();
 }
@@ -238,7 +237,7 @@ fn diff_shows_where_two_agents_differ() {
     let text = "id: d.001\ntitle: t\nsteps:\n  - send: {type: x}\n  - expect:\n      until: {$partial: true}\n";
     write(dir.path(), "d.yaml", text);
     runner()
-        .args(["diff", "--agent", "sh -c 'exec cat'", "--against"])
+        .args(["diff", "--agent", CAT, "--against"])
         .arg("sh -c 'read l; echo {\\\"type\\\":\\\"y\\\"}'")
         .arg(dir.path())
         .assert()
@@ -247,13 +246,7 @@ fn diff_shows_where_two_agents_differ() {
         .stdout(predicate::str::contains("-      \"type\": \"x\""))
         .stdout(predicate::str::contains("+      \"type\": \"y\""));
     runner()
-        .args([
-            "diff",
-            "--agent",
-            "sh -c 'exec cat'",
-            "--against",
-            "sh -c 'exec cat'",
-        ])
+        .args(["diff", "--agent", CAT, "--against", CAT])
         .arg(dir.path())
         .assert()
         .success()
@@ -266,19 +259,11 @@ fn an_unknown_command_answer_is_reported_as_unimplemented() {
     let text = "id: t.001\ntitle: t\nsteps:\n  - send: {id: a, type: get_state}\n  - expect:\n      - {$partial: true, id: a, type: response, success: true}\n";
     write(dir.path(), "t.yaml", text);
     let reply = r#"{"id":"a","type":"response","command":"get_state","success":false,"error":"Unknown command: get_state"}"#;
-    runner()
-        .args([
-            "run",
-            "--agent",
-            &format!(
-                "sh -c 'read l; echo {}; read l'",
-                reply.replace('"', "\\\"")
-            ),
-        ])
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("t.yaml"))
-        .timeout(std::time::Duration::from_secs(20))
+    let agent = format!(
+        "sh -c 'read l; echo {}; read l'",
+        reply.replace('"', "\\\"")
+    );
+    run(dir.path(), &agent, &dir.path().join("t.yaml"))
         .assert()
         .code(1)
         .stdout(predicate::str::is_match(r"t\.001\s+unimplemented").unwrap());
@@ -289,11 +274,7 @@ fn expect_quiet_fails_when_a_record_arrives() {
     let dir = tempfile::tempdir().unwrap();
     let text = "id: q.001\ntitle: t\nsteps:\n  - expect_quiet: 200\n  - send: {type: x}\n  - expect_quiet: 2000\n";
     write(dir.path(), "q.yaml", text);
-    runner()
-        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("q.yaml"))
-        .timeout(std::time::Duration::from_secs(20))
+    run(dir.path(), CAT, &dir.path().join("q.yaml"))
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
@@ -327,11 +308,9 @@ fn crashing_agent(stderr: &str, code: i32) -> String {
 }
 
 fn run_json(dir: &Path, agent: &str, file: &Path) -> (Option<i32>, serde_json::Value) {
-    let out = runner()
-        .args(["run", "--agent", agent, "--format", "json", "--out"])
-        .arg(dir.join("out"))
-        .arg(file)
-        .timeout(std::time::Duration::from_secs(30))
+    let out = run(dir, agent, file)
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(30))
         .output()
         .unwrap();
     let json = serde_json::from_slice(&out.stdout).unwrap();
@@ -364,7 +343,7 @@ fn an_allowed_exit_is_non_strict_and_ends_the_scenario_there() {
 fn an_agent_that_answers_instead_of_exiting_passes_strictly_and_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "x.yaml", CRASH_ALLOWED);
-    let (code, json) = run_json(dir.path(), "sh -c 'exec cat'", &file);
+    let (code, json) = run_json(dir.path(), CAT, &file);
     assert_eq!(json["scenarios"][0]["verdict"], "pass", "{json}");
     assert_eq!(code, Some(0));
     let stdin = std::fs::read_to_string(dir.path().join("out/custom/x.001/stdin.txt")).unwrap();
@@ -438,12 +417,7 @@ steps:
 trailing: fail
 "#;
     let file = write(dir.path(), "r.yaml", text);
-    runner()
-        .args(["record", "--agent", "sh -c 'exec cat'"])
-        .arg(&file)
-        .assert()
-        .success();
-    let recorded = std::fs::read_to_string(dir.path().join("r.recorded.yaml")).unwrap();
+    let recorded = record(CAT, &file);
     let expected = r#"# yaml-language-server: $schema=x.json
 # A leading comment.
 id: r.002
@@ -467,10 +441,7 @@ steps:
 trailing: fail
 "#;
     assert_eq!(recorded, expected);
-    runner()
-        .args(["run", "--agent", "sh -c 'exec cat'", "--out"])
-        .arg(dir.path().join("out"))
-        .arg(dir.path().join("r.recorded.yaml"))
+    run(dir.path(), CAT, &dir.path().join("r.recorded.yaml"))
         .assert()
         .success();
 }
@@ -479,13 +450,7 @@ trailing: fail
 fn record_after_an_allowed_exit_keeps_the_steps_it_could_not_run() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "x.yaml", CRASH_ALLOWED);
-    runner()
-        .args(["record", "--agent", &crashing_agent("TypeError: boom", 1)])
-        .arg(&file)
-        .timeout(std::time::Duration::from_secs(30))
-        .assert()
-        .success();
-    let recorded = std::fs::read_to_string(dir.path().join("x.recorded.yaml")).unwrap();
+    let recorded = record(&crashing_agent("TypeError: boom", 1), &file);
     // The first expect step is re-recorded; the crash left nothing to record for the second,
     // and the third was never reached: both stay as written.
     let expected = CRASH_ALLOWED.replace(

@@ -116,12 +116,21 @@ fn main() {
                 }
             }
             Err(reason) => {
-                eprintln!("NOTE: the {name} scenario tests are skipped: {reason}");
+                // Our agent must always build; a missing reference skips, unless
+                // PI_REQUIRE_REFERENCE (set by CI) makes that a failure of each test.
+                let required = name != "reference" || pi_reference::required();
+                if !required {
+                    eprintln!("NOTE: the {name} scenario tests are skipped: {reason}");
+                }
                 for loaded in &scenarios {
                     let id = loaded.scenario.id.clone();
-                    trials.push(
-                        Trial::test(format!("{name}::{id}"), || Ok(())).with_ignored_flag(true),
-                    );
+                    let trial = if required {
+                        let reason = format!("{reason} (PI_REQUIRE_REFERENCE is set)");
+                        Trial::test(format!("{name}::{id}"), move || Err(reason.into()))
+                    } else {
+                        Trial::test(format!("{name}::{id}"), || Ok(())).with_ignored_flag(true)
+                    };
+                    trials.push(trial);
                 }
             }
         }

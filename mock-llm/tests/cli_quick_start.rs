@@ -5,6 +5,7 @@
 use std::process::Stdio;
 
 use predicates::prelude::PredicateBooleanExt;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -34,33 +35,36 @@ async fn serve(args: &[&str]) -> (Child, String) {
     (child, first)
 }
 
+/// POSTs `body` as JSON to the server at `url`, with the key header `key` (name and value).
+async fn post(url: &str, path: &str, key: (&str, &str), body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{url}{path}"))
+        .header(key.0, key.1)
+        .json(body)
+        .send()
+        .await
+        .expect("answered")
+}
+
 #[tokio::test]
 async fn serve_reply_prints_the_url_and_answers_in_every_format() {
     let (mut child, url) = serve(&["--reply", "Hi there"]).await;
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let client = reqwest::Client::new();
-    let text = client
-        .post(format!("{url}/v1/chat/completions"))
-        .bearer_auth("k")
-        .json(&serde_json::json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}]}))
-        .send()
-        .await
-        .expect("answered")
-        .text()
-        .await
-        .expect("body");
+    let chat =
+        json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}]});
+    let response = post(
+        &url,
+        "/v1/chat/completions",
+        ("authorization", "Bearer k"),
+        &chat,
+    )
+    .await;
+    let text = response.text().await.expect("body");
     assert!(text.contains("\"content\":\"Hi there\""), "{text}");
     assert!(text.ends_with("data: [DONE]\n\n"));
-    let text = client
-        .post(format!("{url}/v1/messages"))
-        .header("x-api-key", "k")
-        .json(&serde_json::json!({"model": "m", "stream": true, "max_tokens": 64, "messages": [{"role": "user", "content": "x"}]}))
-        .send()
-        .await
-        .expect("answered")
-        .text()
-        .await
-        .expect("body");
+    let messages = json!({"model": "m", "stream": true, "max_tokens": 64, "messages": [{"role": "user", "content": "x"}]});
+    let response = post(&url, "/v1/messages", ("x-api-key", "k"), &messages).await;
+    let text = response.text().await.expect("body");
     assert!(text.contains("\"text\":\"Hi there\""), "{text}");
     child.kill().await.expect("killed");
 }
@@ -77,13 +81,8 @@ async fn serve_script_uses_the_file_and_port() {
         "127.0.0.1",
     ])
     .await;
-    let response = reqwest::Client::new()
-        .post(format!("{url}/v1/messages"))
-        .header("x-api-key", "k")
-        .json(&serde_json::json!({"model": "m", "max_tokens": 64, "messages": []}))
-        .send()
-        .await
-        .expect("answered");
+    let body = json!({"model": "m", "max_tokens": 64, "messages": []});
+    let response = post(&url, "/v1/messages", ("x-api-key", "k"), &body).await;
     assert_eq!(response.status(), 529);
     child.kill().await.expect("killed");
 }

@@ -4,9 +4,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{parse_chunked, raw_exchange, raw_request, request_body, start};
+use common::{parse_chunked, raw_exchange, request_body, send_raw, start};
 use mock_llm::Outcome;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 
 const PATH: &str = "/v1/messages";
 
@@ -33,13 +33,7 @@ async fn drop_after_chunks_closes_the_connection_mid_body() {
 #[tokio::test]
 async fn reset_before_headers_sends_no_byte() {
     let server = start("responses:\n  - text: x\n    fault: { kind: reset }\n  - text: ok\n").await;
-    let mut stream = tokio::net::TcpStream::connect(server.addr())
-        .await
-        .expect("connects");
-    stream
-        .write_all(raw_request(PATH, &request_body(PATH, "hi")).as_bytes())
-        .await
-        .expect("writes");
+    let mut stream = send_raw(server.addr(), PATH, &request_body(PATH, "hi")).await;
     let mut out = Vec::new();
     let read = stream.read_to_end(&mut out).await;
     assert!(out.is_empty(), "no byte before the reset: {out:?}");
@@ -96,13 +90,7 @@ async fn a_content_gate_holds_the_stream_until_released() {
     .await;
     let addr = server.addr();
     let client = tokio::spawn(async move {
-        let mut stream = tokio::net::TcpStream::connect(addr)
-            .await
-            .expect("connects");
-        stream
-            .write_all(raw_request(PATH, &request_body(PATH, "hi")).as_bytes())
-            .await
-            .expect("writes");
+        let mut stream = send_raw(addr, PATH, &request_body(PATH, "hi")).await;
         let mut out = Vec::new();
         stream.read_to_end(&mut out).await.expect("reads");
         out
@@ -131,13 +119,7 @@ async fn a_response_gate_holds_the_headers() {
     let server = start("responses:\n  - gate: open\n    text: hi\n").await;
     let addr = server.addr();
     let client = tokio::spawn(async move {
-        let mut stream = tokio::net::TcpStream::connect(addr)
-            .await
-            .expect("connects");
-        stream
-            .write_all(raw_request(PATH, &request_body(PATH, "hi")).as_bytes())
-            .await
-            .expect("writes");
+        let mut stream = send_raw(addr, PATH, &request_body(PATH, "hi")).await;
         let mut first = [0u8; 1];
         stream.read(&mut first).await.expect("reads")
     });
@@ -164,13 +146,7 @@ async fn releasing_an_unknown_gate_is_an_error_naming_the_script() {
 #[tokio::test]
 async fn a_client_that_goes_away_is_journaled_with_the_chunk_count() {
     let server = start("responses:\n  - content: [{ text: a }, { gate: g }, { text: b }]\n").await;
-    let mut stream = tokio::net::TcpStream::connect(server.addr())
-        .await
-        .expect("connects");
-    stream
-        .write_all(raw_request(PATH, &request_body(PATH, "hi")).as_bytes())
-        .await
-        .expect("writes");
+    let stream = send_raw(server.addr(), PATH, &request_body(PATH, "hi")).await;
     server
         .wait_for_gate("g", Duration::from_secs(5))
         .await

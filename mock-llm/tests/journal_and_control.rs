@@ -5,7 +5,8 @@ mod common;
 use std::time::Duration;
 
 use common::{post, request_body, start};
-use mock_llm::Outcome;
+use mock_llm::{MockServer, Outcome};
+use reqwest::Method;
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -149,78 +150,48 @@ async fn missing_required_fields_get_the_providers_400() {
     assert!(server.journal().iter().all(|e| e.response_index.is_none()));
 }
 
+/// Calls the control API: `method` on the server's `path` with `body`; returns the status and
+/// the answer as JSON (`null` when it is not JSON).
+#[allow(clippy::expect_used)] // a test helper outside #[test] functions
+async fn control(server: &MockServer, method: Method, path: &str, body: &str) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .request(method, format!("{}{path}", server.uri()))
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("ok");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or_default())
+}
+
 #[tokio::test]
 async fn the_control_api_serves_journal_script_gates_and_reset() {
     let server = start("responses:\n  - content: [{ gate: g }, { text: a }]\n").await;
-    let client = reqwest::Client::new();
-    let uri = server.uri();
-    let journal: Value = client
-        .get(format!("{uri}/__mock/journal"))
-        .send()
-        .await
-        .expect("ok")
-        .json()
-        .await
-        .expect("JSON");
+    let (_, journal) = control(&server, Method::GET, "/__mock/journal", "").await;
     assert_eq!(journal, json!([]));
-    let response = client
-        .post(format!("{uri}/__mock/gates/g/release"))
-        .send()
-        .await
-        .expect("ok");
-    assert_eq!(response.status(), 200);
-    let response = client
-        .post(format!("{uri}/__mock/gates/zzz/release"))
-        .send()
-        .await
-        .expect("ok");
-    assert_eq!(response.status(), 404);
-    let response = client
-        .put(format!("{uri}/__mock/script"))
-        .body("responses:\n  - text: loaded\n")
-        .send()
-        .await
-        .expect("ok");
-    assert_eq!(response.status(), 200);
+    let (status, _) = control(&server, Method::POST, "/__mock/gates/g/release", "").await;
+    assert_eq!(status, 200);
+    let (status, _) = control(&server, Method::POST, "/__mock/gates/zzz/release", "").await;
+    assert_eq!(status, 404);
+    let loaded = "responses:\n  - text: loaded\n";
+    let (status, _) = control(&server, Method::PUT, "/__mock/script", loaded).await;
+    assert_eq!(status, 200);
     let (_, _, text) = post(&server, "/v1/messages", &request_body("/v1/messages", "x")).await;
     assert!(text.contains("\"text\":\"loaded\""), "{text}");
-    let journal: Value = client
-        .get(format!("{uri}/__mock/journal"))
-        .send()
-        .await
-        .expect("ok")
-        .json()
-        .await
-        .expect("JSON");
+    let (_, journal) = control(&server, Method::GET, "/__mock/journal", "").await;
     assert_eq!(journal.as_array().map(Vec::len), Some(1));
     assert_eq!(journal[0]["outcome"]["kind"], "completed");
-    let response = client
-        .put(format!("{uri}/__mock/script"))
-        .body("responses:\n  - bogus: 1\n")
-        .send()
-        .await
-        .expect("ok");
-    assert_eq!(response.status(), 400);
-    let body: Value = response.json().await.expect("JSON");
+    let bogus = "responses:\n  - bogus: 1\n";
+    let (status, body) = control(&server, Method::PUT, "/__mock/script", bogus).await;
+    assert_eq!(status, 400);
     assert!(
         body["error"].as_str().unwrap_or_default().contains("bogus"),
         "{body}"
     );
-    let response = client
-        .post(format!("{uri}/__mock/reset"))
-        .send()
-        .await
-        .expect("ok");
-    assert_eq!(response.status(), 200);
+    let (status, _) = control(&server, Method::POST, "/__mock/reset", "").await;
+    assert_eq!(status, 200);
     assert_eq!(server.request_count(), 0);
-    let script: Value = client
-        .get(format!("{uri}/__mock/script"))
-        .send()
-        .await
-        .expect("ok")
-        .json()
-        .await
-        .expect("JSON");
+    let (_, script) = control(&server, Method::GET, "/__mock/script", "").await;
     assert_eq!(script["responses"][0]["text"], "loaded");
 }
 

@@ -4,8 +4,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{parse_chunked, raw_exchange, raw_request, request_body, start};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use common::{parse_chunked, raw_exchange, request_body, send_raw, start};
+use tokio::io::AsyncReadExt;
 
 #[tokio::test]
 async fn raw_chunks_are_written_exactly_with_their_boundaries() {
@@ -75,11 +75,12 @@ responses:
 "#,
     )
     .await;
-    let mut stream = tokio::net::TcpStream::connect(server.addr())
-        .await
-        .expect("connects");
-    let request = raw_request("/v1/messages", &request_body("/v1/messages", "hi"));
-    stream.write_all(request.as_bytes()).await.expect("writes");
+    let mut stream = send_raw(
+        server.addr(),
+        "/v1/messages",
+        &request_body("/v1/messages", "hi"),
+    )
+    .await;
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
     while !String::from_utf8_lossy(&seen).contains("5\r\nfirst\r\n") {

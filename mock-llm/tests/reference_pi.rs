@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::reference::{Pi, launcher};
+use common::reference::Pi;
 use mock_llm::{MockServer, Script};
 use serde_json::json;
 
@@ -37,10 +37,7 @@ responses:
 "#;
 
 async fn check_format(api: &str, suffix: &str, expected_path: &str) {
-    let Some(launcher) = launcher() else {
-        eprintln!(
-            "SKIPPED: the reference pi is not installed (set PI_REFERENCE or run conformance/reference/install.sh); {api} not checked"
-        );
+    let Some(launcher) = pi_reference::launcher_or_skip(api) else {
         return;
     };
     let script = Script::from_yaml_str(SCRIPT, "reference_pi.rs").expect("script");

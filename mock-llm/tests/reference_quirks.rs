@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::reference::{Pi, launcher};
+use common::reference::Pi;
 use mock_llm::{MockServer, Script, quirk};
 use serde_json::Value;
 
@@ -136,10 +136,7 @@ const GEMINI: &[Expectation] = &[
 ];
 
 async fn check(api: &str, suffix: &str, expectations: &[Expectation]) {
-    let Some(launcher) = launcher() else {
-        eprintln!(
-            "SKIPPED: the reference pi is not installed (set PI_REFERENCE); {api} quirks not checked"
-        );
+    let Some(launcher) = pi_reference::launcher_or_skip(&format!("{api} quirks")) else {
         return;
     };
     let server = MockServer::start(Script::reply("unused"))

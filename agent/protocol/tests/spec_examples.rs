@@ -4,8 +4,8 @@
 //! would). The examples where the spec and the reference's observed output disagree are listed
 //! in `DIVERGENCES`, with the reason; the types follow the reference.
 //!
-//! Without an installed reference the test says so and passes, unless `PI_REQUIRE_REFERENCE=1`
-//! (as CI sets it), in which case it fails.
+//! Without an installed reference the test says so and passes, unless `PI_REQUIRE_REFERENCE` is
+//! set (CI sets it to 1), in which case it fails.
 
 use std::path::PathBuf;
 
@@ -38,15 +38,11 @@ const DIVERGENCES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The reference's spec, docs/rpc.md, in the install `$PI_REFERENCE` (or the default launcher)
+/// belongs to.
 fn reference_docs() -> Option<PathBuf> {
-    let launcher = std::env::var_os("PI_REFERENCE")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|home| PathBuf::from(home).join(".cache/pi-reference/bin/pi"))
-        })?;
-    let root = launcher.parent()?.parent()?;
-    let docs = root.join("0.84.1/pi/node_modules/@earendil-works/pi-coding-agent/docs/rpc.md");
+    let launcher = pi_reference::launcher_path()?;
+    let docs = pi_reference::package_dir(&launcher, "pi-coding-agent")?.join("docs/rpc.md");
     docs.is_file().then_some(docs)
 }
 
@@ -172,13 +168,10 @@ fn reserialise(value: &Value, text: &str) -> Result<String, String> {
 
 #[test]
 fn every_literal_spec_example_round_trips_or_is_a_listed_divergence() {
-    let Some(path) = reference_docs() else {
-        let required = std::env::var("PI_REQUIRE_REFERENCE").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "PI_REQUIRE_REFERENCE=1 but the reference's docs/rpc.md is not installed"
-        );
-        eprintln!("SKIPPED: reference pi not installed (run conformance/reference/install.sh)");
+    let Some(path) = pi_reference::or_skip(
+        reference_docs(),
+        "the reference's docs/rpc.md is not installed (run conformance/reference/install.sh)",
+    ) else {
         return;
     };
     let markdown = std::fs::read_to_string(&path).unwrap();

@@ -142,6 +142,21 @@ impl Settings {
         }
     }
 
+    /// `retry.provider.maxRetries` (default 0) and `retry.provider.maxRetryDelayMs` (default
+    /// 60000) as the transport options of a model call.
+    pub fn stream_options(&self) -> crate::provider::StreamOptions {
+        let provider = self.get_nested("retry", "provider");
+        let number = |key: &str| provider.and_then(|p| p.get(key)).and_then(Value::as_f64);
+        let mut options = crate::provider::StreamOptions::default();
+        if let Some(retries) = number("maxRetries").filter(|n| n.is_finite() && *n > 0.0) {
+            options.max_retries = retries.ceil().min(f64::from(u32::MAX)) as u32;
+        }
+        if let Some(delay) = number("maxRetryDelayMs").filter(|n| n.is_finite()) {
+            options.max_retry_delay = std::time::Duration::from_millis(delay.max(0.0) as u64);
+        }
+        options
+    }
+
     /// `enabledModels`: the model patterns `cycle_model` walks when `--models` is not given.
     pub fn enabled_models(&self) -> Option<Vec<String>> {
         let patterns = self.get("enabledModels")?.as_array()?;

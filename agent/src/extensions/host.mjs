@@ -8,12 +8,27 @@
 //   {type:"event", id, event}                    run the handlers of event.type; answer "done"
 //   {type:"command", id, name, args}             run a registered command; answer "done"
 //   {type:"ui_response", response}               an extension_ui_response from the client
+//   {type:"tool", id, toolCallId, name, args}    run a registered tool; answer "tool_result"
+//   {type:"tool_abort", id}                      abort the signal of that tool call
+//   {type:"intercept", id, event}                run tool_call, tool_result or
+//                                                session_before_compact handlers, whose answers
+//                                                change what follows; answer "intercepted"
 // To the agent:
-//   {type:"loaded", commands:[{name, description, path}], events:[type], error?}
+//   {type:"loaded", commands:[{name, description, path}], tools:[{name, description,
+//    parameters, path}], events:[type], error?}
 //   {type:"ui", request:{method, ...}}           an extension_ui_request, without type and id
 //   {type:"extension_error", extensionPath, event, error}
 //   {type:"append_entry", customType, data}
-//   {type:"done", id}
+//   {type:"send_message", message:{customType, content, display, details}, deliverAs, triggerTurn}
+//   {type:"send_user_message", text, images, deliverAs}
+//   {type:"done", id, result?}                   result: of "input" {action, text, images},
+//                                                of "before_agent_start" {messages, systemPrompt},
+//                                                of "session_before_switch" / "_fork" {cancel}
+//   {type:"tool_update", id, partialResult}      a tool's onUpdate
+//   {type:"tool_result", id, result:{content, details}, isError}
+//   {type:"intercepted", id, result}             tool_call: {block, reason, input} or {error};
+//                                                tool_result: {content, details, isError};
+//                                                session_before_compact: {cancel} or {compaction}
 
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -32,8 +47,13 @@ function errorText(error) {
 	return error instanceof Error ? error.message : String(error);
 }
 
-/** Loaded extensions, in load order: { path, handlers: Map<type, fn[]>, commands: Map<name, def> }. */
+/**
+ * Loaded extensions, in load order:
+ * { path, handlers: Map<type, fn[]>, commands: Map<name, def>, tools: Map<name, def> }.
+ */
 const extensions = [];
+/** Abort controllers of the running tool calls, by the agent's id. */
+const runningTools = new Map();
 /** Dialogs waiting for the client, by request id. */
 const pendingDialogs = new Map();
 let cwd = process.cwd();
@@ -176,8 +196,39 @@ function api(extension) {
 				handler: options?.handler,
 			});
 		},
+		registerTool(definition) {
+			extension.tools.set(definition.name, definition);
+		},
 		appendEntry(customType, data) {
 			send({ type: "append_entry", customType, data });
+		},
+		sendMessage(message, options) {
+			send({
+				type: "send_message",
+				message: {
+					customType: message?.customType,
+					content: message?.content ?? [],
+					display: message?.display,
+					details: message?.details,
+				},
+				deliverAs: options?.deliverAs,
+				triggerTurn: options?.triggerTurn === true,
+			});
+		},
+		sendUserMessage(content, options) {
+			// A text, or blocks: the texts joined by newlines, the rest are images.
+			const blocks = typeof content === "string" ? [{ type: "text", text: content }] : (content ?? []);
+			const text = blocks
+				.filter((block) => block.type === "text")
+				.map((block) => block.text)
+				.join("\n");
+			const images = blocks.filter((block) => block.type !== "text");
+			send({
+				type: "send_user_message",
+				text,
+				images: images.length > 0 ? images : undefined,
+				deliverAs: options?.deliverAs,
+			});
 		},
 	};
 	return new Proxy(supported, {
@@ -195,7 +246,7 @@ function api(extension) {
 }
 
 async function load(path) {
-	const extension = { path, handlers: new Map(), commands: new Map() };
+	const extension = { path, handlers: new Map(), commands: new Map(), tools: new Map() };
 	let module;
 	try {
 		module = await import(pathToFileURL(path).href);
@@ -264,17 +315,73 @@ function extensionEvent(event) {
 	}
 }
 
-async function emit(event) {
-	const forExtensions = extensionEvent(event);
+/** Runs `handler` for every handler of `type` in load order; a throw is reported and skipped. */
+async function eachHandler(type, run) {
 	for (const extension of extensions) {
-		for (const handler of extension.handlers.get(event.type) ?? []) {
+		for (const handler of extension.handlers.get(type) ?? []) {
 			try {
-				await handler(forExtensions, context());
+				if ((await run(handler)) === false) return;
 			} catch (error) {
-				send({ type: "extension_error", extensionPath: extension.path, event: event.type, error: errorText(error) });
+				send({ type: "extension_error", extensionPath: extension.path, event: type, error: errorText(error) });
 			}
 		}
 	}
+}
+
+/** `input`: transforms chain; the first handler that handles the input ends it. */
+async function emitInput(event) {
+	const current = { ...event };
+	let action = "continue";
+	await eachHandler("input", async (handler) => {
+		const answer = await handler({ ...current }, context());
+		if (answer?.action === "handled") {
+			action = "handled";
+			return false;
+		}
+		if (answer?.action === "transform") {
+			action = "transform";
+			if (answer.text !== undefined) current.text = answer.text;
+			if (answer.images !== undefined) current.images = answer.images;
+		}
+	});
+	return action === "transform" ? { action, text: current.text, images: current.images } : { action };
+}
+
+/** `before_agent_start`: every handler may add a message; system prompt changes chain. */
+async function emitBeforeAgentStart(event) {
+	const messages = [];
+	let systemPrompt = event.systemPrompt;
+	let changed = false;
+	await eachHandler("before_agent_start", async (handler) => {
+		const answer = await handler({ ...event, systemPrompt }, context());
+		if (answer?.message) messages.push(answer.message);
+		if (answer?.systemPrompt !== undefined) {
+			systemPrompt = answer.systemPrompt;
+			changed = true;
+		}
+	});
+	return changed ? { messages, systemPrompt } : { messages };
+}
+
+/** `session_before_switch` / `session_before_fork`: the first handler that cancels wins. */
+async function emitCancellable(event) {
+	let cancel = false;
+	await eachHandler(event.type, async (handler) => {
+		const answer = await handler(event, context());
+		if (answer?.cancel === true) {
+			cancel = true;
+			return false;
+		}
+	});
+	return cancel ? { cancel } : {};
+}
+
+async function emit(event) {
+	if (event.type === "session_before_switch" || event.type === "session_before_fork") return emitCancellable(event);
+	if (event.type === "input") return emitInput(event);
+	if (event.type === "before_agent_start") return emitBeforeAgentStart(event);
+	const forExtensions = extensionEvent(event);
+	await eachHandler(event.type, (handler) => handler(forExtensions, context()));
 }
 
 async function runCommand(name, args) {
@@ -287,6 +394,112 @@ async function runCommand(name, args) {
 	}
 }
 
+/** Every registered tool; where two extensions register one name, the first keeps it. */
+function tools() {
+	const byName = new Map();
+	for (const extension of extensions) {
+		for (const tool of extension.tools.values()) {
+			if (!byName.has(tool.name)) byName.set(tool.name, { tool, path: extension.path });
+		}
+	}
+	return [...byName.values()];
+}
+
+/** A tool's (partial) result as the agent reports it: its content blocks, and details if any. */
+function toolResult(result) {
+	const out = { content: Array.isArray(result?.content) ? result.content : [] };
+	if (result?.details !== undefined) out.details = result.details;
+	return out;
+}
+
+async function runTool(message) {
+	const found = tools().find((entry) => entry.tool.name === message.name);
+	const controller = new AbortController();
+	runningTools.set(message.id, controller);
+	const onUpdate = (partial) => send({ type: "tool_update", id: message.id, partialResult: toolResult(partial) });
+	try {
+		if (!found) throw new Error(`Tool ${message.name} not found`);
+		const result = await found.tool.execute(message.toolCallId, message.args, controller.signal, onUpdate, context());
+		send({ type: "tool_result", id: message.id, result: toolResult(result), isError: false });
+	} catch (error) {
+		send({
+			type: "tool_result",
+			id: message.id,
+			result: { content: [{ type: "text", text: errorText(error) }], details: {} },
+			isError: true,
+		});
+	} finally {
+		runningTools.delete(message.id);
+	}
+}
+
+/** `tool_call` handlers in load order: the first that blocks wins; `event.input` is theirs to change. */
+async function interceptToolCall(event) {
+	let result;
+	for (const extension of extensions) {
+		for (const handler of extension.handlers.get("tool_call") ?? []) {
+			const answer = await handler(event, context());
+			if (answer) {
+				result = answer;
+				if (answer.block) return { block: true, reason: answer.reason, input: event.input };
+			}
+		}
+	}
+	return { block: false, reason: result?.reason, input: event.input };
+}
+
+/** `tool_result` handlers in load order, each seeing the result as the previous ones left it. */
+async function interceptToolResult(event) {
+	const current = { ...event };
+	for (const extension of extensions) {
+		for (const handler of extension.handlers.get("tool_result") ?? []) {
+			try {
+				const answer = await handler(current, context());
+				if (!answer) continue;
+				for (const key of ["content", "details", "isError"]) {
+					if (answer[key] !== undefined) current[key] = answer[key];
+				}
+			} catch (error) {
+				send({ type: "extension_error", extensionPath: extension.path, event: "tool_result", error: errorText(error) });
+			}
+		}
+	}
+	return { content: current.content, details: current.details, isError: current.isError };
+}
+
+/** `session_before_compact`: the first handler that cancels or gives a compaction decides. */
+async function interceptBeforeCompact(event) {
+	let result = {};
+	await eachHandler("session_before_compact", async (handler) => {
+		const answer = await handler(event, context());
+		if (answer?.cancel === true) {
+			result = { cancel: true };
+			return false;
+		}
+		if (answer?.compaction) {
+			result = { compaction: answer.compaction };
+			return false;
+		}
+	});
+	return result;
+}
+
+const interceptors = {
+	tool_call: interceptToolCall,
+	tool_result: interceptToolResult,
+	session_before_compact: interceptBeforeCompact,
+};
+
+async function intercept(message) {
+	let result;
+	try {
+		result = await interceptors[message.event.type](message.event);
+	} catch (error) {
+		result = { error: errorText(error) };
+	}
+	send({ type: "intercepted", id: message.id, result });
+}
+
 async function init(message) {
 	cwd = message.cwd ?? cwd;
 	try {
@@ -294,7 +507,7 @@ async function init(message) {
 			await load(path);
 		}
 	} catch (error) {
-		send({ type: "loaded", commands: [], events: [], error: errorText(error) });
+		send({ type: "loaded", commands: [], tools: [], events: [], error: errorText(error) });
 		return;
 	}
 	const events = new Set();
@@ -306,6 +519,12 @@ async function init(message) {
 	send({
 		type: "loaded",
 		commands: commands().map(({ name, command, path }) => ({ name, description: command.description, path })),
+		tools: tools().map(({ tool, path }) => ({
+			name: tool.name,
+			description: tool.description ?? "",
+			parameters: tool.parameters ?? { type: "object", properties: {} },
+			path,
+		})),
 		events: [...events],
 	});
 }
@@ -315,13 +534,23 @@ async function handle(message) {
 		case "init":
 			await init(message);
 			break;
-		case "event":
-			await emit(message.event);
-			send({ type: "done", id: message.id });
+		case "event": {
+			const result = await emit(message.event);
+			send({ type: "done", id: message.id, result });
 			break;
+		}
 		case "command":
 			await runCommand(message.name, message.args);
 			send({ type: "done", id: message.id });
+			break;
+		case "tool":
+			await runTool(message);
+			break;
+		case "intercept":
+			await intercept(message);
+			break;
+		case "tool_abort":
+			runningTools.get(message.id)?.abort();
 			break;
 		case "ui_response":
 			pendingDialogs.get(message.response.id)?.(message.response);

@@ -5,9 +5,11 @@
 
 mod discover;
 mod node;
+mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
+pub use tools::{BeforeCall, RegisteredTool, ToolBridge};
 
 use std::path::Path;
 use std::process::Stdio;
@@ -18,6 +20,8 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
+
+use tools::{ToolCalls, ToolReply};
 
 /// The extension host script, run with `node --input-type=module -e`.
 const HOST_SCRIPT: &str = include_str!("host.mjs");
@@ -97,6 +101,9 @@ pub enum HostMessage {
     Loaded {
         /// Registered commands, in pi's order.
         commands: Vec<RegisteredCommand>,
+        /// Registered tools, in registration order.
+        #[serde(default)]
+        tools: Vec<RegisteredTool>,
         /// Event types some extension handles.
         events: Vec<String>,
         /// Why loading failed.
@@ -127,11 +134,79 @@ pub enum HostMessage {
         #[serde(default)]
         data: Option<Value>,
     },
+    /// `pi.sendMessage(message, options)`: a custom message.
+    SendMessage {
+        /// `{customType, content, display, details}`.
+        message: OutgoingCustomMessage,
+        /// `steer` (the default), `followUp` or `nextTurn`.
+        #[serde(default, rename = "deliverAs")]
+        deliver_as: Option<String>,
+        /// Whether an idle agent starts a run with it.
+        #[serde(default, rename = "triggerTurn")]
+        trigger_turn: bool,
+    },
+    /// `pi.sendUserMessage(content, options)`: a user message, as if typed.
+    SendUserMessage {
+        /// The text blocks joined by newlines.
+        text: String,
+        /// The other blocks (images).
+        #[serde(default)]
+        images: Option<Vec<Value>>,
+        /// `steer` or `followUp`, needed while the agent is busy.
+        #[serde(default, rename = "deliverAs")]
+        deliver_as: Option<String>,
+    },
     /// The event or command with this id is fully handled.
     Done {
         /// The id the agent gave it.
         id: u64,
+        /// What the handlers of `input` or `before_agent_start` decided.
+        #[serde(default)]
+        result: Option<Value>,
     },
+    /// A partial result of the tool call with this id (routed to the call, not the session).
+    ToolUpdate {
+        /// The id the agent gave the call.
+        id: u64,
+        /// `{content, details}`.
+        #[serde(rename = "partialResult")]
+        partial_result: Value,
+    },
+    /// What `tool_call` or `tool_result` handlers made of a call (routed to the call).
+    Intercepted {
+        /// The id the agent gave the question.
+        id: u64,
+        /// Their answer.
+        result: Value,
+    },
+    /// The end of the tool call with this id (routed to the call, not the session).
+    ToolResult {
+        /// The id the agent gave the call.
+        id: u64,
+        /// `{content, details}`.
+        result: Value,
+        /// Whether the tool threw.
+        #[serde(rename = "isError")]
+        is_error: bool,
+    },
+}
+
+/// The message of `pi.sendMessage`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutgoingCustomMessage {
+    /// The extension's kind of message.
+    #[serde(default)]
+    pub custom_type: String,
+    /// A text or content blocks.
+    #[serde(default)]
+    pub content: Value,
+    /// Whether a UI shows it.
+    #[serde(default)]
+    pub display: Option<bool>,
+    /// Extension data.
+    #[serde(default)]
+    pub details: Option<Value>,
 }
 
 /// A message to the host.
@@ -161,8 +236,11 @@ enum ToHost<'a> {
 pub struct Host {
     // Killed when dropped: the host ends with the agent.
     _child: Child,
-    stdin: ChildStdin,
+    /// Lines for the host's stdin, written by one task (runs write tool calls too).
+    writer: mpsc::Sender<Vec<u8>>,
     messages: mpsc::Receiver<HostMessage>,
+    tool_calls: ToolCalls,
+    tool_bridge: Option<ToolBridge>,
     /// Registered commands, in pi's order.
     pub commands: Vec<RegisteredCommand>,
     /// Event types some extension handles.
@@ -192,11 +270,16 @@ impl Host {
             return Err(Error::HostEnded);
         };
         let (tx, mut messages) = mpsc::channel(HOST_QUEUE);
-        tokio::spawn(read_messages(stdout, tx));
+        let tool_calls = ToolCalls::default();
+        tokio::spawn(read_messages(stdout, tx, tool_calls.clone()));
+        let (writer, lines) = mpsc::channel(HOST_QUEUE);
+        tokio::spawn(write_lines(stdin, lines));
         let mut host = Self {
             _child: child,
-            stdin,
+            writer,
             messages: mpsc::channel(1).1,
+            tool_calls,
+            tool_bridge: None,
             commands: Vec::new(),
             events: Vec::new(),
             files,
@@ -212,8 +295,18 @@ impl Host {
                 error: Some(error), ..
             }) => Err(Error::Load(error)),
             Some(HostMessage::Loaded {
-                commands, events, ..
+                commands,
+                tools,
+                events,
+                ..
             }) => {
+                let bridge = ToolBridge::new(
+                    host.writer.clone(),
+                    host.tool_calls.clone(),
+                    &tools,
+                    &events,
+                );
+                host.tool_bridge = bridge.is_useful().then_some(bridge);
                 host.commands = commands;
                 host.events = events;
                 host.messages = messages;
@@ -231,6 +324,12 @@ impl Host {
     /// The registered command invoked as `/name`.
     pub fn command(&self, name: &str) -> Option<&RegisteredCommand> {
         self.commands.iter().find(|command| command.name == name)
+    }
+
+    /// The tools extensions registered and their handlers around tool calls, to hand to a
+    /// run; `None` when there are none.
+    pub fn tool_bridge(&self) -> Option<ToolBridge> {
+        self.tool_bridge.clone()
     }
 
     /// The next message; `None` once the host has ended.
@@ -268,27 +367,58 @@ impl Host {
 
     async fn send_line(&mut self, mut line: Vec<u8>) -> Result<(), Error> {
         line.push(b'\n');
-        self.stdin.write_all(&line).await?;
-        self.stdin.flush().await?;
+        self.writer.send(line).await.map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the extension host ended")
+        })?;
         Ok(())
     }
 }
 
-async fn read_messages(stdout: ChildStdout, messages: mpsc::Sender<HostMessage>) {
+/// Writes the lines for the host, in the order sent, until the host or the agent goes.
+async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = lines.recv().await {
+        if let Err(error) = async {
+            stdin.write_all(&line).await?;
+            stdin.flush().await
+        }
+        .await
+        {
+            tracing::error!(%error, "cannot write to the extension host");
+            return;
+        }
+    }
+}
+
+async fn read_messages(
+    stdout: ChildStdout,
+    messages: mpsc::Sender<HostMessage>,
+    tool_calls: ToolCalls,
+) {
     let mut lines = BufReader::new(stdout).lines();
     loop {
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
-            Ok(None) => return,
+            Ok(None) => break,
             Err(error) => {
                 tracing::error!(%error, "cannot read the extension host's output");
-                return;
+                break;
             }
         };
         match serde_json::from_str::<HostMessage>(&line) {
+            Ok(HostMessage::ToolUpdate { id, partial_result }) => {
+                tool_calls.deliver(id, ToolReply::Update(partial_result));
+            }
+            Ok(HostMessage::ToolResult {
+                id,
+                result,
+                is_error,
+            }) => tool_calls.deliver(id, ToolReply::Result { result, is_error }),
+            Ok(HostMessage::Intercepted { id, result }) => {
+                tool_calls.deliver(id, ToolReply::Intercepted(result));
+            }
             Ok(message) => {
                 if messages.send(message).await.is_err() {
-                    return;
+                    break;
                 }
             }
             Err(error) => {
@@ -296,4 +426,5 @@ async fn read_messages(stdout: ChildStdout, messages: mpsc::Sender<HostMessage>)
             }
         }
     }
+    tool_calls.fail_all();
 }

@@ -7,6 +7,9 @@
 //! empty; a JSON body re-serialised, or its top-level `message`), `Connection error.` when no
 //! response came, `terminated` when the body broke off. Cancelling gives `Request aborted`
 //! before the response headers and `This operation was aborted` after them.
+//!
+//! With settings `retry.provider.maxRetries` above 0, a failed request is sent again before
+//! anything reaches the run, by the rules of [`retry`](super::retry).
 
 use std::time::Duration;
 
@@ -17,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::json::js_key_order;
 use super::partial::PartialMessage;
+use super::retry::{AttemptError, Decision, decide};
 use super::sse::{SseDecoder, SseEvent};
 use super::{ProviderEvent, StreamOptions};
 
@@ -69,6 +73,19 @@ pub(crate) trait WireFormat: Send {
         }
     }
 
+    /// Whether the SDK's errors keep the response headers (`x-should-retry`, `retry-after`)
+    /// and a request that got no response is retried (Anthropic's and OpenAI's; Google's
+    /// errors have the status only, and a failed `fetch` is not retried).
+    fn errors_keep_headers(&self) -> bool {
+        true
+    }
+
+    /// The SDK's own message for an error status (what a refused provider-level retry
+    /// quotes), before the format words the error its own way.
+    fn sdk_status_message(&self, status: u16, body: &str) -> String {
+        status_error_message(status, body)
+    }
+
     /// The error text for an HTTP error status with this body (and `content-type` header), as
     /// the format's SDK words it.
     fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
@@ -112,8 +129,8 @@ impl Sink {
             self.send(ProviderEvent::Start(partial.snapshot())).await?;
         }
         let events: Vec<_> = partial.take_events().collect();
-        for event in events {
-            self.send(ProviderEvent::Delta(event)).await?;
+        if !events.is_empty() {
+            self.send(ProviderEvent::Deltas(events)).await?;
         }
         Ok(())
     }
@@ -128,10 +145,8 @@ impl Sink {
         }
         // Only `WireFormat::on_abort` leaves deltas here: every other path sent them already.
         let events: Vec<_> = partial.take_events().collect();
-        for event in events {
-            if self.tx.send(ProviderEvent::Delta(event)).await.is_err() {
-                return;
-            }
+        if !events.is_empty() && self.tx.send(ProviderEvent::Deltas(events)).await.is_err() {
+            return;
         }
         let message = match failure {
             None => partial.message,
@@ -193,41 +208,7 @@ async fn exchange(
     let idle = options.idle_timeout;
     let cancel = sink.cancel.clone();
     let tx = sink.tx.clone();
-    if cancel.is_cancelled() {
-        return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE));
-    }
-    let sent = tokio::select! {
-        biased;
-        () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
-        () = tx.closed() => return Err(Failure::Closed),
-        sent = within(idle, request.send()) => sent,
-    };
-    let sent = sent.ok_or_else(|| Failure::Error(TIMED_OUT.to_owned()))?;
-    let mut response =
-        sent.map_err(|error| Failure::Error(wire.connection_error(error.is_timeout())))?;
-    let status = response.status();
-    if !status.is_success() {
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        let body = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
-            () = tx.closed() => return Err(Failure::Closed),
-            body = within(idle, response.bytes()) => body,
-        };
-        let text = match body {
-            Some(Ok(bytes)) => decode_body(&bytes),
-            _ => TERMINATED.to_owned(),
-        };
-        return Err(Failure::Error(wire.status_error(
-            status.as_u16(),
-            content_type.as_deref(),
-            &text,
-        )));
-    }
+    let mut response = send(request, wire, options, sink).await?;
     sink.accepted = true;
     let mut decoder = SseDecoder::new();
     let mut events = Vec::new();
@@ -286,6 +267,107 @@ async fn exchange(
     let ended = wire.on_end(partial);
     sink.flush(partial).await?;
     ended.map_err(Failure::Error)
+}
+
+/// Sends the request until it gets a success status, retrying as
+/// [`retry`](super::retry) says while `options.max_retries` allow; the error of the last
+/// attempt otherwise.
+async fn send(
+    request: reqwest::RequestBuilder,
+    wire: &impl WireFormat,
+    options: StreamOptions,
+    sink: &Sink,
+) -> Result<reqwest::Response, Failure> {
+    let idle = options.idle_timeout;
+    let cancel = &sink.cancel;
+    let tx = &sink.tx;
+    let mut request = Some(request);
+    let mut retry_index = 0;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE));
+        }
+        let retries_left = options.max_retries.saturating_sub(retry_index);
+        let Some(current) = request.take() else {
+            return Err(Failure::Error(wire.connection_error(false)));
+        };
+        // A request with a streamed body cannot be sent twice; ours are all bytes.
+        let spare = if retries_left > 0 {
+            current.try_clone()
+        } else {
+            None
+        };
+        let sent = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
+            () = tx.closed() => return Err(Failure::Closed),
+            sent = within(idle, current.send()) => sent,
+        };
+        let error = match sent {
+            Some(Ok(response)) if response.status().is_success() => return Ok(response),
+            Some(Ok(response)) => {
+                let status = response.status().as_u16();
+                let headers = response.headers().clone();
+                let content_type = headers
+                    .get(reqwest::header::CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned);
+                let body = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
+                    () = tx.closed() => return Err(Failure::Closed),
+                    body = within(idle, response.bytes()) => body,
+                };
+                let text = match body {
+                    Some(Ok(bytes)) => decode_body(&bytes),
+                    _ => TERMINATED.to_owned(),
+                };
+                AttemptError {
+                    text: wire.status_error(status, content_type.as_deref(), &text),
+                    sdk_text: Some(wire.sdk_status_message(status, &text)),
+                    status: Some(status),
+                    headers: wire.errors_keep_headers().then_some(headers),
+                }
+            }
+            Some(Err(error)) => {
+                let text = wire.connection_error(error.is_timeout());
+                if !wire.errors_keep_headers() {
+                    return Err(Failure::Error(text));
+                }
+                AttemptError {
+                    text,
+                    sdk_text: None,
+                    status: None,
+                    headers: None,
+                }
+            }
+            None if !wire.errors_keep_headers() => {
+                return Err(Failure::Error(TIMED_OUT.to_owned()));
+            }
+            None => AttemptError {
+                text: TIMED_OUT.to_owned(),
+                sdk_text: None,
+                status: None,
+                headers: None,
+            },
+        };
+        let Some(spare) = spare else {
+            return Err(Failure::Error(error.text));
+        };
+        match decide(error, retry_index, retries_left, options.max_retry_delay) {
+            Decision::Fail(text) => return Err(Failure::Error(text)),
+            Decision::Retry(delay) => {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
+                    () = tx.closed() => return Err(Failure::Closed),
+                    () = tokio::time::sleep(delay) => {}
+                }
+            }
+        }
+        retry_index += 1;
+        request = Some(spare);
+    }
 }
 
 /// Hands decoded events to the wire format, stopping at the first failure.

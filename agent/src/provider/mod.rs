@@ -35,6 +35,7 @@ pub mod openai_completions;
 pub mod openai_responses;
 pub mod options;
 mod partial;
+mod retry;
 pub mod sse;
 pub mod transform;
 
@@ -80,8 +81,9 @@ pub enum ProviderEvent {
     /// block, with the reference's streaming scratch fields (`index`, and `partialJson` on tool
     /// calls). Never sent when the request itself failed.
     Start(AssistantMessage),
-    /// A streaming delta, in the reference's `message_update` order.
-    Delta(AssistantMessageEvent),
+    /// Streaming deltas, in the reference's `message_update` order: every delta that one read
+    /// of the body completed, so a burst crosses the channel once.
+    Deltas(Vec<AssistantMessageEvent>),
     /// The final message; always the last event.
     Done(AssistantMessage),
 }
@@ -93,15 +95,26 @@ pub struct StreamOptions {
     /// reference's `httpIdleTimeoutMs`, five minutes by default); `None` waits for ever. Waiting
     /// longer for headers fails with `Request timed out.`, for the body with `terminated`.
     pub idle_timeout: Option<Duration>,
+    /// Settings `retry.provider.maxRetries` (default 0): how often a failed request is sent
+    /// again (408, 409, 429, 5xx, no response) before the error reaches the run.
+    pub max_retries: u32,
+    /// Settings `retry.provider.maxRetryDelayMs` (default 60 s): a longer delay asked for by
+    /// the provider fails the request at once; zero lifts the limit.
+    pub max_retry_delay: Duration,
 }
 
 impl Default for StreamOptions {
     fn default() -> Self {
         Self {
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+            max_retries: 0,
+            max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
         }
     }
 }
+
+/// The reference's default `retry.provider.maxRetryDelayMs`.
+pub const DEFAULT_MAX_RETRY_DELAY: Duration = Duration::from_secs(60);
 
 /// The reference's default HTTP idle timeout.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);

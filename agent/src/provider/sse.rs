@@ -204,11 +204,11 @@ impl SseDecoder {
             _ => self.data.join("\n"),
         };
         self.data.clear();
-        Some(SseEvent {
-            event,
-            data,
-            raw: std::mem::take(&mut self.raw),
-        })
+        // A copy of exactly the block's size; the buffer keeps its capacity for the next block
+        // (taking it would regrow a fresh one line by line).
+        let raw = self.raw.as_str().to_owned();
+        self.raw.clear();
+        Some(SseEvent { event, data, raw })
     }
 }
 

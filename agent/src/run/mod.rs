@@ -20,6 +20,8 @@ use crate::provider::{self, LlmRequest, ProviderEvent};
 pub enum RunMessage {
     /// An event to record and write.
     Event(Box<Event>),
+    /// Events to record and write, in order, as one write (a burst of streaming deltas).
+    Events(Vec<Event>),
     /// Asks for the steering messages due now (per the steering mode).
     DrainSteering(oneshot::Sender<Vec<AgentMessage>>),
     /// Asks for the follow-up messages due now (per the follow-up mode).
@@ -52,14 +54,21 @@ pub struct RunSpec {
     pub tool_context: crate::tools::ToolContext,
     /// The HTTP client.
     pub http: reqwest::Client,
+    /// Transport settings of the model calls (provider-level retries).
+    pub stream_options: crate::provider::StreamOptions,
     /// Cancelled by `abort`.
     pub cancel: CancellationToken,
+    /// Streaming deltas may go to the session in bursts (no one needs to see them one at a
+    /// time, as an extension handling `message_update` does).
+    pub batch_updates: bool,
 }
 
 /// Sends run messages to the session; every method fails once the session is gone.
 #[derive(Debug, Clone)]
 pub(crate) struct Emitter {
     tx: mpsc::Sender<RunMessage>,
+    /// Whether [`Emitter::emit_all`] sends one burst or one message per event.
+    batch: bool,
 }
 
 /// The session stopped listening; the run ends quietly.
@@ -70,6 +79,21 @@ impl Emitter {
     pub(crate) async fn emit(&self, event: Event) -> Result<(), SessionGone> {
         self.tx
             .send(RunMessage::Event(Box::new(event)))
+            .await
+            .map_err(|_| SessionGone)
+    }
+
+    /// Emits several events: at once when batching (they cross to the session and reach
+    /// stdout together), else one by one.
+    async fn emit_all(&self, events: Vec<Event>) -> Result<(), SessionGone> {
+        if !self.batch {
+            for event in events {
+                self.emit(event).await?;
+            }
+            return Ok(());
+        }
+        self.tx
+            .send(RunMessage::Events(events))
             .await
             .map_err(|_| SessionGone)
     }
@@ -86,7 +110,10 @@ impl Emitter {
 
 /// Runs the agent loop, then tells the session it is finished.
 pub async fn run(spec: RunSpec, tx: mpsc::Sender<RunMessage>) {
-    let emitter = Emitter { tx: tx.clone() };
+    let emitter = Emitter {
+        tx: tx.clone(),
+        batch: spec.batch_updates,
+    };
     if run_loop(spec, &emitter).await.is_ok() {
         // The session may be gone already (end of input); nothing is left to do then.
         let _ = tx.send(RunMessage::Finished).await;
@@ -105,9 +132,11 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         skip_initial_steering_poll,
         tool_context,
         http,
+        stream_options,
         cancel,
+        batch_updates: _,
     } = spec;
-    let tools = crate::tools::builtin_tools();
+    let tools = crate::tools::definitions(&tool_context);
     let mut context = history;
     let mut new_messages = Vec::new();
     emitter.emit(Event::AgentStart(NoFields {})).await?;
@@ -146,7 +175,8 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 thinking_level,
                 session_id: Some(session_id.clone()),
             };
-            let assistant = stream_assistant(&http, request, cancel.clone(), emitter).await?;
+            let assistant =
+                stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;
             let message = AgentMessage::Assistant(assistant.clone());
             context.push(message.clone());
             new_messages.push(message.clone());
@@ -201,6 +231,7 @@ async fn end(emitter: &Emitter, messages: Vec<AgentMessage>) -> Result<(), Sessi
 /// each delta as `message_update`, then `message_end` with the final message.
 async fn stream_assistant(
     http: &reqwest::Client,
+    options: &crate::provider::StreamOptions,
     request: LlmRequest,
     cancel: CancellationToken,
     emitter: &Emitter,
@@ -216,7 +247,7 @@ async fn stream_assistant(
         return finish_message(emitter, message, false).await;
     }
     let model = request.model.clone();
-    let mut events = provider::stream(http, request, cancel);
+    let mut events = provider::stream_with(http, request, *options, cancel);
     let mut started = false;
     while let Some(event) = events.recv().await {
         match event {
@@ -226,12 +257,16 @@ async fn stream_assistant(
                     .emit(message_start(AgentMessage::Assistant(partial)))
                     .await?;
             }
-            ProviderEvent::Delta(delta) => {
-                emitter
-                    .emit(Event::MessageUpdate(MessageUpdateEvent {
-                        assistant_message_event: delta,
-                    }))
-                    .await?;
+            ProviderEvent::Deltas(deltas) => {
+                let updates = deltas
+                    .into_iter()
+                    .map(|delta| {
+                        Event::MessageUpdate(MessageUpdateEvent {
+                            assistant_message_event: delta,
+                        })
+                    })
+                    .collect();
+                emitter.emit_all(updates).await?;
             }
             ProviderEvent::Done(done) => {
                 return finish_message(emitter, done, started).await;

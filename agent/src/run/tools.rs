@@ -52,7 +52,7 @@ pub(super) async fn execute_calls(
         let prepared = if context.cancel.is_cancelled() {
             Err(ToolOutcome::error("Operation aborted"))
         } else {
-            crate::tools::prepare(&call.name, &args)
+            crate::tools::prepare_call(context, &call.id, &call.name, &args)
         };
         match prepared {
             Err(outcome) => {

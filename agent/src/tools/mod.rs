@@ -18,6 +18,7 @@ mod output;
 mod path;
 mod read;
 mod schema;
+mod selection;
 mod truncate;
 mod write;
 
@@ -30,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use fs_error::node_message;
 pub use locks::FileLocks;
+pub use selection::ToolSelection;
 pub(crate) use truncate::truncate_tail;
 pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
@@ -47,6 +49,24 @@ pub struct ToolDefinition {
 /// The built-in tools, in the order the reference sends them to the provider.
 pub fn builtin_tools() -> Vec<ToolDefinition> {
     schema::definitions()
+}
+
+/// The tools a run offers the model: the built-in ones, then those extensions registered (one
+/// with a built-in tool's name replaces it in place). The tool flags ([`ToolContext::selection`]) decide which of them are active, and in what order.
+pub fn definitions(ctx: &ToolContext) -> Vec<ToolDefinition> {
+    let mut tools = builtin_tools();
+    let Some(bridge) = &ctx.extension_tools else {
+        return ctx.selection.select(tools, &[]);
+    };
+    let extensions = bridge.definitions();
+    for tool in extensions {
+        match tools.iter_mut().find(|builtin| builtin.name == tool.name) {
+            Some(builtin) => *builtin = tool.clone(),
+            None => tools.push(tool.clone()),
+        }
+    }
+    let names: Vec<&str> = extensions.iter().map(|tool| tool.name).collect();
+    ctx.selection.select(tools, &names)
 }
 
 /// A block of a tool result: text or a base64 image.
@@ -204,6 +224,10 @@ pub struct ToolContext {
     pub temp_dir: Option<PathBuf>,
     /// Serialises `edit` and `write` calls on the same file; share one per session.
     pub file_locks: FileLocks,
+    /// The tools extensions registered, run in the extension host.
+    pub extension_tools: Option<crate::extensions::ToolBridge>,
+    /// Which tools are active (`--tools`, `--no-tools`...); a call of another one is not found.
+    pub selection: ToolSelection,
 }
 
 impl ToolContext {
@@ -220,6 +244,8 @@ impl ToolContext {
             shell_command_prefix: None,
             temp_dir: None,
             file_locks: FileLocks::default(),
+            extension_tools: None,
+            selection: ToolSelection::default(),
         }
     }
 }
@@ -227,26 +253,93 @@ impl ToolContext {
 /// A tool call whose arguments passed validation, ready to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreparedCall {
-    args: args::ToolArgs,
+    kind: Prepared,
+    /// The call's id and arguments as the model sent them, for extensions' `tool_call` and
+    /// `tool_result` handlers (prepared by [`prepare_call`]).
+    call: Option<(String, Value)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Prepared {
+    Builtin(args::ToolArgs),
+    /// A tool an extension registered; its arguments go to it as the model sent them.
+    Extension {
+        call_id: String,
+        name: String,
+        args: Value,
+    },
 }
 
 impl PreparedCall {
     /// The tool name.
-    pub fn name(&self) -> &'static str {
-        self.args.name()
+    pub fn name(&self) -> &str {
+        match &self.kind {
+            Prepared::Builtin(args) => args.name(),
+            Prepared::Extension { name, .. } => name,
+        }
     }
 
-    /// Runs the tool. `on_update` receives streamed partial results (only `bash` streams).
+    /// Runs the tool, between the extensions' `tool_call` handlers (which may change its
+    /// arguments or block it) and their `tool_result` handlers (which may change its result).
+    /// `on_update` receives streamed partial results (`bash` and extension tools stream).
     pub async fn run(
         self,
         ctx: &ToolContext,
         on_update: &mut (dyn FnMut(ToolUpdate) + Send),
     ) -> ToolOutcome {
-        let result = match self.args {
-            args::ToolArgs::Read(args) => read::run(args, ctx).await,
-            args::ToolArgs::Bash(args) => bash::run(args, ctx, on_update).await,
-            args::ToolArgs::Edit(args) => edit::run(args, ctx).await,
-            args::ToolArgs::Write(args) => write::run(args, ctx).await,
+        let (Some((call_id, sent)), Some(bridge)) = (&self.call, &ctx.extension_tools) else {
+            return self.kind.run(ctx, on_update).await;
+        };
+        let name = self.name().to_owned();
+        let args = match bridge.before_call(call_id, &name, sent).await {
+            crate::extensions::BeforeCall::Fail(text) => return ToolOutcome::error(text),
+            crate::extensions::BeforeCall::Run(args) => args,
+        };
+        let kind = if &args == sent {
+            self.kind
+        } else {
+            // A handler changed the arguments: they are taken as they are, not re-checked
+            // beyond what the built-in tools need to run.
+            match self.kind {
+                Prepared::Builtin(_) => match args::prepare(&name, &args) {
+                    Ok(parsed) => Prepared::Builtin(parsed),
+                    Err(text) => return ToolOutcome::error(text),
+                },
+                Prepared::Extension { call_id, name, .. } => Prepared::Extension {
+                    call_id,
+                    name,
+                    args: args.clone(),
+                },
+            }
+        };
+        let outcome = kind.run(ctx, on_update).await;
+        bridge.after_call(call_id, &name, &args, outcome).await
+    }
+}
+
+impl Prepared {
+    async fn run(
+        self,
+        ctx: &ToolContext,
+        on_update: &mut (dyn FnMut(ToolUpdate) + Send),
+    ) -> ToolOutcome {
+        let result = match self {
+            Prepared::Builtin(args::ToolArgs::Read(args)) => read::run(args, ctx).await,
+            Prepared::Builtin(args::ToolArgs::Bash(args)) => bash::run(args, ctx, on_update).await,
+            Prepared::Builtin(args::ToolArgs::Edit(args)) => edit::run(args, ctx).await,
+            Prepared::Builtin(args::ToolArgs::Write(args)) => write::run(args, ctx).await,
+            Prepared::Extension {
+                call_id,
+                name,
+                args,
+            } => {
+                let Some(bridge) = &ctx.extension_tools else {
+                    return ToolOutcome::error(format!("Tool {name} not found"));
+                };
+                return bridge
+                    .execute(&call_id, &name, &args, &ctx.cancel, on_update)
+                    .await;
+            }
         };
         result.unwrap_or_else(|error| ToolOutcome::error(error.message))
     }
@@ -257,8 +350,36 @@ impl PreparedCall {
 /// `Tool NAME not found`, or `Validation failed for tool "NAME": ...`.
 pub fn prepare(name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
     args::prepare(name, args)
-        .map(|args| PreparedCall { args })
+        .map(|args| PreparedCall {
+            kind: Prepared::Builtin(args),
+            call: None,
+        })
         .map_err(ToolOutcome::error)
+}
+
+/// [`prepare`] for a run: a tool an extension registered (which takes precedence over a
+/// built-in tool of its name) is prepared to run in the extension host, as call `call_id`.
+pub fn prepare_call(
+    ctx: &ToolContext,
+    call_id: &str,
+    name: &str,
+    args: &Value,
+) -> Result<PreparedCall, ToolOutcome> {
+    if !definitions(ctx).iter().any(|tool| tool.name == name) {
+        return Err(ToolOutcome::error(format!("Tool {name} not found")));
+    }
+    let call = Some((call_id.to_owned(), args.clone()));
+    match &ctx.extension_tools {
+        Some(bridge) if bridge.has(name) => Ok(PreparedCall {
+            kind: Prepared::Extension {
+                call_id: call_id.to_owned(),
+                name: name.to_owned(),
+                args: args.clone(),
+            },
+            call,
+        }),
+        _ => prepare(name, args).map(|prepared| PreparedCall { call, ..prepared }),
+    }
 }
 
 /// Rewrites a tool call's arguments in place as the reference's argument preparation rewrites

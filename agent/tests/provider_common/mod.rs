@@ -114,28 +114,30 @@ pub fn started(events: &[ProviderEvent]) -> bool {
 /// The events as the RPC stream shows them: `message_start` (from `Start`), one
 /// `message_update` per delta, `message_end` (from `Done`), with timestamps zeroed.
 pub fn as_rpc_lines(events: &[ProviderEvent]) -> Vec<Value> {
-    events
-        .iter()
-        .map(|event| {
-            let mut line = match event {
-                ProviderEvent::Start(message) => json!({
-                    "type": "message_start",
-                    "message": AgentMessage::Assistant(message.clone()),
-                }),
-                ProviderEvent::Delta(delta) => json!({
-                    "type": "message_update", "assistantMessageEvent": delta,
-                }),
-                ProviderEvent::Done(message) => json!({
-                    "type": "message_end",
-                    "message": AgentMessage::Assistant(message.clone()),
-                }),
-            };
-            if let Some(stamp) = line.pointer_mut("/message/timestamp") {
-                *stamp = json!(0);
-            }
-            line
-        })
-        .collect()
+    let mut lines = Vec::new();
+    for event in events {
+        match event {
+            ProviderEvent::Start(message) => lines.push(json!({
+                "type": "message_start",
+                "message": AgentMessage::Assistant(message.clone()),
+            })),
+            ProviderEvent::Deltas(deltas) => lines.extend(
+                deltas
+                    .iter()
+                    .map(|delta| json!({"type": "message_update", "assistantMessageEvent": delta})),
+            ),
+            ProviderEvent::Done(message) => lines.push(json!({
+                "type": "message_end",
+                "message": AgentMessage::Assistant(message.clone()),
+            })),
+        }
+    }
+    for line in &mut lines {
+        if let Some(stamp) = line.pointer_mut("/message/timestamp") {
+            *stamp = json!(0);
+        }
+    }
+    lines
 }
 
 /// Serialises as the reference (JavaScript's `JSON.stringify`) does, key order included.
@@ -160,4 +162,42 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
         session_id: case["sessionId"].as_str().map(str::to_owned),
     }
+}
+
+/// A wiremock server where `mock` (a method and path to match) answers 200 with the
+/// `text/event-stream` body `reply`.
+pub async fn sse_server(mock: wiremock::MockBuilder, reply: &str) -> wiremock::MockServer {
+    let server = wiremock::MockServer::start().await;
+    mock.respond_with(
+        wiremock::ResponseTemplate::new(200).set_body_raw(reply, "text/event-stream"),
+    )
+    .mount(&server)
+    .await;
+    server
+}
+
+/// Sends the recorded case `case` of a `provider_fixtures/*_requests.json` file (see
+/// [`case_request`]) to `server` (fresh, answering with a whole reply) at its URL plus
+/// `base_suffix`; checks that the run stops normally after one request whose body is the
+/// recorded one byte for byte, and returns that request.
+pub async fn assert_case_body(
+    fixtures: &Value,
+    case: &Value,
+    server: &wiremock::MockServer,
+    base_suffix: &str,
+) -> wiremock::Request {
+    let name = case["name"].as_str().unwrap();
+    let base_url = format!("{}{base_suffix}", server.uri());
+    let events = run(case_request(fixtures, case, &base_url)).await;
+    assert_eq!(
+        done(&events).stop_reason,
+        pi_rpc_protocol::message::StopReason::Stop,
+        "{name}"
+    );
+    let mut received = server.received_requests().await.unwrap();
+    assert_eq!(received.len(), 1, "{name}");
+    let request = received.remove(0);
+    let body = String::from_utf8(request.body.clone()).unwrap();
+    assert_eq!(body, js(&case["body"]), "{name}");
+    request
 }

@@ -5,10 +5,11 @@
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use mock_llm::{MockServer, Script};
+use pi_agent::provider::ProviderEvent;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::Value;
 
-use super::provider_common::{as_rpc_lines, js, request, run, started};
+use super::provider_common::{as_rpc_lines, js, request, run};
 
 /// One wire format under test: its `api` and the path the base URL gets.
 #[derive(Debug, Clone, Copy)]
@@ -51,8 +52,19 @@ pub async fn server(script: Value) -> MockServer {
     MockServer::start(script).await.unwrap()
 }
 
+/// The lines the reference printed for `case`.
+pub fn reference_lines(case: &Value) -> Vec<&str> {
+    case["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| line.as_str().unwrap())
+        .collect()
+}
+
 /// Runs a case's script (with `framing` on its first response) and compares our lines with
-/// the reference's, as text; returns whether `Start` was sent.
+/// the reference's, as text; returns whether the stream began with `Start` (the provider
+/// accepted the request).
 pub async fn assert_matches_reference(
     format: Format,
     case: &Value,
@@ -72,20 +84,14 @@ pub async fn assert_matches_reference(
         .filter(|line| line["type"] != "message_start")
         .map(|line| js(&line))
         .collect();
-    let theirs: Vec<&str> = case["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|line| line.as_str().unwrap())
-        .collect();
-    assert_eq!(ours, theirs, "case {}", case["name"]);
-    started(&events)
+    assert_eq!(ours, reference_lines(case), "case {}", case["name"]);
+    matches!(events.first(), Some(ProviderEvent::Start(_)))
 }
 
 /// Streams `Hel`, holds the stream at a gate, cancels once `Hel` arrived and returns our lines
 /// (`message_start` left out, timestamps zeroed) for comparison with the reference's abort.
 pub async fn abort_mid_stream(format: Format) -> Vec<String> {
-    use pi_agent::provider::{ProviderEvent, stream};
+    use pi_agent::provider::stream;
     use pi_rpc_protocol::event::AssistantMessageEvent;
     use tokio_util::sync::CancellationToken;
 
@@ -103,10 +109,11 @@ pub async fn abort_mid_stream(format: Format) -> Vec<String> {
     let mut events = Vec::new();
     let read = async {
         while let Some(event) = rx.recv().await {
-            if matches!(
-                &event,
-                ProviderEvent::Delta(AssistantMessageEvent::TextDelta(_))
-            ) {
+            if let ProviderEvent::Deltas(deltas) = &event
+                && deltas
+                    .iter()
+                    .any(|delta| matches!(delta, AssistantMessageEvent::TextDelta(_)))
+            {
                 cancel.cancel();
             }
             let finished = matches!(event, ProviderEvent::Done(_));
@@ -124,4 +131,65 @@ pub async fn abort_mid_stream(format: Format) -> Vec<String> {
         .filter(|line| line["type"] != "message_start")
         .map(|line| js(&line))
         .collect()
+}
+
+/// The recorded cases of one format (`provider_fixtures/<format>_streams.json`, a list of
+/// named cases) and the checks the stream tests run over them.
+pub struct Recorded {
+    format: Format,
+    cases: Vec<Value>,
+}
+
+impl Recorded {
+    /// The cases of `fixture` (a fixture file's text), recorded for `format`.
+    pub fn new(format: Format, fixture: &str) -> Self {
+        Self {
+            format,
+            cases: cases(fixture),
+        }
+    }
+
+    /// The case named `name`.
+    pub fn case(&self, name: &str) -> &Value {
+        case(&self.cases, name)
+    }
+
+    /// Compares each named case with the reference, and checks that our stream began with
+    /// `Start` (the provider accepted the request).
+    pub async fn assert_streams(&self, names: &[&str]) {
+        let cases: Vec<(&str, bool)> = names.iter().map(|name| (*name, true)).collect();
+        self.assert_starts(&cases).await;
+    }
+
+    /// Compares each named case with the reference (whether `Start` came is not checked).
+    pub async fn assert_lines(&self, names: &[&str]) {
+        for name in names {
+            assert_matches_reference(self.format, self.case(name), None).await;
+        }
+    }
+
+    /// Compares each named case with the reference, and checks that our stream began with
+    /// `Start` exactly when the second of its pair says that the provider accepted the request.
+    pub async fn assert_starts(&self, cases: &[(&str, bool)]) {
+        for (name, accepted) in cases {
+            let began = assert_matches_reference(self.format, self.case(name), None).await;
+            assert_eq!(began, *accepted, "{name}");
+        }
+    }
+
+    /// Compares each named case with the reference under each framing of its first response.
+    pub async fn assert_framings(&self, names: &[&str], framings: &[Value]) {
+        for name in names {
+            for framing in framings {
+                assert_matches_reference(self.format, self.case(name), Some(framing.clone())).await;
+            }
+        }
+    }
+
+    /// Aborts a stream once its first text arrived ([`abort_mid_stream`]) and compares our lines
+    /// with the reference's for the case `abort_mid_stream`.
+    pub async fn assert_abort(&self) {
+        let theirs = reference_lines(self.case("abort_mid_stream"));
+        assert_eq!(abort_mid_stream(self.format).await, theirs);
+    }
 }

@@ -12,6 +12,20 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+/// The arguments of RPC mode without a session file, which every spawn here starts with.
+pub const RPC_ARGS: [&str; 3] = ["--mode", "rpc", "--no-session"];
+
+/// [`RPC_ARGS`] with the mock provider's first model.
+pub const DEFAULT_ARGS: [&str; 7] = [
+    "--mode",
+    "rpc",
+    "--no-session",
+    "--provider",
+    "mock",
+    "--model",
+    "mock-model-1",
+];
+
 /// How long to wait for one record before failing.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -85,11 +99,41 @@ impl TestEnv {
         command
     }
 
-    /// Spawns `pi-agent --mode rpc --no-session` plus `args`.
+    /// Spawns `pi-agent` with [`RPC_ARGS`] plus `args`.
     pub fn spawn(&self, args: &[&str]) -> Result<Agent> {
-        let mut all = vec!["--mode", "rpc", "--no-session"];
-        all.extend_from_slice(args);
-        self.spawn_raw(&all)
+        self.spawn_raw(&[&RPC_ARGS[..], args].concat())
+    }
+
+    /// Runs `pi-agent` with [`RPC_ARGS`] plus `args` and extra environment variables, writes
+    /// `stdin` and closes it, and returns the exit code (-1 for a signal), stdout and stderr.
+    pub async fn run_rpc(
+        &self,
+        args: &[&str],
+        stdin: &str,
+        vars: &[(&str, &str)],
+    ) -> Result<(i32, String, String)> {
+        let mut command = self.command(&[&RPC_ARGS[..], args].concat());
+        command.envs(vars.iter().copied());
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn()?;
+        if let Some(mut input) = child.stdin.take() {
+            // An agent that fails at start-up exits without reading its input.
+            if let Err(error) = input.write_all(stdin.as_bytes()).await
+                && error.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(error.into());
+            }
+        }
+        let output = tokio::time::timeout(TIMEOUT, child.wait_with_output()).await??;
+        Ok((
+            output.status.code().unwrap_or(-1),
+            String::from_utf8(output.stdout)?,
+            String::from_utf8(output.stderr)?,
+        ))
     }
 
     /// Spawns `pi-agent` with exactly `args`.
@@ -102,10 +146,9 @@ impl TestEnv {
         self.spawn_program_with_env(program, args, &[])
     }
 
-    /// Spawns `pi-agent --mode rpc --no-session` plus `args`, with extra environment variables.
+    /// Spawns `pi-agent` with [`RPC_ARGS`] plus `args`, with extra environment variables.
     pub fn spawn_with_env(&self, args: &[&str], vars: &[(&str, &Path)]) -> Result<Agent> {
-        let mut all = vec!["--mode", "rpc", "--no-session"];
-        all.extend_from_slice(args);
+        let all = [&RPC_ARGS[..], args].concat();
         self.spawn_program_with_env(Path::new(env!("CARGO_BIN_EXE_pi-agent")), &all, vars)
     }
 
@@ -135,11 +178,9 @@ impl TestEnv {
         })
     }
 
-    /// Spawns against `mock` with `--provider mock --model mock-model-1` plus `args`.
+    /// Spawns against `mock` with [`DEFAULT_ARGS`] plus `args`.
     pub fn spawn_default(&self, args: &[&str]) -> Result<Agent> {
-        let mut all = vec!["--provider", "mock", "--model", "mock-model-1"];
-        all.extend_from_slice(args);
-        self.spawn(&all)
+        self.spawn_raw(&[&DEFAULT_ARGS[..], args].concat())
     }
 }
 
@@ -172,6 +213,16 @@ impl Agent {
     /// Closes stdin.
     pub fn close_stdin(&mut self) {
         self.stdin = None;
+    }
+
+    /// The next line as written, unparsed and not kept in `seen` (for benchmarks, where
+    /// parsing every record would cost more than the agent under test spends on it).
+    pub async fn next_line(&mut self) -> Result<String> {
+        let timeout = self.timeout;
+        tokio::time::timeout(timeout, self.lines.next_line())
+            .await
+            .map_err(|_| anyhow!("no line within {timeout:?}"))??
+            .ok_or_else(|| anyhow!("stdout closed"))
     }
 
     /// The next record, or an error after [`TIMEOUT`].
@@ -215,6 +266,17 @@ impl Agent {
         records.last().cloned().context("no response")
     }
 
+    /// Sends `{"type": "prompt", "message": message}` (without waiting for its response).
+    pub async fn prompt(&mut self, message: &str) -> Result<()> {
+        self.send(json!({"type": "prompt", "message": message}))
+            .await
+    }
+
+    /// Reads records until `agent_settled`; returns every record read, that one last.
+    pub async fn until_settled(&mut self) -> Result<Vec<Value>> {
+        self.until(|r| is_type(r, "agent_settled")).await
+    }
+
     /// Waits for the process to exit, returning its status code.
     pub async fn wait_exit(&mut self) -> Result<i32> {
         let timeout = self.timeout;
@@ -225,10 +287,34 @@ impl Agent {
     }
 }
 
+/// Starts a mock LLM serving `yaml` (a mock-llm script), an environment whose models point at
+/// it, and the agent there with `--provider mock --model mock-model-1`. Keep the environment
+/// bound (`let (server, _env, mut agent) = ...`; `_` would delete its folders at once).
+pub async fn scenario(yaml: &str) -> Result<(mock_llm::MockServer, TestEnv, Agent)> {
+    let server = mock(yaml).await?;
+    let env = TestEnv::new(&server.uri())?;
+    let agent = env.spawn_default(&[])?;
+    Ok((server, env, agent))
+}
+
 /// Starts a mock LLM serving `yaml` (a mock-llm script).
 pub async fn mock(yaml: &str) -> Result<mock_llm::MockServer> {
     let script = mock_llm::Script::from_yaml_str(yaml, "test")?;
     Ok(mock_llm::MockServer::start(script).await?)
+}
+
+/// Whether `record` is of type `kind`.
+pub fn is_type(record: &Value, kind: &str) -> bool {
+    record["type"] == kind
+}
+
+/// The first of `records` of type `kind` (`null` when there is none).
+pub fn first_of(records: &[Value], kind: &str) -> Value {
+    records
+        .iter()
+        .find(|r| is_type(r, kind))
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The `type`s of records, for order assertions.

@@ -3,6 +3,7 @@
 
 pub mod reference;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use mock_llm::{MockServer, Script};
@@ -58,15 +59,22 @@ pub async fn post(server: &MockServer, path: &str, body: &Value) -> (u16, String
     (status, content_type, text)
 }
 
-/// Sends a raw HTTP/1.1 request with `Connection: close` and returns every byte of the answer.
-pub async fn raw_exchange(server: &MockServer, path: &str, body: &Value) -> Vec<u8> {
-    let mut stream = tokio::net::TcpStream::connect(server.addr())
+/// Connects to `addr` (a server's) and writes a raw HTTP/1.1 request with `Connection: close`;
+/// the answer is left unread on the returned connection.
+pub async fn send_raw(addr: SocketAddr, path: &str, body: &Value) -> tokio::net::TcpStream {
+    let mut stream = tokio::net::TcpStream::connect(addr)
         .await
         .expect("connects");
     stream
         .write_all(raw_request(path, body).as_bytes())
         .await
         .expect("writes");
+    stream
+}
+
+/// Sends a raw HTTP/1.1 request with `Connection: close` and returns every byte of the answer.
+pub async fn raw_exchange(server: &MockServer, path: &str, body: &Value) -> Vec<u8> {
+    let mut stream = send_raw(server.addr(), path, body).await;
     let mut out = Vec::new();
     let _ = stream.read_to_end(&mut out).await;
     out

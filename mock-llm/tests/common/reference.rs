@@ -8,30 +8,6 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 
-/// The reference launcher: `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`; `None` (after
-/// saying why on stderr) when it does not exist, unless `PI_REQUIRE_REFERENCE` is set (CI): then
-/// a missing reference fails the test.
-pub fn launcher() -> Option<PathBuf> {
-    let path = match std::env::var_os("PI_REFERENCE") {
-        Some(path) => PathBuf::from(path),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pi-reference/bin/pi"),
-    };
-    if path.exists() {
-        Some(path)
-    } else {
-        let why = format!(
-            "the reference pi launcher {} does not exist",
-            path.display()
-        );
-        assert!(
-            std::env::var_os("PI_REQUIRE_REFERENCE").is_none(),
-            "{why} (PI_REQUIRE_REFERENCE is set)"
-        );
-        eprintln!("{why}");
-        None
-    }
-}
-
 /// A reference pi process in RPC mode with a scratch HOME and agent dir.
 pub struct Pi {
     child: Child,

@@ -371,6 +371,10 @@ impl WireFormat for GeminiEvents {
         "fetch failed".to_owned()
     }
 
+    fn errors_keep_headers(&self) -> bool {
+        false
+    }
+
     fn status_error(&self, status: u16, content_type: Option<&str>, body: &str) -> String {
         status_error(status, content_type, body)
     }

@@ -397,6 +397,10 @@ impl WireFormat for ChatEvents {
     fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
         status_error(status, body)
     }
+
+    fn sdk_status_message(&self, status: u16, body: &str) -> String {
+        crate::provider::openai_completions::sdk_status_message(status, body)
+    }
 }
 
 /// A JSON number that is an integer (the wire's tool-call `index`).

@@ -160,6 +160,16 @@ pub fn status_error(status: u16, body: &str) -> String {
     text
 }
 
+/// The OpenAI SDK's `APIError` message for an error status and its body, before the provider
+/// words it its own way.
+pub(crate) fn sdk_status_message(status: u16, body: &str) -> String {
+    let parsed = parse_strict(body).ok().filter(js_truthy);
+    match &parsed {
+        Some(json) => sdk_error_message(Some(status), json.get("error"), None),
+        None => sdk_error_message(Some(status), None, Some(body)),
+    }
+}
+
 /// The OpenAI SDK's `APIError` message for a status, an `error` member and a fallback text.
 pub(crate) fn sdk_error_message(
     status: Option<u16>,

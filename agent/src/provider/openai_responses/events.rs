@@ -515,6 +515,10 @@ impl WireFormat for ResponsesEvents {
     fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
         status_error(status, body)
     }
+
+    fn sdk_status_message(&self, status: u16, body: &str) -> String {
+        crate::provider::openai_completions::sdk_status_message(status, body)
+    }
 }
 
 /// The map key of an `output_index` as JavaScript's `Map` compares it.

@@ -190,8 +190,11 @@ impl Session {
                 self.respond(id, kind, &stats).await;
             }
             Command::ExportHtml(export) => {
-                let system_prompt = crate::system_prompt::build(&self.config.cwd);
-                let tools = crate::tools::builtin_tools();
+                let system_prompt = self.resources.system_prompt(&self.config.cwd);
+                let tools = self
+                    .resources
+                    .tools
+                    .select(crate::tools::builtin_tools(), &[]);
                 let written = crate::export_html::export(
                     &self.store,
                     &system_prompt,
@@ -306,10 +309,18 @@ impl Session {
         }
     }
 
-    async fn prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
+    async fn prompt(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
         if self.run_extension_command(&id, &prompt.message).await {
             return;
         }
+        if let Some((id, prompt)) = self.extension_input(id, prompt).await {
+            self.accept_prompt(id, prompt).await;
+        }
+    }
+
+    /// A prompt past the extensions' commands and `input` handlers: queued during a run, else
+    /// answered and run.
+    pub(super) async fn accept_prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
         prompt.message = self.resources.expand(&prompt.message);
         if self.streaming {
             let Some(behavior) = prompt.streaming_behavior else {
@@ -344,8 +355,8 @@ impl Session {
         {
             return;
         }
-        self.write(&Response::ok(id, "prompt")).await;
-        self.start_run(vec![message], false);
+        let prompts = self.with_next_turn_messages(message);
+        self.start_prompt_run(id, prompts).await;
     }
 
     async fn queue_message(&mut self, queued: QueueMessageCommand, behavior: StreamingBehavior) {
@@ -471,6 +482,11 @@ impl Session {
         id: Option<RequestId>,
         parent_session: Option<String>,
     ) {
+        let then = super::extensions::AfterShutdown::NewSession(id.clone(), parent_session.clone());
+        if self.shutdown_for_extensions(then, "new").await {
+            return;
+        }
+        let previous = self.store.session_file();
         self.session_generation += 1;
         self.abort_bash();
         self.pending_bash.clear();
@@ -492,7 +508,8 @@ impl Session {
                 .append_thinking_level_change(self.thinking_level.as_str()),
         );
         let result = CancelledResult { cancelled: false };
-        self.respond(id, "new_session", &result).await;
+        self.respond_replaced(id, "new_session", &result, "new", previous)
+            .await;
     }
 }
 

@@ -104,6 +104,18 @@ pub(super) struct Finished {
     tokens_before: u64,
     details: serde_json::Value,
     outcome: Result<Summary, SummaryError>,
+    /// The summary is an extension's (`session_before_compact`), not the model's.
+    from_extension: bool,
+}
+
+/// A compaction saved, whose `compaction_end` (and answer, or what follows an automatic one)
+/// is still due.
+#[derive(Debug)]
+pub(super) struct CompactionEnd {
+    pub(super) reason: CompactionReason,
+    result: CompactionResult,
+    pub(super) will_retry: bool,
+    reply: Option<Option<RequestId>>,
 }
 
 impl Session {
@@ -209,25 +221,88 @@ impl Session {
             is_transient: retry::is_transient,
         };
         let tx = self.compaction.tx.clone();
+        let extensions = super::extensions::tool_bridge(&self.extensions);
+        let mut before_event = serde_json::json!({
+            "type": "session_before_compact",
+            "preparation": {
+                "firstKeptEntryId": preparation.first_kept_entry_id,
+                "messagesToSummarize": preparation.messages_to_summarize,
+                "turnPrefixMessages": preparation.turn_prefix_messages,
+                "isSplitTurn": preparation.is_split_turn,
+                "tokensBefore": preparation.tokens_before,
+                "previousSummary": preparation.previous_summary,
+            },
+            "customInstructions": custom_instructions,
+            "reason": reason,
+            "willRetry": will_retry,
+        });
+        // Absent, not null, as the reference's undefined fields.
+        if custom_instructions.is_none()
+            && let Some(fields) = before_event.as_object_mut()
+        {
+            fields.remove("customInstructions");
+        }
+        if let Some(preparation) = before_event
+            .get_mut("preparation")
+            .and_then(|p| p.as_object_mut())
+            && preparation
+                .get("previousSummary")
+                .is_some_and(|v| v.is_null())
+        {
+            preparation.remove("previousSummary");
+        }
         tokio::spawn(async move {
             let events = tx.clone();
             let mut on_event = move |event: Event| {
                 // The session may be gone (end of input); then nobody needs the event.
                 let _ = events.send(CompactionMessage::Event(serial, Box::new(event)));
             };
-            let outcome = summarize(
-                &preparation,
-                custom_instructions.as_deref(),
-                &summary_context,
-                &mut on_event,
-            )
-            .await;
-            let finished = Finished {
+            let decision = match &extensions {
+                Some(extensions) => extensions.before_compact(before_event).await,
+                None => None,
+            };
+            let mut finished = Finished {
                 first_kept_entry_id: preparation.first_kept_entry_id.clone(),
                 tokens_before: preparation.tokens_before,
                 details: preparation.file_ops.lists().to_details(),
-                outcome,
+                outcome: Err(SummaryError::Cancelled),
+                from_extension: false,
             };
+            match decision
+                .as_ref()
+                .and_then(|answer| answer.get("compaction"))
+            {
+                _ if decision
+                    .as_ref()
+                    .is_some_and(|answer| answer.get("cancel").is_some()) => {}
+                Some(compaction) => {
+                    let field = |key: &str| compaction.get(key);
+                    if let Some(id) = field("firstKeptEntryId").and_then(|v| v.as_str()) {
+                        finished.first_kept_entry_id = id.to_owned();
+                    }
+                    if let Some(tokens) = field("tokensBefore").and_then(|v| v.as_u64()) {
+                        finished.tokens_before = tokens;
+                    }
+                    let text = field("summary")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or_default();
+                    finished.outcome = Ok(Summary {
+                        text: text.to_owned(),
+                        usage: Default::default(),
+                        combined: false,
+                    });
+                    finished.from_extension = true;
+                }
+                None => {
+                    finished.outcome = summarize(
+                        &preparation,
+                        custom_instructions.as_deref(),
+                        &summary_context,
+                        &mut on_event,
+                    )
+                    .await;
+                }
+            }
             let _ = tx.send(CompactionMessage::Done(serial, Box::new(finished)));
         });
         true
@@ -397,43 +472,83 @@ impl Session {
                 return;
             }
         };
-        let usage = Some(summary.usage_json());
-        log_store_error(self.store.append_compaction(NewCompaction {
+        // An extension's summary comes without usage or file details.
+        let from_model = !finished.from_extension;
+        let entry = self.store.append_compaction(NewCompaction {
             summary: summary.text.clone(),
             first_kept_entry_id: finished.first_kept_entry_id.clone(),
             tokens_before: finished.tokens_before,
-            details: Some(finished.details.clone()),
-            usage,
-            from_hook: Some(false),
-        }));
+            details: from_model.then(|| finished.details.clone()),
+            usage: from_model.then(|| summary.usage_json()),
+            from_hook: Some(finished.from_extension),
+        });
         self.messages = self.store.build_context().messages;
         let result = CompactionResult {
             summary: summary.text,
             first_kept_entry_id: finished.first_kept_entry_id,
             tokens_before: finished.tokens_before,
             estimated_tokens_after: Some(sum_tokens(&self.messages)),
-            usage: Some(summary.usage),
-            details: Some(finished.details),
+            usage: from_model.then_some(summary.usage),
+            details: from_model.then_some(finished.details),
         };
+        let end = CompactionEnd {
+            reason,
+            result,
+            will_retry: active.will_retry,
+            reply: active.reply,
+        };
+        let entry = match entry {
+            Ok(id) => self.store.entry(&id).map(|entry| entry.raw().clone()),
+            Err(error) => {
+                log_store_error::<()>(Err(error));
+                None
+            }
+        };
+        let end = match entry {
+            // `session_compact` handlers run before `compaction_end`.
+            Some(entry) => {
+                let from_extension = finished.from_extension;
+                let entry = serde_json::Value::Object(entry);
+                match self
+                    .hold_compacted_for_extensions(entry, from_extension, end)
+                    .await
+                {
+                    Some(end) => end,
+                    None => return,
+                }
+            }
+            None => end,
+        };
+        self.end_compaction(end).await;
+    }
+
+    /// `compaction_end` of a saved compaction, then its answer or what follows it.
+    pub(super) async fn end_compaction(&mut self, end: CompactionEnd) {
+        let CompactionEnd {
+            reason,
+            result,
+            will_retry,
+            reply,
+        } = end;
         self.emit(end_event_retrying(
             reason,
             Some(result.clone()),
             false,
             None,
-            active.will_retry,
+            will_retry,
         ))
         .await;
-        if let Some(id) = active.reply {
+        if let Some(id) = reply {
             self.respond(id, "compact", &result).await;
             return;
         }
-        if active.will_retry
+        if will_retry
             && let Some(AgentMessage::Assistant(last)) = self.messages.last()
             && matches!(last.stop_reason, StopReason::Error | StopReason::Length)
         {
             self.messages.pop();
         }
-        self.after_auto_compaction(active.will_retry).await;
+        self.after_auto_compaction(will_retry).await;
     }
 
     /// What follows an automatic compaction: the prompt that waited for it, the retry of the

@@ -1,14 +1,21 @@
 //! The session's side of extensions: it forwards events to the extension host and holds each
 //! event until its handlers are done (so that what they cause comes first, as in the
 //! reference), runs extension commands invoked by a prompt, and writes what the extensions
-//! send: UI requests, `extension_error`, `entry_appended`.
+//! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
+//! extensions send and the prompt's `input` / `before_agent_start` events; `lifecycle` the
+//! session events (`agent_settled`, replacements, shutdown, compaction). Extension tools and the
+//! `tool_call` / `tool_result` handlers run from the run itself (`crate::extensions::ToolBridge`).
 
 use std::collections::HashMap;
 
-use pi_rpc_protocol::command::ExtensionUiResponse;
+use pi_rpc_protocol::command::{ExtensionUiResponse, PromptCommand};
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
+use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
+
+mod lifecycle;
+mod prompt;
 
 use super::{Session, log_store_error};
 use crate::extensions::{Host, HostMessage};
@@ -22,6 +29,51 @@ enum Pending {
     RunEvent,
     /// An extension command invoked by the `prompt` with this id.
     Command(Option<RequestId>),
+    /// The `input` handlers of this prompt.
+    Input(Option<RequestId>, PromptCommand),
+    /// The `before_agent_start` handlers of the prompt with this id, about to run these
+    /// messages.
+    BeforeStart(Option<RequestId>, Vec<AgentMessage>),
+    /// The `agent_settled` handlers: `agent_settled` is written once they are done.
+    Settled,
+    /// The `session_before_switch` or `session_before_fork` handlers, which may cancel the
+    /// replacement.
+    BeforeReplace(AfterShutdown),
+    /// The `session_shutdown` handlers before a session replacement.
+    Shutdown(AfterShutdown),
+    /// The `session_start` handlers after a replacement; then the command is answered
+    /// (`command`, with `data`).
+    Started(Option<RequestId>, &'static str, Value),
+    /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
+    Compacted(Box<super::compaction::CompactionEnd>),
+}
+
+/// A session replacement waiting for the extensions' handlers.
+#[derive(Debug)]
+pub(super) enum AfterShutdown {
+    /// `new_session` (with its parent session).
+    NewSession(Option<RequestId>, Option<String>),
+    /// `switch_session`, `fork` or `clone`.
+    Replace(Option<RequestId>, super::replace::Replacement),
+}
+
+impl AfterShutdown {
+    /// The command it answers.
+    fn command(&self) -> &'static str {
+        match self {
+            Self::NewSession(..) => "new_session",
+            Self::Replace(_, super::replace::Replacement::Switch(_)) => "switch_session",
+            Self::Replace(_, super::replace::Replacement::Fork(_)) => "fork",
+            Self::Replace(_, super::replace::Replacement::Clone) => "clone",
+        }
+    }
+
+    /// The id of that command.
+    fn id(self) -> Option<RequestId> {
+        match self {
+            Self::NewSession(id, _) | Self::Replace(id, _) => id,
+        }
+    }
 }
 
 /// The extension host and what waits for it.
@@ -36,6 +88,33 @@ pub(crate) struct Extensions {
     held: Option<Event>,
     pending: HashMap<u64, Pending>,
     next_id: u64,
+    /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
+    next_turn: Vec<AgentMessage>,
+    /// `sendUserMessage` messages sent by a running command: their run starts once the
+    /// command's prompt is answered, as in the reference.
+    after_command: Vec<AgentMessage>,
+    /// Where a run that a command started with `sendMessage(.., {triggerTurn})` is.
+    triggered: Triggered,
+    /// The answer to the command that started that run, written after its `agent_start`.
+    response_after_start: Option<Option<RequestId>>,
+    /// The system prompt `before_agent_start` handlers gave the next run.
+    system_prompt: Option<String>,
+    /// The `session_before_*` handlers of the replacement being carried out let it go on.
+    replace_allowed: bool,
+    /// The `session_shutdown` handlers of the replacement being carried out are done.
+    shut_down: bool,
+}
+
+/// A run a running command triggered: the reference answers the command between the run's
+/// `agent_start` and the rest of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Triggered {
+    /// No such run.
+    No,
+    /// Started; its `agent_start` has not come yet.
+    BeforeStart,
+    /// Its `agent_start` is written; the rest waits for the command's answer.
+    AfterStart,
 }
 
 impl Extensions {
@@ -48,18 +127,52 @@ impl Extensions {
             held: None,
             pending: HashMap::new(),
             next_id: 0,
+            next_turn: Vec::new(),
+            after_command: Vec::new(),
+            triggered: Triggered::No,
+            response_after_start: None,
+            system_prompt: None,
+            replace_allowed: false,
+            shut_down: false,
         }
     }
 }
 
-/// Whether commands may be read: always without extensions, else after start-up.
+/// Whether commands may be read: always without extensions, else after start-up and not while
+/// `agent_settled` waits for its handlers (a command then would act before the agent settled).
 pub(super) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
-    extensions.as_ref().is_none_or(|ext| ext.ready)
+    extensions.as_ref().is_none_or(|ext| {
+        ext.ready
+            && !ext
+                .pending
+                .values()
+                .any(|pending| matches!(pending, Pending::Settled))
+    })
 }
 
-/// Whether run events may be taken: not while one is held for its handlers.
+/// Whether a live extension has a handler for run events of this `kind`.
+pub(super) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool {
+    extensions
+        .as_ref()
+        .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
+}
+
+/// The tools extensions registered, for a run; `None` when there are none or the host is gone.
+pub(super) fn tool_bridge(
+    extensions: &Option<Extensions>,
+) -> Option<crate::extensions::ToolBridge> {
+    extensions
+        .as_ref()
+        .filter(|ext| !ext.gone)
+        .and_then(|ext| ext.host.tool_bridge())
+}
+
+/// Whether run events may be taken: not while one is held for its handlers, nor while a run a
+/// command triggered waits for the command's answer.
 pub(super) fn accepts_run_events(extensions: &Option<Extensions>) -> bool {
-    extensions.as_ref().is_none_or(|ext| ext.held.is_none())
+    extensions
+        .as_ref()
+        .is_none_or(|ext| ext.held.is_none() && ext.triggered != Triggered::AfterStart)
 }
 
 /// The host's next message; never resolves without a live host.
@@ -110,9 +223,17 @@ impl Session {
     /// A run event: returned to be emitted now, or held while extension handlers run (then
     /// emitted when they are done).
     pub(super) async fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
-        let Some(ext) = &self.extensions else {
+        let Some(ext) = &mut self.extensions else {
             return Some(event);
         };
+        if matches!(event, Event::AgentStart(_))
+            && ext.triggered == Triggered::BeforeStart
+            && !ext.host.handles("agent_start")
+        {
+            self.on_run_event(event).await;
+            self.after_triggered_start().await;
+            return None;
+        }
         if ext.gone || ext.host.events.is_empty() {
             return Some(event);
         }
@@ -222,23 +343,73 @@ impl Session {
             HostMessage::AppendEntry { custom_type, data } => {
                 self.append_extension_entry(&custom_type, data).await;
             }
-            HostMessage::Done { id } => {
+            HostMessage::SendMessage {
+                message,
+                deliver_as,
+                trigger_turn,
+            } => {
+                self.extension_custom_message(message, deliver_as.as_deref(), trigger_turn)
+                    .await;
+            }
+            HostMessage::SendUserMessage {
+                text,
+                images,
+                deliver_as,
+            } => {
+                self.extension_user_message(text, images, deliver_as.as_deref())
+                    .await;
+            }
+            HostMessage::Done { id, result } => {
                 let pending = self
                     .extensions
                     .as_mut()
                     .and_then(|ext| ext.pending.remove(&id));
                 if let Some(pending) = pending {
-                    self.complete(pending).await;
+                    self.complete(pending, result).await;
                 }
             }
             HostMessage::Loaded { .. } => {
                 tracing::warn!("the extension host reported loading twice");
             }
+            // The host's reader hands these to the waiting tool call.
+            HostMessage::ToolUpdate { .. }
+            | HostMessage::ToolResult { .. }
+            | HostMessage::Intercepted { .. } => {}
         }
     }
 
-    async fn complete(&mut self, pending: Pending) {
+    async fn complete(&mut self, pending: Pending, result: Option<Value>) {
         match pending {
+            Pending::Input(id, prompt) => self.after_input(id, prompt, result).await,
+            Pending::BeforeStart(id, prompts) => {
+                self.after_before_agent_start(id, prompts, result).await;
+            }
+            Pending::Settled => self.settle().await,
+            Pending::BeforeReplace(then) => {
+                let cancelled = result
+                    .as_ref()
+                    .and_then(|result| result.get("cancel"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                if cancelled {
+                    let command = then.command();
+                    let data = json!({"cancelled": true});
+                    self.respond(then.id(), command, &data).await;
+                    return;
+                }
+                if let Some(ext) = &mut self.extensions {
+                    ext.replace_allowed = true;
+                }
+                self.carry_out(then).await;
+            }
+            Pending::Shutdown(then) => {
+                if let Some(ext) = &mut self.extensions {
+                    ext.shut_down = true;
+                }
+                self.carry_out(then).await;
+            }
+            Pending::Started(id, command, data) => self.respond(id, command, &data).await,
+            Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => {
                 if let Some(ext) = &mut self.extensions {
                     ext.ready = true;
@@ -247,10 +418,53 @@ impl Session {
             Pending::RunEvent => {
                 let held = self.extensions.as_mut().and_then(|ext| ext.held.take());
                 if let Some(event) = held {
+                    let started = matches!(event, Event::AgentStart(_));
                     self.on_run_event(event).await;
+                    if started {
+                        self.after_triggered_start().await;
+                    }
                 }
             }
-            Pending::Command(id) => self.write(&Response::ok(id, "prompt")).await,
+            Pending::Command(id) => {
+                let Some(ext) = &mut self.extensions else {
+                    return;
+                };
+                match ext.triggered {
+                    Triggered::BeforeStart => ext.response_after_start = Some(id),
+                    Triggered::AfterStart => {
+                        ext.triggered = Triggered::No;
+                        self.write(&Response::ok(id, "prompt")).await;
+                    }
+                    Triggered::No => self.write(&Response::ok(id, "prompt")).await,
+                }
+                self.start_after_command();
+            }
+        }
+    }
+
+    /// After a run's `agent_start`: the command that triggered the run is answered now, or the
+    /// rest of the run waits for its answer.
+    async fn after_triggered_start(&mut self) {
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        if ext.triggered != Triggered::BeforeStart {
+            return;
+        }
+        match ext.response_after_start.take() {
+            Some(id) => {
+                ext.triggered = Triggered::No;
+                self.write(&Response::ok(id, "prompt")).await;
+            }
+            None => ext.triggered = Triggered::AfterStart,
+        }
+    }
+
+    /// Carries out a session replacement that waited for extension handlers.
+    async fn carry_out(&mut self, then: AfterShutdown) {
+        match then {
+            AfterShutdown::NewSession(id, parent) => self.finish_new_session(id, parent).await,
+            AfterShutdown::Replace(id, replacement) => self.replace(id, replacement).await,
         }
     }
 
@@ -264,7 +478,7 @@ impl Session {
         let mut pending: Vec<(u64, Pending)> = ext.pending.drain().collect();
         pending.sort_by_key(|(id, _)| *id);
         for (_, pending) in pending {
-            self.complete(pending).await;
+            self.complete(pending, None).await;
         }
         if let Some(ext) = &mut self.extensions {
             ext.ready = true;

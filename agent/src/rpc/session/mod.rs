@@ -109,6 +109,8 @@ pub struct Session {
     retry_rx: mpsc::Receiver<bool>,
     deferred: Vec<Deferred>,
     out: OutputSender,
+    /// Lines collected while a burst of events is handled, sent to the writer as one piece.
+    out_batch: Option<Vec<u8>>,
     output_closed: bool,
     run_tx: mpsc::Sender<RunMessage>,
     run_rx: mpsc::Receiver<RunMessage>,
@@ -177,6 +179,7 @@ impl Session {
             retry_rx,
             deferred: Vec::new(),
             out,
+            out_batch: None,
             output_closed: false,
             run_tx,
             run_rx,
@@ -227,6 +230,7 @@ impl Session {
         }
         self.abort_bash();
         self.compaction.cancel();
+        self.shutdown_extensions_at_exit().await;
     }
 
     async fn on_line(&mut self, line: LineResult) {
@@ -296,6 +300,13 @@ impl Session {
 
     /// Writes one already encoded line (with its LF).
     async fn write_line(&mut self, line: Vec<u8>) {
+        match &mut self.out_batch {
+            Some(batch) => batch.extend_from_slice(&line),
+            None => self.send_output(line).await,
+        }
+    }
+
+    async fn send_output(&mut self, line: Vec<u8>) {
         if self.out.send(line).await.is_err() {
             self.output_closed = true;
         }
@@ -318,6 +329,15 @@ impl Session {
             RunMessage::Event(event) => {
                 if let Some(event) = self.hold_for_extensions(*event).await {
                     self.on_run_event(event).await;
+                }
+            }
+            RunMessage::Events(events) => {
+                self.out_batch = Some(Vec::new());
+                for event in events {
+                    self.on_run_event(event).await;
+                }
+                if let Some(batch) = self.out_batch.take().filter(|b| !b.is_empty()) {
+                    self.send_output(batch).await;
                 }
             }
             RunMessage::DrainSteering(reply) => {
@@ -368,6 +388,7 @@ impl Session {
         ) {
             log_store_error(self.store.append_message(message.clone()));
         }
+        self.record_custom_message(&message);
         self.messages.push(message.clone());
         if let AgentMessage::Assistant(assistant) = message {
             if !matches!(
@@ -513,6 +534,14 @@ impl Session {
         }
         self.streaming = false;
         self.flush_pending_bash();
+        if self.hold_settled_for_extensions().await {
+            return;
+        }
+        self.settle().await;
+    }
+
+    /// Emits `agent_settled`, then the answers that waited for it.
+    async fn settle(&mut self) {
         self.emit(Event::AgentSettled(NoFields {})).await;
         for deferred in std::mem::take(&mut self.deferred) {
             match deferred {
@@ -534,13 +563,17 @@ impl Session {
             history: self.messages.clone(),
             model: self.config.registry.model_for_request(&self.model),
             api_key: self.config.registry.api_key(&self.model.provider),
-            system_prompt: crate::system_prompt::build(&self.config.cwd),
+            system_prompt: self
+                .take_extension_system_prompt()
+                .unwrap_or_else(|| self.resources.system_prompt(&self.config.cwd)),
             thinking_level: self.thinking_level,
             session_id: self.store.session_id().to_owned(),
             skip_initial_steering_poll,
             tool_context: self.tool_context(cancel.clone()),
             http: self.http.clone(),
+            stream_options: self.config.settings.stream_options(),
             cancel: cancel.clone(),
+            batch_updates: !extensions::handles_event(&self.extensions, "message_update"),
         };
         self.streaming = true;
         self.run = Some(ActiveRun { cancel });
@@ -570,6 +603,8 @@ impl Session {
         context.shell_path = self.config.settings.shell_path();
         context.shell_command_prefix = self.config.settings.shell_command_prefix();
         context.file_locks = self.file_locks.clone();
+        context.extension_tools = extensions::tool_bridge(&self.extensions);
+        context.selection = self.resources.tools.clone();
         context
     }
 }

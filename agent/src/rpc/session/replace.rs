@@ -14,7 +14,7 @@ use crate::model_resolver::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
 use crate::session::SessionStore;
 
 /// A session replacement waiting to be carried out.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) enum Replacement {
     /// `switch_session` to this path.
     Switch(String),
@@ -52,8 +52,18 @@ impl Session {
         }
     }
 
-    /// Carries out a replacement and answers it.
+    /// Carries out a replacement and answers it (after the extensions' `session_shutdown`
+    /// and `session_start` handlers).
     pub(super) async fn replace(&mut self, id: Option<RequestId>, replacement: Replacement) {
+        let reason = match replacement {
+            Replacement::Switch(_) => "resume",
+            Replacement::Fork(_) | Replacement::Clone => "fork",
+        };
+        let then = super::extensions::AfterShutdown::Replace(id.clone(), replacement.clone());
+        if self.shutdown_for_extensions(then, reason).await {
+            return;
+        }
+        let previous = self.store.session_file();
         match replacement {
             Replacement::Switch(path) => {
                 let kind = "switch_session";
@@ -62,7 +72,8 @@ impl Session {
                         self.store = store;
                         self.rebind_session();
                         let result = CancelledResult { cancelled: false };
-                        self.respond(id, kind, &result).await;
+                        self.respond_replaced(id, kind, &result, reason, previous)
+                            .await;
                     }
                     Err(error) => {
                         self.write(&Response::error(id, Some(kind), error.to_string()))
@@ -77,7 +88,8 @@ impl Session {
                         text,
                         cancelled: false,
                     };
-                    self.respond(id, "fork", &result).await;
+                    self.respond_replaced(id, "fork", &result, reason, previous)
+                        .await;
                 }
                 Err(error) => {
                     self.write(&Response::error(id, Some("fork"), error.to_string()))
@@ -88,7 +100,8 @@ impl Session {
                 Ok(()) => {
                     self.rebind_session();
                     let result = CancelledResult { cancelled: false };
-                    self.respond(id, "clone", &result).await;
+                    self.respond_replaced(id, "clone", &result, reason, previous)
+                        .await;
                 }
                 Err(error) => {
                     self.write(&Response::error(id, Some("clone"), error.to_string()))

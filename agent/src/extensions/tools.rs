@@ -1,0 +1,344 @@
+//! Tools that extensions register (`pi.registerTool`): offered to the model beside the built-in
+//! ones and executed in the extension host. A run calls them through a [`ToolBridge`], which
+//! writes to the host directly (not through the session, which may be holding an event for the
+//! host's handlers meanwhile) and receives the call's partial results and result from the
+//! host's reader.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::tools::{ToolContent, ToolDefinition, ToolOutcome, ToolUpdate};
+
+/// A tool an extension registered, as the host reports it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RegisteredTool {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does, for the model.
+    #[serde(default)]
+    pub description: String,
+    /// JSON schema of its arguments.
+    #[serde(default)]
+    pub parameters: Value,
+    /// The extension's file.
+    pub path: String,
+}
+
+/// What the host says about one running tool call.
+#[derive(Debug)]
+pub(super) enum ToolReply {
+    /// `onUpdate(partial)`.
+    Update(Value),
+    /// The call's end: `{content, details}` and whether `execute` threw.
+    Result { result: Value, is_error: bool },
+    /// What the `tool_call` or `tool_result` handlers made of the call.
+    Intercepted(Value),
+}
+
+/// The tool calls waiting for the host, by the id they were sent with.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ToolCalls(Arc<Mutex<HashMap<u64, mpsc::UnboundedSender<ToolReply>>>>);
+
+impl ToolCalls {
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, mpsc::UnboundedSender<ToolReply>>> {
+        // A panic while holding the lock leaves the map itself sound.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Hands `reply` to the call `id`; its result also ends the call.
+    pub(super) fn deliver(&self, id: u64, reply: ToolReply) {
+        let mut calls = self.lock();
+        let sender = if matches!(reply, ToolReply::Update(_)) {
+            calls.get(&id).cloned()
+        } else {
+            calls.remove(&id)
+        };
+        if let Some(sender) = sender {
+            // The run may have gone (end of input); the reply is then not needed.
+            let _ = sender.send(reply);
+        }
+    }
+
+    /// The host ended: every waiting call ends with an error.
+    pub(super) fn fail_all(&self) {
+        self.lock().clear();
+    }
+}
+
+/// Runs extension tools for a run, and the `tool_call` and `tool_result` handlers around every
+/// tool call; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ToolBridge {
+    writer: mpsc::Sender<Vec<u8>>,
+    calls: ToolCalls,
+    next_id: Arc<AtomicU64>,
+    definitions: Arc<[ToolDefinition]>,
+    /// The events extensions handle.
+    events: Arc<[String]>,
+}
+
+/// What the `tool_call` handlers decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BeforeCall {
+    /// Run the call with these arguments (as given, or as a handler changed them).
+    Run(Value),
+    /// Do not run it: the call fails with this text (the block's reason, or the handler's error).
+    Fail(String),
+}
+
+impl ToolBridge {
+    pub(super) fn new(
+        writer: mpsc::Sender<Vec<u8>>,
+        calls: ToolCalls,
+        tools: &[RegisteredTool],
+        events: &[String],
+    ) -> Self {
+        let definitions = tools
+            .iter()
+            .map(|tool| ToolDefinition {
+                // Tool names are `&'static str` for the built-in tools; the few registered at
+                // start-up live as long as the agent anyway.
+                name: Box::leak(tool.name.clone().into_boxed_str()),
+                description: tool.description.clone(),
+                parameters: tool.parameters.clone(),
+            })
+            .collect();
+        Self {
+            writer,
+            calls,
+            next_id: Arc::new(AtomicU64::new(0)),
+            definitions,
+            events: events.into(),
+        }
+    }
+
+    /// Whether some extension handles events of `kind`.
+    fn handles(&self, kind: &str) -> bool {
+        self.events.iter().any(|event| event == kind)
+    }
+
+    /// Whether the bridge has anything to do: tools, or handlers it runs.
+    pub(super) fn is_useful(&self) -> bool {
+        !self.definitions.is_empty()
+            || ["tool_call", "tool_result", "session_before_compact"]
+                .iter()
+                .any(|kind| self.handles(kind))
+    }
+
+    /// Runs the `session_before_compact` handlers of a compaction (`event`, the event record):
+    /// `{cancel: true}`, `{compaction: {summary, firstKeptEntryId, tokensBefore}}`, or `None`
+    /// to go on (also when nothing handles it or the host is gone).
+    pub async fn before_compact(&self, event: Value) -> Option<Value> {
+        if !self.handles("session_before_compact") {
+            return None;
+        }
+        self.intercept(event)
+            .await
+            .filter(|answer| answer.get("cancel").is_some() || answer.get("compaction").is_some())
+    }
+
+    /// Runs the `tool_call` handlers before the call `call_id` runs: they may change its
+    /// arguments or block it.
+    pub async fn before_call(&self, call_id: &str, name: &str, args: &Value) -> BeforeCall {
+        if !self.handles("tool_call") {
+            return BeforeCall::Run(args.clone());
+        }
+        let event =
+            json!({"type": "tool_call", "toolName": name, "toolCallId": call_id, "input": args});
+        let Some(answer) = self.intercept(event).await else {
+            return BeforeCall::Fail(HOST_GONE.into());
+        };
+        if let Some(error) = answer.get("error").and_then(Value::as_str) {
+            return BeforeCall::Fail(error.to_owned());
+        }
+        if answer.get("block").and_then(Value::as_bool) == Some(true) {
+            let reason = answer
+                .get("reason")
+                .and_then(Value::as_str)
+                .filter(|reason| !reason.is_empty())
+                .unwrap_or("Tool execution was blocked");
+            return BeforeCall::Fail(reason.to_owned());
+        }
+        BeforeCall::Run(answer.get("input").cloned().unwrap_or_else(|| args.clone()))
+    }
+
+    /// Runs the `tool_result` handlers on the outcome of the call `call_id`: each may replace
+    /// its content, details or error flag.
+    pub async fn after_call(
+        &self,
+        call_id: &str,
+        name: &str,
+        args: &Value,
+        outcome: ToolOutcome,
+    ) -> ToolOutcome {
+        if !self.handles("tool_result") {
+            return outcome;
+        }
+        let event = json!({
+            "type": "tool_result",
+            "toolName": name,
+            "toolCallId": call_id,
+            "input": args,
+            "content": outcome.content,
+            "details": outcome.details,
+            "isError": outcome.is_error,
+        });
+        let Some(answer) = self.intercept(event).await else {
+            return outcome;
+        };
+        let (content, details) = split_result(&answer);
+        ToolOutcome {
+            content,
+            details: details.filter(|details| !details.is_null()),
+            is_error: answer
+                .get("isError")
+                .and_then(Value::as_bool)
+                .unwrap_or(outcome.is_error),
+        }
+    }
+
+    /// Sends `event` to its handlers and waits for what they made of it; `None` when the host
+    /// is gone.
+    async fn intercept(&self, event: Value) -> Option<Value> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, mut replies) = mpsc::unbounded_channel();
+        self.calls.lock().insert(id, tx);
+        if !self
+            .send(&json!({"type": "intercept", "id": id, "event": event}))
+            .await
+        {
+            self.calls.lock().remove(&id);
+            return None;
+        }
+        while let Some(reply) = replies.recv().await {
+            if let ToolReply::Intercepted(answer) = reply {
+                return Some(answer);
+            }
+        }
+        None
+    }
+
+    /// The registered tools as the model sees them, in registration order.
+    pub fn definitions(&self) -> &[ToolDefinition] {
+        &self.definitions
+    }
+
+    /// Whether an extension registered a tool called `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.definitions.iter().any(|tool| tool.name == name)
+    }
+
+    /// Runs the tool `name` in the host: partial results go to `on_update`, `cancel` aborts the
+    /// tool's signal (the tool decides how to end). A throw is a failed call with its message.
+    pub async fn execute(
+        &self,
+        call_id: &str,
+        name: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+        on_update: &mut (dyn FnMut(ToolUpdate) + Send),
+    ) -> ToolOutcome {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, mut replies) = mpsc::unbounded_channel();
+        self.calls.lock().insert(id, tx);
+        let call =
+            json!({"type": "tool", "id": id, "toolCallId": call_id, "name": name, "args": args});
+        if !self.send(&call).await {
+            self.calls.lock().remove(&id);
+            return ToolOutcome::error(HOST_GONE);
+        }
+        let mut abort_sent = false;
+        loop {
+            tokio::select! {
+                reply = replies.recv() => match reply {
+                    Some(ToolReply::Update(partial)) => {
+                        let (content, details) = split_result(&partial);
+                        on_update(ToolUpdate { content, details });
+                    }
+                    Some(ToolReply::Result { result, is_error }) => {
+                        let (content, details) = split_result(&result);
+                        return ToolOutcome { content, details, is_error };
+                    }
+                    Some(ToolReply::Intercepted(_)) => {}
+                    None => return ToolOutcome::error(HOST_GONE),
+                },
+                () = cancel.cancelled(), if !abort_sent => {
+                    abort_sent = true;
+                    self.send(&json!({"type": "tool_abort", "id": id})).await;
+                }
+            }
+        }
+    }
+
+    async fn send(&self, message: &Value) -> bool {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.writer.send(line).await.is_ok()
+    }
+}
+
+/// The result of a call the host could not finish.
+const HOST_GONE: &str = "The extension host ended before the tool finished";
+
+/// `{content, details}` of a (partial) result: its text and image blocks (other blocks cannot
+/// reach the model) and its details, if any.
+fn split_result(result: &Value) -> (Vec<ToolContent>, Option<Value>) {
+    let content = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| blocks.iter().filter_map(content_block).collect())
+        .unwrap_or_default();
+    (content, result.get("details").cloned())
+}
+
+fn content_block(block: &Value) -> Option<ToolContent> {
+    let text = |key: &str| block.get(key).and_then(Value::as_str).map(str::to_owned);
+    match block.get("type").and_then(Value::as_str)? {
+        "text" => Some(ToolContent::Text {
+            text: text("text").unwrap_or_default(),
+        }),
+        "image" => Some(ToolContent::Image {
+            data: text("data")?,
+            mime_type: text("mimeType")?,
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_text_and_image_blocks_and_their_details() {
+        let result = json!({
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                {"type": "resource", "uri": "x"}
+            ],
+            "details": {"n": 1}
+        });
+        let (content, details) = split_result(&result);
+        assert_eq!(
+            content,
+            vec![
+                ToolContent::text("hi"),
+                ToolContent::Image {
+                    data: "AAAA".into(),
+                    mime_type: "image/png".into()
+                }
+            ]
+        );
+        assert_eq!(details, Some(json!({"n": 1})));
+        assert_eq!(split_result(&json!({})), (Vec::new(), None));
+    }
+}

@@ -1,0 +1,110 @@
+//! Where the reference pi (the implementation this workspace is checked against) is installed.
+//!
+//! `install.sh` beside this crate installs it under `~/.cache/pi-reference` (or
+//! `$PI_REFERENCE_HOME`) and prints the launcher's path; `$PI_REFERENCE` names that launcher when
+//! it is elsewhere. The conformance runner resolves `--agent reference` with [`launcher`]; tests
+//! that need the reference use [`launcher`] or [`launcher_path`] with [`or_skip`], so that they
+//! say plainly when they are skipped and fail instead when `PI_REQUIRE_REFERENCE` is set (CI).
+//!
+//! Only the standard library: every crate of the workspace can use it, as a dev-dependency too.
+
+use std::path::{Path, PathBuf};
+
+/// The reference version this workspace follows (the folder `install.sh` installs it into).
+pub const VERSION: &str = "0.84.1";
+
+/// Where the launcher should be: `$PI_REFERENCE` when it is set and not empty, else
+/// `~/.cache/pi-reference/bin/pi`. `None` when neither that variable nor `HOME` is set. The file
+/// may not exist: see [`launcher`].
+pub fn launcher_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PI_REFERENCE").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let home = std::env::var_os("HOME")?;
+    Some(Path::new(&home).join(".cache/pi-reference/bin/pi"))
+}
+
+/// The installed launcher: [`launcher_path`] when it is a file.
+pub fn launcher() -> Option<PathBuf> {
+    launcher_path().filter(|path| path.is_file())
+}
+
+/// The folder of the installed version that `launcher` starts (`<root>/bin/pi` belongs to
+/// `<root>/0.84.1`, which holds `node/` and `pi/`). `None` when the path has no grandparent.
+pub fn version_dir(launcher: &Path) -> Option<PathBuf> {
+    Some(launcher.parent()?.parent()?.join(VERSION))
+}
+
+/// The reference's npm package `name` (`pi-coding-agent`, `pi-agent-core`, `pi-ai`) in the
+/// install that `launcher` starts.
+pub fn package_dir(launcher: &Path, name: &str) -> Option<PathBuf> {
+    Some(
+        version_dir(launcher)?
+            .join("pi/node_modules/@earendil-works")
+            .join(name),
+    )
+}
+
+/// Whether a missing reference fails a test instead of skipping it: `PI_REQUIRE_REFERENCE` is
+/// set (CI sets it to 1).
+pub fn required() -> bool {
+    std::env::var_os("PI_REQUIRE_REFERENCE").is_some()
+}
+
+/// For tests: `found` when it is `Some`. Otherwise says on stderr that the test is skipped and
+/// why (`why` names what is missing), and returns `None`; when [`required`], panics with `why`
+/// instead.
+pub fn or_skip<T>(found: Option<T>, why: &str) -> Option<T> {
+    if found.is_none() {
+        assert!(!required(), "{why} (PI_REQUIRE_REFERENCE is set)");
+        eprintln!("SKIPPED: {why}");
+    }
+    found
+}
+
+/// For tests that run the reference: the installed launcher, or `None` after saying on stderr
+/// where it was looked for and that `unchecked` (what the test covers) is not checked; panics
+/// instead when [`required`].
+pub fn launcher_or_skip(unchecked: &str) -> Option<PathBuf> {
+    let missing = match launcher_path() {
+        Some(path) if path.is_file() => return Some(path),
+        Some(path) => format!(
+            "the reference pi launcher {} does not exist",
+            path.display()
+        ),
+        None => "neither PI_REFERENCE nor HOME is set".to_owned(),
+    };
+    or_skip(
+        None,
+        &format!(
+            "{missing} (run conformance/reference/install.sh or set PI_REFERENCE); \
+             {unchecked} not checked"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_folder_is_beside_the_launchers_bin_folder() {
+        let launcher = Path::new("/opt/pi-reference/bin/pi");
+        assert_eq!(
+            version_dir(launcher),
+            Some(PathBuf::from("/opt/pi-reference/0.84.1"))
+        );
+        assert_eq!(
+            package_dir(launcher, "pi-ai"),
+            Some(PathBuf::from(
+                "/opt/pi-reference/0.84.1/pi/node_modules/@earendil-works/pi-ai"
+            ))
+        );
+    }
+
+    #[test]
+    fn a_launcher_without_a_grandparent_has_no_install() {
+        assert_eq!(version_dir(Path::new("pi")), None);
+        assert_eq!(package_dir(Path::new(""), "pi-ai"), None);
+    }
+}
