@@ -8,61 +8,15 @@
 
 mod tools_common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::path::Path;
 
-use pi_agent::tools::{ToolContext, ToolUpdate, execute};
 use serde_json::{Value, json};
 use tools_common::encoded_image;
-
-/// Runs calls the way the reference's agent loop does: unknown tool, argument repair and
-/// validation, execution with partial results, thrown errors as error results.
-const HARNESS: &str = r#"
-import { readFileSync } from "node:fs";
-const [dist, casesFile] = process.argv.slice(2);
-const toolsModule = await import(dist + "/pi-coding-agent/dist/core/tools/index.js");
-const { validateToolArguments } = await import(dist + "/pi-ai/dist/utils/validation.js");
-const cases = JSON.parse(readFileSync(casesFile, "utf8"));
-const tools = toolsModule.createCodingTools(process.cwd());
-const results = [];
-for (const call of cases) {
-  const updates = [];
-  const tool = tools.find((t) => t.name === call.tool);
-  let outcome;
-  if (!tool) {
-    outcome = { content: [{ type: "text", text: `Tool ${call.tool} not found` }], details: {}, isError: true };
-  } else {
-    const controller = new AbortController();
-    let timer;
-    if (call.abortAfterMs !== undefined) timer = setTimeout(() => controller.abort(), call.abortAfterMs);
-    try {
-      const raw = structuredClone(call.args);
-      const prepared = tool.prepareArguments ? tool.prepareArguments(raw) : raw;
-      const args = validateToolArguments(tool, { name: call.tool, arguments: prepared });
-      const result = await tool.execute("call-1", args, controller.signal, (partial) => updates.push(JSON.parse(JSON.stringify(partial))));
-      outcome = { content: result.content, details: result.details, isError: false };
-    } catch (error) {
-      outcome = { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: {}, isError: true };
-    }
-    clearTimeout(timer);
-  }
-  results.push(JSON.parse(JSON.stringify({ ...outcome, updates })));
-}
-process.stdout.write(JSON.stringify(results));
-"#;
+use tools_common::reference::compare;
 
 const PNG_3X2: &str = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAJUlEQVR4AQEaAOX/AMgAHv/IAR7/yAIe/wDIAx7/yAQe/8gFHv+SFwtuewqJWQAAAABJRU5ErkJggg==";
 const WEBP_3X2: &str = "UklGRpoAAABXRUJQVlA4TI4AAAAvAkAAEM1VICICHggkAAAAAIAWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADQAAOCBSAAAAAAAnD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADAAAAAAAAAsDwQCQAAAACA8wcAAAAGAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAViQ18g8A";
 const GIF_1X1: &str = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
-
-fn reference_root() -> Option<PathBuf> {
-    let root = pi_reference::version_dir(&pi_reference::launcher_path()?)?;
-    root.join("pi/node_modules/@earendil-works/pi-coding-agent/dist")
-        .is_dir()
-        .then_some(root)
-}
 
 fn decode(text: &str) -> Vec<u8> {
     use base64::Engine;
@@ -133,7 +87,7 @@ fn cases() -> Vec<Value> {
     };
     vec![
         // Unknown tools and argument validation.
-        call("grep", json!({ "pattern": "x" })),
+        call("nosuch", json!({ "pattern": "x" })),
         call("read", json!({})),
         call("read", json!({ "path": 5 })),
         call("read", json!({ "path": "small.txt", "offset": "2" })),
@@ -379,148 +333,6 @@ fn cases() -> Vec<Value> {
     ]
 }
 
-/// Replaces the random names of full-output logs, which differ from run to run.
-fn redact(value: &mut Value, temp: &str) {
-    match value {
-        Value::String(text) => {
-            while let Some(start) = text.find(&format!("{temp}/pi-bash-")) {
-                let end = start + temp.len() + "/pi-bash-".len() + 16 + ".log".len();
-                text.replace_range(start..end.min(text.len()), "<LOG>");
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, temp)),
-        Value::Object(map) => map.values_mut().for_each(|item| redact(item, temp)),
-        _ => {}
-    }
-}
-
-/// Puts the fixture folder into paths that need it.
-fn place(cases: &[Value], cwd: &Path) -> Vec<Value> {
-    let text = serde_json::to_string(cases)
-        .unwrap()
-        .replace("WORKDIR", &cwd.display().to_string());
-    serde_json::from_str(&text).unwrap()
-}
-
-fn run_ours(cases: &[Value], cwd: &Path, temp: &Path) -> Vec<Value> {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        let mut results = Vec::new();
-        for case in cases {
-            let mut ctx = ToolContext::new(cwd);
-            ctx.temp_dir = Some(temp.to_path_buf());
-            ctx.agent_dir = Some(temp.parent().unwrap().join("agent"));
-            if let Some(ms) = case.get("abortAfterMs").and_then(Value::as_u64) {
-                let cancel = ctx.cancel.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(ms)).await;
-                    cancel.cancel();
-                });
-            }
-            let updates: Arc<Mutex<Vec<ToolUpdate>>> = Arc::default();
-            let sink = Arc::clone(&updates);
-            let mut on_update = move |update: ToolUpdate| sink.lock().unwrap().push(update);
-            let name = case["tool"].as_str().unwrap();
-            let outcome = execute(name, &case["args"], &ctx, &mut on_update).await;
-            let mut result = serde_json::to_value(&outcome).unwrap();
-            let updates = serde_json::to_value(&*updates.lock().unwrap()).unwrap();
-            result
-                .as_object_mut()
-                .unwrap()
-                .insert("updates".into(), updates);
-            results.push(result);
-        }
-        results
-    })
-}
-
-fn run_reference(root: &Path, cases: &[Value], cwd: &Path, temp: &Path) -> Vec<Value> {
-    let scratch = temp.parent().unwrap();
-    let harness = scratch.join("harness.mjs");
-    let cases_file = scratch.join("cases.json");
-    std::fs::write(&harness, HARNESS).unwrap();
-    std::fs::write(&cases_file, serde_json::to_string(cases).unwrap()).unwrap();
-    let node = root.join("node/node_modules/node/bin/node");
-    let output = Command::new(node)
-        .arg(&harness)
-        .arg(root.join("pi/node_modules/@earendil-works"))
-        .arg(&cases_file)
-        .current_dir(cwd)
-        .env("TMPDIR", temp)
-        .env("PI_CODING_AGENT_DIR", scratch.join("agent"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "harness failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
-/// Drops the bytes of image blocks, which depend on the encoder, keeping their type.
-fn redact_image_data(result: &mut Value) {
-    for block in result["content"].as_array_mut().into_iter().flatten() {
-        if block["type"] == "image" {
-            block["data"] = Value::String("<IMAGE>".into());
-        }
-    }
-}
-
-/// How output splits into chunks depends on timing, and so do the partial results in between;
-/// the first (empty) and the last (all the output) do not.
-fn keep_first_and_last_update(result: &mut Value) {
-    if let Some(Value::Array(updates)) = result.get_mut("updates")
-        && updates.len() > 2
-    {
-        let last = updates.pop().unwrap();
-        updates.truncate(1);
-        updates.push(last);
-    }
-}
-
-/// Runs `cases` through both implementations, each on a fresh fixture made by `make`, and
-/// describes every case whose results differ. `None` when the reference is not installed.
-fn compare(cases: &[Value], make: impl Fn(&Path), redact_images: bool) -> Option<Vec<String>> {
-    let root = pi_reference::or_skip(
-        reference_root(),
-        "reference pi 0.84.1 not installed: its tools are not compared",
-    )?;
-    let scratch = tempfile::tempdir().unwrap();
-    let scratch = scratch.path().canonicalize().unwrap();
-    let cwd = scratch.join("work");
-    let temp = scratch.join("tmp");
-    std::fs::create_dir_all(&temp).unwrap();
-    let cases = &place(cases, &cwd);
-    make(&cwd);
-    let ours = run_ours(cases, &cwd, &temp);
-    make(&cwd);
-    let theirs = run_reference(&root, cases, &cwd, &temp);
-
-    let temp_text = temp.display().to_string();
-    let mut failures = Vec::new();
-    for ((case, mut ours), mut theirs) in cases.iter().zip(ours).zip(theirs) {
-        redact(&mut ours, &temp_text);
-        redact(&mut theirs, &temp_text);
-        keep_first_and_last_update(&mut ours);
-        keep_first_and_last_update(&mut theirs);
-        if redact_images {
-            redact_image_data(&mut ours);
-            redact_image_data(&mut theirs);
-        }
-        if ours != theirs {
-            failures.push(format!(
-                "case {}\n  ours:      {}\n  reference: {}",
-                truncate(&case.to_string()),
-                truncate(&ours.to_string()),
-                truncate(&theirs.to_string())
-            ));
-        }
-    }
-    eprintln!("compared {} calls with the reference", cases.len());
-    Some(failures)
-}
-
 #[test]
 fn tools_give_the_reference_results_for_the_same_calls() {
     let cases = cases();
@@ -601,17 +413,6 @@ fn edit_diffs_and_patches_align_changes_as_the_reference_does() {
     );
 }
 
-fn truncate(text: &str) -> String {
-    if text.len() <= 3000 {
-        return text.to_string();
-    }
-    let mut end = 3000;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &text[..end])
-}
-
 #[test]
 fn images_that_must_be_converted_or_shrunk_get_the_reference_notes() {
     use image::ImageFormat::{Bmp, Jpeg, Png};
@@ -641,6 +442,225 @@ fn images_that_must_be_converted_or_shrunk_get_the_reference_notes() {
     assert!(
         failures.is_empty(),
         "{} of {} image reads differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Whether a program answers `--version` (the reference's `grep` needs `rg`, its `find` `fd`).
+fn installed(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// The files of the `grep`, `find` and `ls` cases. The folder is a git repository (an empty
+/// `.git`): outside one, the reference passes `--no-require-git`, which older `fd` lack.
+fn make_listing_fixture(dir: &Path) {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    for folder in [
+        ".git",
+        "src/deep",
+        "build",
+        ".hidden",
+        "names/sub",
+        "empty",
+        "wide",
+    ] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+    }
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+    write(".gitignore", b"ignored.txt\nbuild/\n");
+    write("ignored.txt", b"needle\n");
+    write("build/out.txt", b"needle\n");
+    write(".hidden/secret.txt", b"needle hidden\n");
+    write(
+        "src/main.rs",
+        b"fn main() {\n    println!(\"needle\");\n}\n",
+    );
+    write("src/lib.rs", b"// Needle in caps\npub fn x() {}\n");
+    write("src/deep/mod.rs", b"needle\r\nsecond\r\n");
+    let notes: String = (1..=30)
+        .map(|n| {
+            if n % 10 == 0 {
+                format!("note {n} needle\n")
+            } else {
+                format!("note {n}\n")
+            }
+        })
+        .collect();
+    write("notes.md", notes.as_bytes());
+    write(
+        "long.txt",
+        format!("needle {}\n", "x".repeat(600)).as_bytes(),
+    );
+    write("bin.dat", b"needle\0binary\n");
+    write("bad.txt", b"needle \xff here\n");
+    let many: String = (1..=150).map(|n| format!("needle {n}\n")).collect();
+    write("many.txt", many.as_bytes());
+    let big: String = (1..=2000)
+        .map(|n| format!("{n:05} needle {}\n", "b".repeat(50)))
+        .collect();
+    write("big.txt", big.as_bytes());
+    for name in [
+        "B.txt",
+        "a.txt",
+        "_under",
+        "-dash",
+        "10",
+        "9",
+        "Zeta",
+        "\u{e9}t\u{e9}",
+        "a b",
+        ".dot",
+    ] {
+        write(&format!("names/{name}"), b"x\n");
+    }
+    std::os::unix::fs::symlink("../src", dir.join("names/linkdir")).unwrap();
+    std::os::unix::fs::symlink("nowhere", dir.join("names/dangling")).unwrap();
+    for n in 0..600 {
+        write(&format!("wide/f{n:04}.txt"), b"");
+    }
+}
+
+fn listing_cases(with_grep: bool, with_find: bool) -> Vec<Value> {
+    let call = |tool: &str, args: Value| json!({ "tool": tool, "args": args });
+    let sorted = |tool: &str, args: Value| json!({ "tool": tool, "args": args, "sortLines": true });
+    let mut cases = vec![
+        call("ls", json!({})),
+        call("ls", json!({ "path": "names" })),
+        call("ls", json!({ "path": "names", "limit": 3 })),
+        call("ls", json!({ "path": "names", "limit": 0 })),
+        call("ls", json!({ "path": "names", "limit": 2.5 })),
+        call("ls", json!({ "path": "names", "limit": "4" })),
+        call("ls", json!({ "path": "" })),
+        call("ls", json!({ "path": "empty" })),
+        call("ls", json!({ "path": "missing" })),
+        call("ls", json!({ "path": "notes.md" })),
+        call("ls", json!({ "path": "wide" })),
+        call("ls", json!({ "path": "wide", "limit": 600 })),
+        call("ls", json!({ "path": 7 })),
+        call("ls", json!({ "limit": [] })),
+    ];
+    if with_grep {
+        cases.extend([
+            // Matches in every kind of file, within the default limit: which 100 of more
+            // matches the reference returns depends on how its parallel search runs.
+            sorted(
+                "grep",
+                json!({ "pattern": "hidden|println|Needle|second|needle$" }),
+            ),
+            sorted(
+                "grep",
+                json!({ "pattern": "needle", "limit": 1000, "glob": "!*.txt" }),
+            ),
+            sorted("grep", json!({ "pattern": "needle", "path": "src" })),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "src/main.rs" }),
+            ),
+            sorted(
+                "grep",
+                json!({ "pattern": "NEEDLE", "ignoreCase": true, "path": "src" }),
+            ),
+            sorted("grep", json!({ "pattern": "needle", "glob": "*.rs" })),
+            sorted(
+                "grep",
+                json!({ "pattern": "needle", "glob": "src/**/*.rs" }),
+            ),
+            call("grep", json!({ "pattern": "println!(", "literal": true })),
+            call("grep", json!({ "pattern": "println!(" })),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "notes.md", "context": 2 }),
+            ),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "notes.md", "context": 1, "limit": 1 }),
+            ),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "notes.md", "limit": 0 }),
+            ),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "many.txt", "limit": 5 }),
+            ),
+            call("grep", json!({ "pattern": "needle", "path": "many.txt" })),
+            call("grep", json!({ "pattern": "needle", "path": "long.txt" })),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "big.txt", "limit": 2000 }),
+            ),
+            call("grep", json!({ "pattern": "no such text" })),
+            call("grep", json!({ "pattern": "x", "path": "missing" })),
+            call("grep", json!({ "pattern": "needle", "path": "bad.txt" })),
+            call("grep", json!({ "pattern": "second", "path": "src/deep" })),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "src", "ignoreCase": "yes" }),
+            ),
+            call(
+                "grep",
+                json!({ "pattern": "needle", "path": "src/main.rs", "ignoreCase": "1" }),
+            ),
+            call("grep", json!({ "path": "src" })),
+            call("grep", json!({ "pattern": "needle", "path": "bin.dat" })),
+            call(
+                "grep",
+                json!({ "pattern": "note 1$", "path": "notes.md", "context": 3 }),
+            ),
+            call(
+                "grep",
+                json!({ "pattern": "NEEDLE IN", "path": "src", "literal": true, "ignoreCase": true }),
+            ),
+            sorted("grep", json!({ "pattern": "^$|^pub", "path": "src" })),
+            call("grep", json!({ "pattern": "x", "glob": "[" })),
+        ]);
+    }
+    if with_find {
+        cases.extend([
+            sorted("find", json!({ "pattern": "*.rs" })),
+            call("find", json!({ "pattern": "*.RS" })),
+            sorted("find", json!({ "pattern": "src/**/*.rs" })),
+            call("find", json!({ "pattern": "*.txt", "path": "src" })),
+            sorted("find", json!({ "pattern": "*", "path": "names" })),
+            sorted("find", json!({ "pattern": "*.txt", "path": "names" })),
+            call("find", json!({ "pattern": "*.md", "limit": 1 })),
+            call("find", json!({ "pattern": "x", "path": "missing" })),
+            call("find", json!({ "pattern": "x", "path": "notes.md" })),
+            sorted("find", json!({ "pattern": "secret*" })),
+            call("find", json!({ "path": "src" })),
+            sorted("find", json!({ "pattern": "**", "path": "src" })),
+            sorted("find", json!({ "pattern": "deep/*", "path": "src" })),
+            sorted("find", json!({ "pattern": "", "path": "src" })),
+            sorted("find", json!({ "pattern": "{main,lib}.rs" })),
+            call("find", json!({ "pattern": "[" })),
+        ]);
+    }
+    cases
+}
+
+#[test]
+fn grep_find_and_ls_give_the_reference_results_for_the_same_calls() {
+    let with_grep = installed("rg");
+    let with_find = installed("fd") || installed("fdfind");
+    if !with_grep || !with_find {
+        eprintln!(
+            "rg or fd missing: the reference's grep or find cannot run, those cases are left out"
+        );
+    }
+    let cases = listing_cases(with_grep, with_find);
+    let Some(failures) = compare(&cases, make_listing_fixture, false) else {
+        return;
+    };
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
         failures.len(),
         cases.len(),
         failures.join("\n")

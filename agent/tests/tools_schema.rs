@@ -1,7 +1,10 @@
 //! Tool definitions and argument validation, against the reference pi 0.84.1.
 #![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
 
-use pi_agent::tools::{ToolOutcome, builtin_tools, prepare, repair_call_arguments};
+use pi_agent::tools::{
+    ToolContext, ToolOutcome, ToolSelection, builtin_tools, prepare, prepare_call,
+    repair_call_arguments,
+};
 use serde_json::{Value, json};
 
 /// The schema without its descriptions (ours are worded differently from the reference's).
@@ -19,10 +22,13 @@ fn without_descriptions(value: &Value) -> Value {
 }
 
 #[test]
-fn the_four_tools_come_in_the_reference_order_with_its_schemas() {
+fn the_builtin_tools_come_in_the_reference_order_with_its_schemas() {
     let tools = builtin_tools();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
-    assert_eq!(names, ["read", "bash", "edit", "write"]);
+    assert_eq!(
+        names,
+        ["read", "bash", "edit", "write", "grep", "find", "ls"]
+    );
     let schemas: Vec<String> = tools
         .iter()
         .map(|tool| without_descriptions(&tool.parameters).to_string())
@@ -34,6 +40,9 @@ fn the_four_tools_come_in_the_reference_order_with_its_schemas() {
             r#"{"type":"object","required":["command"],"properties":{"command":{"type":"string"},"timeout":{"type":"number"}}}"#,
             r#"{"type":"object","required":["path","edits"],"properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","required":["oldText","newText"],"properties":{"oldText":{"type":"string"},"newText":{"type":"string"}}}}}}"#,
             r#"{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}}}"#,
+            r#"{"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string"},"ignoreCase":{"type":"boolean"},"literal":{"type":"boolean"},"context":{"type":"number"},"limit":{"type":"number"}}}"#,
+            r#"{"type":"object","required":["pattern"],"properties":{"pattern":{"type":"string"},"path":{"type":"string"},"limit":{"type":"number"}}}"#,
+            r#"{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"number"}}}"#,
         ]
     );
     for tool in &tools {
@@ -62,8 +71,35 @@ fn failure(name: &str, args: Value) -> String {
 #[test]
 fn an_unknown_tool_is_not_found() {
     assert_eq!(
-        prepare("grep", &json!({})).unwrap_err(),
+        prepare("nosuch", &json!({})).unwrap_err(),
+        ToolOutcome::error("Tool nosuch not found")
+    );
+}
+
+#[test]
+fn grep_find_and_ls_are_found_only_when_the_tools_flag_names_them() {
+    let mut ctx = ToolContext::new(".");
+    let args = json!({ "pattern": "x" });
+    assert_eq!(
+        prepare_call(&ctx, "call-1", "grep", &args).unwrap_err(),
         ToolOutcome::error("Tool grep not found")
+    );
+    ctx.selection = ToolSelection {
+        tools: Some(vec![
+            "read".into(),
+            "grep".into(),
+            "find".into(),
+            "ls".into(),
+        ]),
+        ..ToolSelection::default()
+    };
+    for name in ["grep", "find", "ls"] {
+        let prepared = prepare_call(&ctx, "call-1", name, &args).unwrap();
+        assert_eq!(prepared.name(), name);
+    }
+    assert_eq!(
+        prepare_call(&ctx, "call-1", "bash", &json!({ "command": "true" })).unwrap_err(),
+        ToolOutcome::error("Tool bash not found")
     );
 }
 

@@ -19,5 +19,6 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod scratch;
+pub mod standin;
 pub mod suite;
 pub mod transcript;

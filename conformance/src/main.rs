@@ -75,6 +75,24 @@ enum Command {
     },
     /// Print the JSON Schema of the scenario format.
     Schema,
+    /// Stand in for an agent to validate an RPC client: run the scenario against an agent, then
+    /// answer the client on stdin/stdout with that transcript, checking its commands.
+    StandIn(StandInArgs),
+}
+
+#[derive(Debug, Args)]
+struct StandInArgs {
+    /// The scenario file.
+    scenario: PathBuf,
+    /// Where the transcript comes from: `ours`, `reference`, or a whole command line.
+    #[arg(long, default_value = "ours")]
+    agent: String,
+    /// Also write the report as JSON to this file.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// pi's own flags (`--mode rpc` ...), accepted after `--` and ignored.
+    #[arg(last = true)]
+    ignored: Vec<String>,
 }
 
 /// Which scenarios.
@@ -175,6 +193,7 @@ async fn dispatch(command: Command) -> anyhow::Result<bool> {
             Ok(true)
         }
         Command::Report { out } => write_report(&out),
+        Command::StandIn(args) => stand_in(args).await,
         Command::Schema => {
             print!("{}", pi_conformance::scenario::schema_json());
             Ok(true)
@@ -476,4 +495,23 @@ async fn bench(select: &Select, agents: Vec<String>, jobs: usize) -> anyhow::Res
     }
     println!("jobs: {jobs}");
     Ok(true)
+}
+
+async fn stand_in(args: StandInArgs) -> anyhow::Result<bool> {
+    let loaded = load::load(&args.scenario).map_err(|e| anyhow::anyhow!("{e}"))?;
+    pi_conformance::standin::Script::check(&loaded.scenario)?;
+    let agent = AgentCommand::resolve(&args.agent)?;
+    let outcome =
+        pi_conformance::run::run_scenario(&loaded, &agent, RunOptions::new(Mode::Judge)).await;
+    let script = pi_conformance::standin::Script::from_outcome(&loaded.scenario, &outcome)?;
+    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    let report = pi_conformance::standin::serve(&script, input, tokio::io::stdout())
+        .await
+        .context("talking to the client")?;
+    eprint!("{}", report.text());
+    if let Some(path) = &args.report {
+        let text = serde_json::to_string_pretty(&report)? + "\n";
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(report.passed)
 }

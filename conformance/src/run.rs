@@ -80,6 +80,19 @@ pub struct Transcript {
     pub log: Vec<String>,
     /// The command line run.
     pub command: Vec<String>,
+    /// What each send step wrote, in order (for `stand-in`).
+    pub sends: Vec<Sent>,
+}
+
+/// What one send step wrote to the agent, and where it fell in the agent's stdout.
+#[derive(Debug, Clone, Default)]
+pub struct Sent {
+    /// 0-based index of the step in the scenario.
+    pub step: usize,
+    /// The bytes written.
+    pub bytes: Vec<u8>,
+    /// How many stdout records the runner had read before writing them.
+    pub records_before: usize,
 }
 
 /// The result of one scenario on one agent.
@@ -192,6 +205,11 @@ struct Run<'a> {
     exit_code: Option<Option<i32>>,
     /// The agent exited as an `$exit` alternative allowed: the remaining steps are not run.
     ended: bool,
+    /// 0-based index of the step being run.
+    step_index: usize,
+    /// Stdout records read so far.
+    records_read: usize,
+    sends: Vec<Sent>,
 }
 
 /// Runs one scenario against one agent.
@@ -321,6 +339,9 @@ async fn with_mock(
         started: false,
         exit_code: None,
         ended: false,
+        step_index: 0,
+        records_read: 0,
+        sends: Vec::new(),
     };
     let mut result = run.steps().await;
     if result.is_ok() {
@@ -331,6 +352,7 @@ async fn with_mock(
     run.process.drain_stderr().await;
     outcome.transcript.streams = run.process.streams();
     outcome.transcript.log = run.log;
+    outcome.transcript.sends = run.sends;
     outcome.non_strict = run.non_strict;
     outcome.collected = run.collected;
     result
@@ -340,8 +362,9 @@ impl Run<'_> {
     /// The next record; the first one ends the startup grace.
     async fn next_record(&mut self, deadline: Deadline) -> Result<Option<Record>, Elapsed> {
         let next = self.process.next_record(deadline).await;
-        if matches!(next, Ok(Some(_))) {
+        if let Ok(Some(record)) = &next {
             self.started = true;
+            self.records_read = record.index + 1;
         }
         next
     }
@@ -361,6 +384,7 @@ impl Run<'_> {
     async fn steps(&mut self) -> Result<(), Failure> {
         for (index, step) in self.scenario.steps.iter().enumerate() {
             let label = format!("step {}", index + 1);
+            self.step_index = index;
             self.step(step).await.map_err(|mut f| {
                 f.message = format!("{label}: {}", f.message);
                 f
@@ -379,6 +403,11 @@ impl Run<'_> {
     }
 
     async fn send(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.sends.push(Sent {
+            step: self.step_index,
+            bytes: bytes.to_vec(),
+            records_before: self.records_read,
+        });
         self.log
             .push(format!("> {}", String::from_utf8_lossy(bytes).trim_end()));
         let deadline = self.step_deadline(None);

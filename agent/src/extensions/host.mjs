@@ -5,12 +5,17 @@
 //
 // From the agent:
 //   {type:"init", cwd, extensions:[path]}        load them; answer "loaded"
+//   {type:"reload"}                              for a replaced session: drop the loaded
+//                                                extensions and call their factories again
+//                                                (modules stay imported); answer "loaded"
+//   {type:"streaming", value}                    whether the agent runs now (for the input
+//                                                event of pi.sendUserMessage)
 //   {type:"event", id, event}                    run the handlers of event.type; answer "done"
 //   {type:"command", id, name, args}             run a registered command; answer "done"
 //   {type:"ui_response", response}               an extension_ui_response from the client
 //   {type:"tool", id, toolCallId, name, args}    run a registered tool; answer "tool_result"
 //   {type:"tool_abort", id}                      abort the signal of that tool call
-//   {type:"intercept", id, event}                run tool_call, tool_result or
+//   {type:"intercept", id, event}                run tool_call, tool_result, context or
 //                                                session_before_compact handlers, whose answers
 //                                                change what follows; answer "intercepted"
 // To the agent:
@@ -20,15 +25,18 @@
 //   {type:"extension_error", extensionPath, event, error}
 //   {type:"append_entry", customType, data}
 //   {type:"send_message", message:{customType, content, display, details}, deliverAs, triggerTurn}
-//   {type:"send_user_message", text, images, deliverAs}
+//   {type:"send_user_message", text, images, deliverAs}   after its input handlers (which
+//                                                may have rewritten it; handled ones are not sent)
 //   {type:"done", id, result?}                   result: of "input" {action, text, images},
 //                                                of "before_agent_start" {messages, systemPrompt},
-//                                                of "session_before_switch" / "_fork" {cancel}
+//                                                of "session_before_switch" / "_fork" {cancel},
+//                                                of "user_bash" {result}
 //   {type:"tool_update", id, partialResult}      a tool's onUpdate
 //   {type:"tool_result", id, result:{content, details}, isError}
 //   {type:"intercepted", id, result}             tool_call: {block, reason, input} or {error};
 //                                                tool_result: {content, details, isError};
-//                                                session_before_compact: {cancel} or {compaction}
+//                                                session_before_compact: {cancel} or {compaction};
+//                                                context: {messages}
 
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -223,12 +231,11 @@ function api(extension) {
 				.map((block) => block.text)
 				.join("\n");
 			const images = blocks.filter((block) => block.type !== "text");
-			send({
-				type: "send_user_message",
-				text,
-				images: images.length > 0 ? images : undefined,
-				deliverAs: options?.deliverAs,
-			});
+			// As pi does, the input handlers start at once (before this call returns) and the
+			// caller is not told how it went: failures are reported as extension errors.
+			const pipeline = userMessage(text, images.length > 0 ? images : undefined, options?.deliverAs);
+			userMessages.add(pipeline);
+			pipeline.finally(() => userMessages.delete(pipeline));
 		},
 	};
 	return new Proxy(supported, {
@@ -376,12 +383,54 @@ async function emitCancellable(event) {
 	return cancel ? { cancel } : {};
 }
 
+/**
+ * `user_bash`: the first handler that answers decides. Only a `result` can cross to the agent;
+ * `operations` (functions) cannot, so the agent then runs the command itself.
+ */
+async function emitUserBash(event) {
+	let answer;
+	await eachHandler("user_bash", async (handler) => {
+		const result = await handler(event, context());
+		if (result) {
+			answer = result;
+			return false;
+		}
+	});
+	if (answer?.operations !== undefined && answer.result === undefined) {
+		process.stderr.write("pi-agent: user_bash operations are not supported for extensions yet; ignored\n");
+	}
+	return answer?.result !== undefined ? { result: answer.result } : {};
+}
+
 async function emit(event) {
+	if (event.type === "user_bash") return emitUserBash(event);
 	if (event.type === "session_before_switch" || event.type === "session_before_fork") return emitCancellable(event);
 	if (event.type === "input") return emitInput(event);
 	if (event.type === "before_agent_start") return emitBeforeAgentStart(event);
 	const forExtensions = extensionEvent(event);
 	await eachHandler(event.type, (handler) => handler(forExtensions, context()));
+}
+
+/** Whether the agent is running (the agent says so with "streaming" messages). */
+let streaming = false;
+/** The `sendUserMessage` calls whose input handlers still run. */
+const userMessages = new Set();
+
+/** A user message from an extension: its input handlers (source "extension"), then the agent. */
+async function userMessage(text, images, deliverAs) {
+	let current = { text, images };
+	if (extensions.some((extension) => (extension.handlers.get("input") ?? []).length > 0)) {
+		const result = await emitInput({
+			type: "input",
+			text,
+			images,
+			source: "extension",
+			streamingBehavior: streaming ? deliverAs : undefined,
+		});
+		if (result.action === "handled") return;
+		if (result.action === "transform") current = { text: result.text, images: result.images ?? images };
+	}
+	send({ type: "send_user_message", text: current.text, images: current.images, deliverAs });
 }
 
 async function runCommand(name, args) {
@@ -392,6 +441,8 @@ async function runCommand(name, args) {
 	} catch (error) {
 		send({ type: "extension_error", extensionPath: `command:${name}`, event: "command", error: errorText(error) });
 	}
+	// The user messages the command sent reach the agent before the command is done.
+	await Promise.allSettled([...userMessages]);
 }
 
 /** Every registered tool; where two extensions register one name, the first keeps it. */
@@ -484,10 +535,21 @@ async function interceptBeforeCompact(event) {
 	return result;
 }
 
+/** `context`: each handler may replace the messages the next one (and the model) sees. */
+async function interceptContext(event) {
+	let messages = event.messages;
+	await eachHandler("context", async (handler) => {
+		const answer = await handler({ type: "context", messages }, context());
+		if (answer?.messages) messages = answer.messages;
+	});
+	return { messages };
+}
+
 const interceptors = {
 	tool_call: interceptToolCall,
 	tool_result: interceptToolResult,
 	session_before_compact: interceptBeforeCompact,
+	context: interceptContext,
 };
 
 async function intercept(message) {
@@ -500,10 +562,28 @@ async function intercept(message) {
 	send({ type: "intercepted", id: message.id, result });
 }
 
+/** The files of the loaded extensions, for a reload. */
+let loadedPaths = [];
+
 async function init(message) {
 	cwd = message.cwd ?? cwd;
+	loadedPaths = message.extensions;
+	await loadAll();
+}
+
+/**
+ * A replaced session gets new extension instances, as in pi: each factory runs again with a
+ * new `pi`; the modules themselves are not evaluated again (their top-level state stays).
+ */
+async function reload() {
+	extensions.length = 0;
+	for (const finish of pendingDialogs.values()) finish({ cancelled: true });
+	await loadAll();
+}
+
+async function loadAll() {
 	try {
-		for (const path of message.extensions) {
+		for (const path of loadedPaths) {
 			await load(path);
 		}
 	} catch (error) {
@@ -533,6 +613,12 @@ async function handle(message) {
 	switch (message.type) {
 		case "init":
 			await init(message);
+			break;
+		case "reload":
+			await reload();
+			break;
+		case "streaming":
+			streaming = message.value === true;
 			break;
 		case "event": {
 			const result = await emit(message.event);

@@ -229,6 +229,10 @@ enum ToHost<'a> {
     UiResponse {
         response: &'a ExtensionUiResponse,
     },
+    Reload,
+    Streaming {
+        value: bool,
+    },
 }
 
 /// The running extension host with its extensions loaded.
@@ -300,19 +304,44 @@ impl Host {
                 events,
                 ..
             }) => {
-                let bridge = ToolBridge::new(
-                    host.writer.clone(),
-                    host.tool_calls.clone(),
-                    &tools,
-                    &events,
-                );
-                host.tool_bridge = bridge.is_useful().then_some(bridge);
-                host.commands = commands;
-                host.events = events;
+                host.loaded(commands, &tools, events);
                 host.messages = messages;
                 Ok(host)
             }
             _ => Err(Error::HostEnded),
+        }
+    }
+
+    /// Takes what the extensions registered when they were (re)loaded.
+    pub fn loaded(
+        &mut self,
+        commands: Vec<RegisteredCommand>,
+        tools: &[RegisteredTool],
+        events: Vec<String>,
+    ) {
+        let bridge = ToolBridge::new(self.writer.clone(), self.tool_calls.clone(), tools, &events);
+        self.tool_bridge = bridge.is_useful().then_some(bridge);
+        self.commands = commands;
+        self.events = events;
+    }
+
+    /// Loads the extensions afresh for a replaced session (their factories run again with new
+    /// state; the modules are not evaluated again); a `Loaded` message follows, to hand to
+    /// [`Host::loaded`].
+    pub async fn reload(&mut self) -> Result<(), Error> {
+        self.send(&ToHost::Reload).await
+    }
+
+    /// Tells the host whether the agent runs now (without waiting: runs start from sync code).
+    pub fn set_streaming(&self, value: bool) {
+        match serde_json::to_vec(&ToHost::Streaming { value }) {
+            Ok(mut line) => {
+                line.push(b'\n');
+                if self.writer.try_send(line).is_err() {
+                    tracing::warn!("cannot tell the extension host that the agent runs");
+                }
+            }
+            Err(error) => tracing::error!(%error, "cannot encode a message for the extension host"),
         }
     }
 

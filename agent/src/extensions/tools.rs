@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use pi_rpc_protocol::message::AgentMessage;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -128,9 +129,14 @@ impl ToolBridge {
     /// Whether the bridge has anything to do: tools, or handlers it runs.
     pub(super) fn is_useful(&self) -> bool {
         !self.definitions.is_empty()
-            || ["tool_call", "tool_result", "session_before_compact"]
-                .iter()
-                .any(|kind| self.handles(kind))
+            || [
+                "tool_call",
+                "tool_result",
+                "session_before_compact",
+                "context",
+            ]
+            .iter()
+            .any(|kind| self.handles(kind))
     }
 
     /// Runs the `session_before_compact` handlers of a compaction (`event`, the event record):
@@ -143,6 +149,24 @@ impl ToolBridge {
         self.intercept(event)
             .await
             .filter(|answer| answer.get("cancel").is_some() || answer.get("compaction").is_some())
+    }
+
+    /// Runs the `context` handlers on the messages of the next model request: they may
+    /// replace them for that request (the conversation itself stays). `None` when nothing
+    /// handles `context`, the host is gone or its answer is not a list of messages.
+    pub async fn transform_context(&self, messages: &[AgentMessage]) -> Option<Vec<AgentMessage>> {
+        if !self.handles("context") {
+            return None;
+        }
+        let event = json!({"type": "context", "messages": messages});
+        let mut answer = self.intercept(event).await?;
+        match serde_json::from_value(answer.get_mut("messages").map(Value::take)?) {
+            Ok(messages) => Some(messages),
+            Err(error) => {
+                tracing::warn!(%error, "context handlers gave messages that cannot be sent");
+                None
+            }
+        }
     }
 
     /// Runs the `tool_call` handlers before the call `call_id` runs: they may change its

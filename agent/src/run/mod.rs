@@ -166,11 +166,16 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 context.push(message.clone());
                 new_messages.push(message);
             }
+            // Extensions' `context` handlers may rewrite what this request sends.
+            let transformed = match &tool_context.extension_tools {
+                Some(bridge) => bridge.transform_context(&context).await,
+                None => None,
+            };
             let request = LlmRequest {
                 model: model.clone(),
                 api_key: api_key.clone(),
                 system_prompt: system_prompt.clone(),
-                messages: convert_to_llm(&context),
+                messages: convert_to_llm(transformed.as_ref().unwrap_or(&context)),
                 tools: tools.clone(),
                 thinking_level,
                 session_id: Some(session_id.clone()),

@@ -41,6 +41,33 @@ pub(crate) struct WriteArgs {
     pub(crate) content: String,
 }
 
+/// Arguments of `grep`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GrepArgs {
+    pub(crate) pattern: String,
+    pub(crate) path: Option<String>,
+    pub(crate) glob: Option<String>,
+    pub(crate) ignore_case: bool,
+    pub(crate) literal: bool,
+    pub(crate) context: Option<f64>,
+    pub(crate) limit: Option<f64>,
+}
+
+/// Arguments of `find`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FindArgs {
+    pub(crate) pattern: String,
+    pub(crate) path: Option<String>,
+    pub(crate) limit: Option<f64>,
+}
+
+/// Arguments of `ls`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LsArgs {
+    pub(crate) path: Option<String>,
+    pub(crate) limit: Option<f64>,
+}
+
 /// Validated arguments of one of the tools.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ToolArgs {
@@ -48,6 +75,9 @@ pub(crate) enum ToolArgs {
     Bash(BashArgs),
     Edit(EditArgs),
     Write(WriteArgs),
+    Grep(GrepArgs),
+    Find(FindArgs),
+    Ls(LsArgs),
 }
 
 impl ToolArgs {
@@ -57,6 +87,9 @@ impl ToolArgs {
             Self::Bash(_) => "bash",
             Self::Edit(_) => "edit",
             Self::Write(_) => "write",
+            Self::Grep(_) => "grep",
+            Self::Find(_) => "find",
+            Self::Ls(_) => "ls",
         }
     }
 }
@@ -113,11 +146,33 @@ pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, String> {
                 })
                 .unwrap_or_default(),
         }),
+        "grep" => ToolArgs::Grep(GrepArgs {
+            pattern: string_field(&map, "pattern"),
+            path: optional_string(&map, "path"),
+            glob: optional_string(&map, "glob"),
+            ignore_case: map.get("ignoreCase").and_then(Value::as_bool) == Some(true),
+            literal: map.get("literal").and_then(Value::as_bool) == Some(true),
+            context: map.get("context").and_then(Value::as_f64),
+            limit: map.get("limit").and_then(Value::as_f64),
+        }),
+        "find" => ToolArgs::Find(FindArgs {
+            pattern: string_field(&map, "pattern"),
+            path: optional_string(&map, "path"),
+            limit: map.get("limit").and_then(Value::as_f64),
+        }),
+        "ls" => ToolArgs::Ls(LsArgs {
+            path: optional_string(&map, "path"),
+            limit: map.get("limit").and_then(Value::as_f64),
+        }),
         _ => ToolArgs::Write(WriteArgs {
             path: string_field(&map, "path"),
             content: string_field(&map, "content"),
         }),
     })
+}
+
+fn optional_string(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 fn string_field(map: &Map<String, Value>, key: &str) -> String {

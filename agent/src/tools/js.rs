@@ -220,6 +220,16 @@ impl Formatter for JsPretty<'_> {
     }
 }
 
+/// A JSON number as JavaScript writes it: integral values without a fraction.
+pub(crate) fn number_value(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() <= 9_007_199_254_740_991.0 {
+        // Exact: the value is an integer within the safe range.
+        #[allow(clippy::cast_possible_truncation)]
+        return Value::from(value as i64);
+    }
+    serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

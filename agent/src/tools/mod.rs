@@ -1,5 +1,5 @@
-//! The four built-in tools, `read`, `bash`, `edit` and `write`, as the reference pi 0.84.1 runs
-//! them: the same names and parameter schemas, the same argument coercion and validation errors,
+//! The built-in tools as the reference pi 0.84.1 runs them: the four default ones, `read`,
+//! `bash`, `edit` and `write`, and the optional `grep`, `find` and `ls` (offered with `--tools`): the same names and parameter schemas, the same argument coercion and validation errors,
 //! the same result texts, `details` objects, truncation rules and streamed partial results.
 //!
 //! The run loop calls [`prepare`] when a tool call starts (unknown tools and invalid arguments
@@ -10,10 +10,13 @@ mod args;
 mod bash;
 mod diff;
 mod edit;
+mod find;
 mod fs_error;
+mod grep;
 mod image;
 mod js;
 mod locks;
+mod ls;
 mod output;
 mod path;
 mod read;
@@ -38,7 +41,7 @@ pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 /// A tool as the model sees it: name, description and JSON schema of its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
-    /// The tool name (`read`, `bash`, `edit`, `write`).
+    /// The tool name (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`, or an extension's).
     pub name: &'static str,
     /// What the tool does, for the model.
     pub description: String,
@@ -46,7 +49,8 @@ pub struct ToolDefinition {
     pub parameters: Value,
 }
 
-/// The built-in tools, in the order the reference sends them to the provider.
+/// The built-in tools, in the reference's order: the four default ones, then `grep`, `find` and
+/// `ls`, which are offered only when `--tools` names them.
 pub fn builtin_tools() -> Vec<ToolDefinition> {
     schema::definitions()
 }
@@ -328,6 +332,9 @@ impl Prepared {
             Prepared::Builtin(args::ToolArgs::Bash(args)) => bash::run(args, ctx, on_update).await,
             Prepared::Builtin(args::ToolArgs::Edit(args)) => edit::run(args, ctx).await,
             Prepared::Builtin(args::ToolArgs::Write(args)) => write::run(args, ctx).await,
+            Prepared::Builtin(args::ToolArgs::Grep(args)) => grep::run(args, ctx).await,
+            Prepared::Builtin(args::ToolArgs::Find(args)) => find::run(args, ctx).await,
+            Prepared::Builtin(args::ToolArgs::Ls(args)) => ls::run(args, ctx).await,
             Prepared::Extension {
                 call_id,
                 name,

@@ -88,13 +88,74 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
                 }
             }),
         },
+        ToolDefinition {
+            name: "grep",
+            description: format!(
+                "Search the contents of files for a pattern and get the matching lines with their \
+                 file paths and line numbers. Files that .gitignore excludes are skipped. At most \
+                 {GREP_LIMIT} matches or {kb}KB of output come back, whichever is reached first, \
+                 and lines longer than {GREP_LINE} characters are cut."
+            ),
+            parameters: json!({
+                "type": "object",
+                "required": ["pattern"],
+                "properties": {
+                    "pattern": {"type": "string", "description": "What to look for: a regular expression, or plain text with literal"},
+                    "path": {"type": "string", "description": "Folder or file to search (the working folder when left out)"},
+                    "glob": {"type": "string", "description": "Only search files matching this glob, such as '*.rs' or '**/*.test.ts'"},
+                    "ignoreCase": {"type": "boolean", "description": "Ignore letter case (off when left out)"},
+                    "literal": {"type": "boolean", "description": "Take the pattern as plain text, not as a regular expression (off when left out)"},
+                    "context": {"type": "number", "description": "Lines to show before and after each match (none when left out)"},
+                    "limit": {"type": "number", "description": "Most matches to return (100 when left out)"}
+                }
+            }),
+        },
+        ToolDefinition {
+            name: "find",
+            description: format!(
+                "Find files by glob pattern and get their paths relative to the searched folder. \
+                 Files that .gitignore excludes are skipped. At most {FIND_LIMIT} results or \
+                 {kb}KB of output come back, whichever is reached first."
+            ),
+            parameters: json!({
+                "type": "object",
+                "required": ["pattern"],
+                "properties": {
+                    "pattern": {"type": "string", "description": "Glob the files must match, such as '*.rs', '**/*.json' or 'src/**/*.test.ts'"},
+                    "path": {"type": "string", "description": "Folder to search (the working folder when left out)"},
+                    "limit": {"type": "number", "description": "Most results to return (1000 when left out)"}
+                }
+            }),
+        },
+        ToolDefinition {
+            name: "ls",
+            description: format!(
+                "List a folder: its entries in alphabetical order, dotfiles included, folders \
+                 marked with a trailing '/'. At most {LS_LIMIT} entries or {kb}KB of output come \
+                 back, whichever is reached first."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Folder to list (the working folder when left out)"},
+                    "limit": {"type": "number", "description": "Most entries to return (500 when left out)"}
+                }
+            }),
+        },
     ]
 }
+
+/// Default limits of the listing tools, as their descriptions state them.
+const GREP_LIMIT: usize = 100;
+const GREP_LINE: usize = super::grep::MAX_LINE_LENGTH;
+const FIND_LIMIT: usize = 1000;
+const LS_LIMIT: usize = 500;
 
 /// The shape of an argument value, as far as validation needs it.
 pub(crate) enum Node {
     String,
     Number,
+    Boolean,
     Array(Box<Node>),
     /// Properties in schema order: name, shape, required.
     Object(Vec<(&'static str, Node, bool)>),
@@ -122,6 +183,21 @@ pub(crate) fn node_for(name: &str) -> Option<Node> {
             ),
         ]),
         "write" => Object(vec![("path", String, true), ("content", String, true)]),
+        "grep" => Object(vec![
+            ("pattern", String, true),
+            ("path", String, false),
+            ("glob", String, false),
+            ("ignoreCase", Node::Boolean, false),
+            ("literal", Node::Boolean, false),
+            ("context", Number, false),
+            ("limit", Number, false),
+        ]),
+        "find" => Object(vec![
+            ("pattern", String, true),
+            ("path", String, false),
+            ("limit", Number, false),
+        ]),
+        "ls" => Object(vec![("path", String, false), ("limit", Number, false)]),
         _ => return None,
     })
 }
@@ -148,6 +224,17 @@ pub(crate) fn convert(node: &Node, value: &mut Value) {
             if let Some(number) = number.and_then(Number::from_f64) {
                 *value = Value::Number(number);
             }
+        }
+        Node::Boolean => {
+            let flag = match value {
+                Value::Number(number) if number.as_f64() == Some(0.0) => false,
+                Value::Number(number) if number.as_f64() == Some(1.0) => true,
+                Value::Null => false,
+                Value::String(text) if text.to_lowercase() == "false" || text == "0" => false,
+                Value::String(text) if text.to_lowercase() == "true" || text == "1" => true,
+                _ => return,
+            };
+            *value = Value::Bool(flag);
         }
         Node::Array(items) => {
             if !value.is_array() {
@@ -231,7 +318,10 @@ fn collect_errors(
     match node {
         Node::String if !value.is_string() => found.push((here(path), "must be string".into())),
         Node::Number if !value.is_number() => found.push((here(path), "must be number".into())),
-        Node::String | Node::Number => {}
+        Node::Boolean if !value.is_boolean() => {
+            found.push((here(path), "must be boolean".into()));
+        }
+        Node::String | Node::Number | Node::Boolean => {}
         Node::Array(items) => match value {
             Value::Array(elements) => {
                 for (index, element) in elements.iter().enumerate() {

@@ -36,7 +36,7 @@ pub(crate) struct Truncation {
 }
 
 impl Truncation {
-    fn whole(content: &str, lines: usize) -> Self {
+    fn whole(content: &str, lines: usize, max_lines: usize) -> Self {
         Self {
             content: content.to_string(),
             truncated: false,
@@ -47,7 +47,7 @@ impl Truncation {
             output_bytes: content.len(),
             last_line_partial: false,
             first_line_exceeds_limit: false,
-            max_lines: DEFAULT_MAX_LINES,
+            max_lines,
             max_bytes: DEFAULT_MAX_BYTES,
         }
     }
@@ -65,11 +65,20 @@ fn split_lines(content: &str) -> Vec<&str> {
     lines
 }
 
+/// Most lines of the listing tools (`grep`, `find`, `ls`), which cap only bytes: JavaScript's
+/// `Number.MAX_SAFE_INTEGER`, as the reference reports it.
+pub(crate) const UNLIMITED_LINES: usize = 9_007_199_254_740_991;
+
 /// Keeps the first lines of `content` within the default limits.
 pub(crate) fn truncate_head(content: &str) -> Truncation {
+    truncate_head_lines(content, DEFAULT_MAX_LINES)
+}
+
+/// Keeps the first lines of `content` within `max_lines` lines and the default byte limit.
+pub(crate) fn truncate_head_lines(content: &str, max_lines: usize) -> Truncation {
     let lines = split_lines(content);
-    let mut result = Truncation::whole(content, lines.len());
-    if lines.len() <= DEFAULT_MAX_LINES && content.len() <= DEFAULT_MAX_BYTES {
+    let mut result = Truncation::whole(content, lines.len(), max_lines);
+    if lines.len() <= max_lines && content.len() <= DEFAULT_MAX_BYTES {
         return result;
     }
     result.truncated = true;
@@ -84,7 +93,7 @@ pub(crate) fn truncate_head(content: &str) -> Truncation {
     let mut kept = 0;
     let mut bytes = 0;
     let mut by = TruncatedBy::Lines;
-    for (index, line) in lines.iter().enumerate().take(DEFAULT_MAX_LINES) {
+    for (index, line) in lines.iter().enumerate().take(max_lines) {
         let cost = line.len() + usize::from(index > 0);
         if bytes + cost > DEFAULT_MAX_BYTES {
             by = TruncatedBy::Bytes;
@@ -93,7 +102,7 @@ pub(crate) fn truncate_head(content: &str) -> Truncation {
         kept += 1;
         bytes += cost;
     }
-    if kept >= DEFAULT_MAX_LINES && bytes <= DEFAULT_MAX_BYTES {
+    if kept >= max_lines && bytes <= DEFAULT_MAX_BYTES {
         by = TruncatedBy::Lines;
     }
     result.content = lines[..kept].join("\n");
@@ -106,7 +115,7 @@ pub(crate) fn truncate_head(content: &str) -> Truncation {
 /// Keeps the last lines of `content` within the default limits.
 pub(crate) fn truncate_tail(content: &str) -> Truncation {
     let lines = split_lines(content);
-    let mut result = Truncation::whole(content, lines.len());
+    let mut result = Truncation::whole(content, lines.len(), DEFAULT_MAX_LINES);
     if lines.len() <= DEFAULT_MAX_LINES && content.len() <= DEFAULT_MAX_BYTES {
         return result;
     }

@@ -1,6 +1,8 @@
 //! Helpers shared by the tool tests (`tools_*.rs`).
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod reference;
+
 /// An encoded test image of `width` × `height` with some variety in its pixels.
 pub fn encoded_image(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
     let pixels = image::RgbImage::from_fn(width, height, |x, y| {

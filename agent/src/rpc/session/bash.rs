@@ -125,7 +125,12 @@ impl Session {
         }
     }
 
-    fn record_bash(&mut self, command: String, result: &BashResult, exclude: Option<bool>) {
+    pub(super) fn record_bash(
+        &mut self,
+        command: String,
+        result: &BashResult,
+        exclude: Option<bool>,
+    ) {
         let message = AgentMessage::BashExecution(BashExecutionMessage {
             command,
             output: result.output.clone(),

@@ -139,8 +139,10 @@ impl Session {
                     .find(|model| model.provider == set.provider && model.id == set.model_id);
                 match found {
                     Some(model) => {
+                        let previous = self.model.clone();
                         self.switch_model(model.clone(), None).await;
-                        self.respond(id, kind, &model).await;
+                        self.respond_after_model_select(id, kind, &model, &previous, "set")
+                            .await;
                     }
                     None => {
                         let message = format!("Model not found: {}/{}", set.provider, set.model_id);
@@ -217,7 +219,7 @@ impl Session {
                 let commands = super::stats::commands_data(extension_commands, &self.resources);
                 self.respond(id, kind, &commands).await;
             }
-            Command::Bash(bash) => self.start_bash(id, bash),
+            Command::Bash(bash) => self.user_bash(id, bash).await,
             Command::AbortBash(_) => {
                 self.abort_bash();
                 self.write(&Response::ok(id, kind)).await;
@@ -406,6 +408,7 @@ impl Session {
             .position(|scoped| same_model(&scoped.model, &self.model))
             .unwrap_or(0);
         let next = candidates[(current + 1) % candidates.len()].clone();
+        let previous = self.model.clone();
         self.switch_model(next.model.clone(), next.thinking_level)
             .await;
         let result = CycleModelResult {
@@ -413,7 +416,8 @@ impl Session {
             thinking_level: self.thinking_level,
             is_scoped,
         };
-        self.respond(id, "cycle_model", &result).await;
+        self.respond_after_model_select(id, "cycle_model", &result, &previous, "cycle")
+            .await;
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.

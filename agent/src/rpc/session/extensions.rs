@@ -34,6 +34,9 @@ enum Pending {
     /// The `before_agent_start` handlers of the prompt with this id, about to run these
     /// messages.
     BeforeStart(Option<RequestId>, Vec<AgentMessage>),
+    /// The `before_agent_start` handlers of a user message an extension sent while the agent
+    /// was idle.
+    UserBeforeStart(Vec<AgentMessage>),
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
     /// The `session_before_switch` or `session_before_fork` handlers, which may cancel the
@@ -43,7 +46,11 @@ enum Pending {
     Shutdown(AfterShutdown),
     /// The `session_start` handlers after a replacement; then the command is answered
     /// (`command`, with `data`).
-    Started(Option<RequestId>, &'static str, Value),
+    Started(Box<AfterReload>),
+    /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
+    UserBash(Option<RequestId>, pi_rpc_protocol::command::BashCommand),
+    /// Handlers (of `model_select`) that run before `command` is answered with `data`.
+    Respond(Option<RequestId>, &'static str, Value),
     /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
     Compacted(Box<super::compaction::CompactionEnd>),
 }
@@ -76,6 +83,19 @@ impl AfterShutdown {
     }
 }
 
+/// A replacement's answer, waiting for the extensions' reload and `session_start` handlers.
+#[derive(Debug)]
+pub(super) struct AfterReload {
+    id: Option<RequestId>,
+    command: &'static str,
+    data: Value,
+    /// The `session_start` event.
+    event: Value,
+    /// How many more times `session_start` is emitted: the reference emits it twice to the
+    /// new instances (once as they start, once as the RPC mode rebinds the session).
+    again: u8,
+}
+
 /// The extension host and what waits for it.
 #[derive(Debug)]
 pub(crate) struct Extensions {
@@ -90,9 +110,14 @@ pub(crate) struct Extensions {
     next_id: u64,
     /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
     next_turn: Vec<AgentMessage>,
-    /// `sendUserMessage` messages sent by a running command: their run starts once the
-    /// command's prompt is answered, as in the reference.
-    after_command: Vec<AgentMessage>,
+    /// `sendUserMessage` messages sent by a running command (each the prompts of one run):
+    /// their run starts once the command's prompt is answered, as in the reference.
+    after_command: Vec<Vec<AgentMessage>>,
+    /// The answer of a command that is done, waiting for the `before_agent_start` handlers of
+    /// the user messages it sent.
+    command_answer: Option<Option<RequestId>>,
+    /// Errors of user messages a running command sent, reported after its answer.
+    errors_after_command: Vec<Event>,
     /// Where a run that a command started with `sendMessage(.., {triggerTurn})` is.
     triggered: Triggered,
     /// The answer to the command that started that run, written after its `agent_start`.
@@ -103,6 +128,8 @@ pub(crate) struct Extensions {
     replace_allowed: bool,
     /// The `session_shutdown` handlers of the replacement being carried out are done.
     shut_down: bool,
+    /// The extensions are being loaded afresh for a replaced session; then this goes on.
+    reloading: Option<Box<AfterReload>>,
 }
 
 /// A run a running command triggered: the reference answers the command between the run's
@@ -129,11 +156,14 @@ impl Extensions {
             next_id: 0,
             next_turn: Vec::new(),
             after_command: Vec::new(),
+            command_answer: None,
+            errors_after_command: Vec::new(),
             triggered: Triggered::No,
             response_after_start: None,
             system_prompt: None,
             replace_allowed: false,
             shut_down: false,
+            reloading: None,
         }
     }
 }
@@ -143,6 +173,7 @@ impl Extensions {
 pub(super) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
     extensions.as_ref().is_none_or(|ext| {
         ext.ready
+            && ext.reloading.is_none()
             && !ext
                 .pending
                 .values()
@@ -173,6 +204,17 @@ pub(super) fn accepts_run_events(extensions: &Option<Extensions>) -> bool {
     extensions
         .as_ref()
         .is_none_or(|ext| ext.held.is_none() && ext.triggered != Triggered::AfterStart)
+}
+
+/// Tells a live host that handles `input` whether the agent runs now (the `input` event of
+/// `pi.sendUserMessage` names its delivery only during a run).
+pub(super) fn streaming_changed(extensions: &Option<Extensions>, value: bool) {
+    if let Some(ext) = extensions
+        && !ext.gone
+        && ext.host.handles("input")
+    {
+        ext.host.set_streaming(value);
+    }
 }
 
 /// The host's next message; never resolves without a live host.
@@ -368,9 +410,12 @@ impl Session {
                     self.complete(pending, result).await;
                 }
             }
-            HostMessage::Loaded { .. } => {
-                tracing::warn!("the extension host reported loading twice");
-            }
+            HostMessage::Loaded {
+                commands,
+                tools,
+                events,
+                error,
+            } => self.reloaded(commands, &tools, events, error).await,
             // The host's reader hands these to the waiting tool call.
             HostMessage::ToolUpdate { .. }
             | HostMessage::ToolResult { .. }
@@ -408,7 +453,9 @@ impl Session {
                 }
                 self.carry_out(then).await;
             }
-            Pending::Started(id, command, data) => self.respond(id, command, &data).await,
+            Pending::Started(after) => self.start_replaced(after).await,
+            Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
+            Pending::UserBash(id, bash) => self.after_user_bash(id, bash, result).await,
             Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => {
                 if let Some(ext) = &mut self.extensions {
@@ -425,21 +472,48 @@ impl Session {
                     }
                 }
             }
+            Pending::UserBeforeStart(prompts) => {
+                self.after_user_before_start(prompts, result).await;
+            }
             Pending::Command(id) => {
                 let Some(ext) = &mut self.extensions else {
                     return;
                 };
-                match ext.triggered {
-                    Triggered::BeforeStart => ext.response_after_start = Some(id),
-                    Triggered::AfterStart => {
-                        ext.triggered = Triggered::No;
-                        self.write(&Response::ok(id, "prompt")).await;
-                    }
-                    Triggered::No => self.write(&Response::ok(id, "prompt")).await,
+                let waiting = ext
+                    .pending
+                    .values()
+                    .any(|pending| matches!(pending, Pending::UserBeforeStart(_)));
+                if waiting {
+                    ext.command_answer = Some(id);
+                    return;
                 }
-                self.start_after_command();
+                self.finish_command(id).await;
             }
         }
+    }
+
+    /// Answers an extension command that is done, then reports what waited for its answer.
+    async fn finish_command(&mut self, id: Option<RequestId>) {
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        match ext.triggered {
+            Triggered::BeforeStart => ext.response_after_start = Some(id),
+            Triggered::AfterStart => {
+                ext.triggered = Triggered::No;
+                self.write(&Response::ok(id, "prompt")).await;
+            }
+            Triggered::No => self.write(&Response::ok(id, "prompt")).await,
+        }
+        let errors = self
+            .extensions
+            .as_mut()
+            .map(|ext| std::mem::take(&mut ext.errors_after_command))
+            .unwrap_or_default();
+        for error in errors {
+            self.emit(error).await;
+        }
+        self.start_after_command();
     }
 
     /// After a run's `agent_start`: the command that triggered the run is answered now, or the

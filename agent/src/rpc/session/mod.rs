@@ -533,6 +533,7 @@ impl Session {
             return;
         }
         self.streaming = false;
+        extensions::streaming_changed(&self.extensions, false);
         self.flush_pending_bash();
         if self.hold_settled_for_extensions().await {
             return;
@@ -575,6 +576,9 @@ impl Session {
             cancel: cancel.clone(),
             batch_updates: !extensions::handles_event(&self.extensions, "message_update"),
         };
+        if !self.streaming {
+            extensions::streaming_changed(&self.extensions, true);
+        }
         self.streaming = true;
         self.run = Some(ActiveRun { cancel });
         tokio::spawn(crate::run::run(spec, self.run_tx.clone()));

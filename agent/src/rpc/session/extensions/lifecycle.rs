@@ -2,11 +2,12 @@
 //! `session_start` around session replacements and at the end of input, and `session_compact`
 //! after a compaction is saved. Each waits for its handlers, as in the reference.
 
-use pi_rpc_protocol::RequestId;
+use pi_rpc_protocol::response::BashResult;
+use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
 
-use super::{AfterShutdown, Pending, Session, handles_event, next_message};
-use crate::extensions::HostMessage;
+use super::{AfterReload, AfterShutdown, Pending, Session, handles_event, next_message};
+use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
 use crate::rpc::session::replace::Replacement;
 
 impl Session {
@@ -43,7 +44,23 @@ impl Session {
         if !handles_event(&self.extensions, "session_shutdown") {
             return false;
         }
-        let event = json!({"type": "session_shutdown", "reason": reason});
+        // As in the reference, an entry that cannot be forked fails the fork before the old
+        // session shuts down.
+        if let AfterShutdown::Replace(_, Replacement::Fork(entry_id)) = &then
+            && self
+                .store
+                .entry(entry_id)
+                .is_none_or(|entry| entry.message_role() != Some("user"))
+        {
+            let message = crate::session::Error::InvalidForkEntry.to_string();
+            self.write(&Response::error(then.id(), Some("fork"), message))
+                .await;
+            return true;
+        }
+        let mut event = json!({"type": "session_shutdown", "reason": reason});
+        if let AfterShutdown::Replace(_, Replacement::Switch(path)) = &then {
+            event["targetSessionFile"] = self.config.cwd.join(path).display().to_string().into();
+        }
         self.send_event(Pending::Shutdown(then), &event).await
     }
 
@@ -125,8 +142,8 @@ impl Session {
         None
     }
 
-    /// Answers a session replacement after the `session_start` handlers (with `reason` and
-    /// the session file left, if any).
+    /// Answers a session replacement after the extensions are loaded afresh and their
+    /// `session_start` handlers ran (with `reason` and the session file left, if any).
     pub(in crate::rpc::session) async fn respond_replaced<T: serde::Serialize>(
         &mut self,
         id: Option<RequestId>,
@@ -135,22 +152,147 @@ impl Session {
         reason: &str,
         previous: Option<std::path::PathBuf>,
     ) {
-        if handles_event(&self.extensions, "session_start") {
-            let mut event = json!({"type": "session_start", "reason": reason});
-            if let (Some(previous), Some(fields)) = (previous, event.as_object_mut()) {
-                fields.insert(
-                    "previousSessionFile".into(),
-                    previous.display().to_string().into(),
-                );
+        let mut event = json!({"type": "session_start", "reason": reason});
+        if let (Some(previous), Some(fields)) = (previous, event.as_object_mut()) {
+            fields.insert(
+                "previousSessionFile".into(),
+                previous.display().to_string().into(),
+            );
+        }
+        let after = Box::new(AfterReload {
+            id,
+            command,
+            data: serde_json::to_value(data).unwrap_or(Value::Null),
+            event,
+            again: 2,
+        });
+        if let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) {
+            // What the old instances left for their session goes with it.
+            ext.next_turn.clear();
+            ext.after_command.clear();
+            ext.system_prompt = None;
+            match ext.host.reload().await {
+                Ok(()) => {
+                    ext.reloading = Some(after);
+                    return;
+                }
+                Err(error) => tracing::error!(%error, "cannot reload the extensions"),
             }
+        }
+        self.start_replaced(after).await;
+    }
+
+    /// The extensions are loaded afresh (`Loaded` from the host): the replacement goes on.
+    pub(in crate::rpc::session) async fn reloaded(
+        &mut self,
+        commands: Vec<RegisteredCommand>,
+        tools: &[RegisteredTool],
+        events: Vec<String>,
+        error: Option<String>,
+    ) {
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        let Some(after) = ext.reloading.take() else {
+            tracing::warn!("the extension host reported loading unasked");
+            return;
+        };
+        if let Some(error) = error {
+            tracing::error!(%error, "the extensions failed to load again");
+        }
+        ext.host.loaded(commands, tools, events);
+        self.start_replaced(after).await;
+    }
+
+    /// Emits `session_start` to the new instances (as often as `after` says), then answers
+    /// the replacement.
+    pub(in crate::rpc::session) async fn start_replaced(&mut self, mut after: Box<AfterReload>) {
+        if after.again > 0
+            && handles_event(&self.extensions, "session_start")
+            && let Some(ext) = self.extensions.as_mut()
+        {
+            after.again -= 1;
+            let id = ext.next_id;
+            ext.next_id += 1;
+            match ext.host.emit(id, &after.event).await {
+                Ok(()) => {
+                    ext.pending.insert(id, Pending::Started(after));
+                    return;
+                }
+                Err(error) => tracing::error!(%error, "cannot send an event to the extension host"),
+            }
+        }
+        self.respond(after.id, after.command, &after.data).await;
+    }
+
+    /// Answers `set_model` or `cycle_model` (`source` `set` or `cycle`) after the
+    /// `model_select` handlers, when the model changed from `previous`.
+    pub(in crate::rpc::session) async fn respond_after_model_select<T: serde::Serialize>(
+        &mut self,
+        id: Option<RequestId>,
+        command: &'static str,
+        data: &T,
+        previous: &pi_rpc_protocol::model::Model,
+        source: &str,
+    ) {
+        let changed = previous.provider != self.model.provider || previous.id != self.model.id;
+        if changed && handles_event(&self.extensions, "model_select") {
+            let mut event = serde_json::Map::new();
+            event.insert("type".into(), "model_select".into());
+            event.insert("model".into(), json!(self.model));
+            if previous.provider != "unknown" {
+                event.insert("previousModel".into(), json!(previous));
+            }
+            event.insert("source".into(), source.into());
             let data = serde_json::to_value(data).unwrap_or(Value::Null);
-            if self
-                .send_event(Pending::Started(id.clone(), command, data.clone()), &event)
-                .await
-            {
+            let pending = Pending::Respond(id.clone(), command, data.clone());
+            if self.send_event(pending, &Value::Object(event)).await {
                 return;
             }
         }
         self.respond(id, command, data).await;
+    }
+
+    /// The `bash` command: its `user_bash` handlers first, when there are some.
+    pub(in crate::rpc::session) async fn user_bash(
+        &mut self,
+        id: Option<RequestId>,
+        bash: pi_rpc_protocol::command::BashCommand,
+    ) {
+        if handles_event(&self.extensions, "user_bash") {
+            let event = json!({
+                "type": "user_bash",
+                "command": bash.command,
+                "excludeFromContext": bash.exclude_from_context.unwrap_or(false),
+                "cwd": self.config.cwd.display().to_string(),
+            });
+            let pending = Pending::UserBash(id.clone(), bash.clone());
+            if self.send_event(pending, &event).await {
+                return;
+            }
+        }
+        self.start_bash(id, bash);
+    }
+
+    /// A handler's `result` answers the command (and is recorded as the command's run); else
+    /// the command runs.
+    pub(super) async fn after_user_bash(
+        &mut self,
+        id: Option<RequestId>,
+        bash: pi_rpc_protocol::command::BashCommand,
+        result: Option<Value>,
+    ) {
+        let Some(answer) = result.and_then(|mut result| result.get_mut("result").map(Value::take))
+        else {
+            self.start_bash(id, bash);
+            return;
+        };
+        match serde_json::from_value::<BashResult>(answer.clone()) {
+            Ok(recorded) => {
+                self.record_bash(bash.command, &recorded, bash.exclude_from_context);
+            }
+            Err(error) => tracing::warn!(%error, "a user_bash result that cannot be recorded"),
+        }
+        self.respond(id, "bash", &answer).await;
     }
 }

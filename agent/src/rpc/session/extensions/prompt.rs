@@ -4,7 +4,7 @@
 
 use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::content::{MessageContent, TaggedImage, TextContent, UserContent};
-use pi_rpc_protocol::event::{Event, MessageEvent};
+use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::Value;
@@ -18,26 +18,28 @@ impl Session {
         let Some(ext) = &mut self.extensions else {
             return;
         };
-        let messages = std::mem::take(&mut ext.after_command);
-        let mut messages = messages.into_iter();
-        let Some(first) = messages.next() else {
+        let runs = std::mem::take(&mut ext.after_command);
+        let mut runs = runs.into_iter();
+        let Some(first) = runs.next() else {
             return;
         };
         if self.streaming {
-            self.follow_up_queue.push_back(first);
+            self.follow_up_queue.extend(first);
         } else {
-            self.start_run(vec![first], false);
+            self.start_run(first, false);
         }
         // Later ones wait for the first to finish, as queued follow-ups do.
-        self.follow_up_queue.extend(messages);
+        self.follow_up_queue.extend(runs.flatten());
     }
 
     /// Whether an extension command is running (its prompt not answered yet).
     pub(super) fn command_running(&self) -> bool {
         self.extensions.as_ref().is_some_and(|ext| {
-            ext.pending
-                .values()
-                .any(|pending| matches!(pending, Pending::Command(_)))
+            ext.command_answer.is_some()
+                || ext
+                    .pending
+                    .values()
+                    .any(|pending| matches!(pending, Pending::Command(_)))
         })
     }
 
@@ -83,8 +85,10 @@ impl Session {
         }
     }
 
-    /// `pi.sendUserMessage`: during a run it is queued as a steering or follow-up message (as
-    /// `deliverAs` says); else it starts a run, after the command that sent it is answered.
+    /// `pi.sendUserMessage`, after its `input` handlers (run by the host): during a run it is
+    /// queued as a steering or follow-up message (as `deliverAs` says; without it the message
+    /// fails as the reference fails it); else its run starts after the `before_agent_start`
+    /// handlers, and after the answer of the command that sent it.
     pub(super) async fn extension_user_message(
         &mut self,
         text: String,
@@ -114,19 +118,72 @@ impl Session {
                     self.emit_queue_update().await;
                     self.steering_queue.push_back(message);
                 }
-                None => tracing::warn!(
-                    "an extension sent a user message during a run without deliverAs; dropped"
-                ),
+                None => self.user_message_failed(BUSY).await,
             }
             return;
         }
+        let prompts = vec![message];
+        if handles_event(&self.extensions, "before_agent_start") {
+            let event = self.before_agent_start_event(&prompts);
+            if self
+                .send_event(Pending::UserBeforeStart(prompts.clone()), &event)
+                .await
+            {
+                return;
+            }
+        }
+        self.start_user_message_run(prompts);
+    }
+
+    /// The `before_agent_start` handlers of an extension's user message are done.
+    pub(super) async fn after_user_before_start(
+        &mut self,
+        mut prompts: Vec<AgentMessage>,
+        result: Option<Value>,
+    ) {
+        self.apply_before_agent_start(&mut prompts, result);
+        self.start_user_message_run(prompts);
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        let waiting = ext
+            .pending
+            .values()
+            .any(|pending| matches!(pending, Pending::UserBeforeStart(_)));
+        if !waiting && let Some(id) = ext.command_answer.take() {
+            self.finish_command(id).await;
+        }
+    }
+
+    /// Starts the run of an extension's user message, or keeps it for after the answer of the
+    /// command that sent it.
+    fn start_user_message_run(&mut self, prompts: Vec<AgentMessage>) {
         if self.command_running() {
             if let Some(ext) = &mut self.extensions {
-                ext.after_command.push(message);
+                ext.after_command.push(prompts);
             }
+        } else if self.streaming {
+            self.follow_up_queue.extend(prompts);
         } else {
-            self.start_run(vec![message], false);
+            self.start_run(prompts, false);
         }
+    }
+
+    /// An extension's user message cannot be delivered: an `extension_error`, after the answer
+    /// of the command that sent it (as the reference's asynchronous failure comes).
+    async fn user_message_failed(&mut self, error: &str) {
+        let event = Event::ExtensionError(ExtensionErrorEvent {
+            extension_path: "<runtime>".into(),
+            event: "send_user_message".into(),
+            error: error.into(),
+        });
+        if self.command_running()
+            && let Some(ext) = &mut self.extensions
+        {
+            ext.errors_after_command.push(event);
+            return;
+        }
+        self.emit(event).await;
     }
 
     /// A prompt's `input` event: its handlers may transform the text or handle it themselves.
@@ -199,24 +256,30 @@ impl Session {
         prompts: Vec<AgentMessage>,
     ) {
         if handles_event(&self.extensions, "before_agent_start") {
-            let (text, images) = prompt_text_and_images(&prompts);
-            let mut event = serde_json::Map::new();
-            event.insert("type".into(), "before_agent_start".into());
-            event.insert("prompt".into(), text.into());
-            if let Some(images) = images {
-                event.insert("images".into(), images);
-            }
-            event.insert(
-                "systemPrompt".into(),
-                self.resources.system_prompt(&self.config.cwd).into(),
-            );
+            let event = self.before_agent_start_event(&prompts);
             let pending = Pending::BeforeStart(id.clone(), prompts.clone());
-            if self.send_event(pending, &Value::Object(event)).await {
+            if self.send_event(pending, &event).await {
                 return;
             }
         }
         self.write(&Response::ok(id, "prompt")).await;
         self.start_run(prompts, false);
+    }
+
+    /// The `before_agent_start` event of a run that starts with `prompts`.
+    fn before_agent_start_event(&self, prompts: &[AgentMessage]) -> Value {
+        let (text, images) = prompt_text_and_images(prompts);
+        let mut event = serde_json::Map::new();
+        event.insert("type".into(), "before_agent_start".into());
+        event.insert("prompt".into(), text.into());
+        if let Some(images) = images {
+            event.insert("images".into(), images);
+        }
+        event.insert(
+            "systemPrompt".into(),
+            self.resources.system_prompt(&self.config.cwd).into(),
+        );
+        Value::Object(event)
     }
 
     pub(super) async fn after_before_agent_start(
@@ -225,6 +288,14 @@ impl Session {
         mut prompts: Vec<AgentMessage>,
         result: Option<Value>,
     ) {
+        self.apply_before_agent_start(&mut prompts, result);
+        self.write(&Response::ok(id, "prompt")).await;
+        self.start_run(prompts, false);
+    }
+
+    /// What the `before_agent_start` handlers decided: messages after the prompts, and the
+    /// system prompt of the run.
+    fn apply_before_agent_start(&mut self, prompts: &mut Vec<AgentMessage>, result: Option<Value>) {
         let result = result.unwrap_or(Value::Null);
         for message in result
             .get("messages")
@@ -242,8 +313,6 @@ impl Session {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
         }
-        self.write(&Response::ok(id, "prompt")).await;
-        self.start_run(prompts, false);
     }
 
     /// The system prompt `before_agent_start` handlers set for the run starting now.
@@ -277,6 +346,10 @@ impl Session {
         ));
     }
 }
+
+/// Why a user message an extension sends during a run without `deliverAs` fails (the
+/// reference's words).
+const BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
 
 /// The custom message an extension sent, as it joins the conversation.
 fn custom_message(message: OutgoingCustomMessage) -> CustomMessage {
