@@ -9,11 +9,10 @@ use std::path::Path;
 
 use globset::GlobBuilder;
 use ignore::WalkBuilder;
-use serde_json::{Map, Value};
 
 use super::args::FindArgs;
-use super::truncate::{DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head_lines};
-use super::{ToolContext, ToolError, ToolOutcome, ToolResult, js, path, text_block};
+use super::listing::Listing;
+use super::{ToolContext, ToolError, ToolOutcome, ToolResult, path, text_block};
 
 /// Results returned when the call gives no limit.
 const DEFAULT_LIMIT: f64 = 1000.0;
@@ -106,28 +105,15 @@ fn find(args: &FindArgs, cwd: &Path, cancel: &tokio_util::sync::CancellationToke
         ));
     }
 
-    let truncation = truncate_head_lines(&found.join("\n"), UNLIMITED_LINES);
-    let mut output = truncation.content.clone();
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut listing = Listing::new(&found);
     if found.len() as f64 >= limit {
-        notices.push(format!(
-            "{} results limit reached. Use limit={} for more, or refine pattern",
-            js::number_to_string(limit),
-            js::number_to_string(limit * 2.0)
-        ));
-        details.insert("resultLimitReached".into(), js::number_value(limit));
-    }
-    if truncation.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert(
-            "truncation".into(),
-            serde_json::to_value(&truncation).unwrap_or_default(),
+        listing.limit_reached(
+            "results",
+            "resultLimitReached",
+            limit,
+            ", or refine pattern",
         );
     }
-    if !notices.is_empty() {
-        output.push_str(&format!("\n\n[{}]", notices.join(". ")));
-    }
-    let details = (!details.is_empty()).then_some(Value::Object(details));
-    Ok(ToolOutcome::success(vec![text_block(output)], details))
+    listing.note_truncation();
+    Ok(listing.finish())
 }

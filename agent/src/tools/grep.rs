@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use regex::bytes::RegexBuilder;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::args::GrepArgs;
-use super::truncate::{DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head_lines};
+use super::listing::Listing;
 use super::{ToolContext, ToolError, ToolOutcome, ToolResult, js, path, text_block};
 
 /// Matches returned when the call gives no limit.
@@ -160,36 +160,21 @@ fn search(args: &GrepArgs, cwd: &Path, cancel: &tokio_util::sync::CancellationTo
         }
     }
 
-    let truncation = truncate_head_lines(&rows.join("\n"), UNLIMITED_LINES);
-    let mut output = truncation.content.clone();
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut listing = Listing::new(&rows);
     if limit_reached {
-        notices.push(format!(
-            "{} matches limit reached. Use limit={} for more, or refine pattern",
-            js::number_to_string(limit),
-            js::number_to_string(limit * 2.0)
-        ));
-        details.insert("matchLimitReached".into(), js::number_value(limit));
+        listing.limit_reached("matches", "matchLimitReached", limit, ", or refine pattern");
     }
-    if truncation.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert(
-            "truncation".into(),
-            serde_json::to_value(&truncation).unwrap_or_default(),
+    listing.note_truncation();
+    if lines_cut {
+        listing.notice(
+            format!(
+                "Some lines truncated to {MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+            ),
+            "linesTruncated",
+            Value::Bool(true),
         );
     }
-    if lines_cut {
-        notices.push(format!(
-            "Some lines truncated to {MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-        ));
-        details.insert("linesTruncated".into(), Value::Bool(true));
-    }
-    if !notices.is_empty() {
-        output.push_str(&format!("\n\n[{}]", notices.join(". ")));
-    }
-    let details = (!details.is_empty()).then_some(Value::Object(details));
-    Ok(ToolOutcome::success(vec![text_block(output)], details))
+    Ok(listing.finish())
 }
 
 /// The files under `root` that ripgrep would search, in name order.

@@ -5,12 +5,11 @@
 use std::cmp::Ordering;
 use std::path::Path;
 
-use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
 use super::args::LsArgs;
-use super::truncate::{DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head_lines};
-use super::{ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, js, path, text_block};
+use super::listing::Listing;
+use super::{ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, path, text_block};
 
 /// Entries listed when the call gives no limit.
 const DEFAULT_LIMIT: f64 = 500.0;
@@ -79,30 +78,12 @@ fn list(args: &LsArgs, cwd: &Path) -> ToolResult {
             None,
         ));
     }
-    let truncation = truncate_head_lines(&listed.join("\n"), UNLIMITED_LINES);
-    let mut output = truncation.content.clone();
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut listing = Listing::new(&listed);
     if limit_reached {
-        notices.push(format!(
-            "{} entries limit reached. Use limit={} for more",
-            js::number_to_string(limit),
-            js::number_to_string(limit * 2.0)
-        ));
-        details.insert("entryLimitReached".into(), js::number_value(limit));
+        listing.limit_reached("entries", "entryLimitReached", limit, "");
     }
-    if truncation.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert(
-            "truncation".into(),
-            serde_json::to_value(&truncation).unwrap_or_default(),
-        );
-    }
-    if !notices.is_empty() {
-        output.push_str(&format!("\n\n[{}]", notices.join(". ")));
-    }
-    let details = (!details.is_empty()).then_some(Value::Object(details));
-    Ok(ToolOutcome::success(vec![text_block(output)], details))
+    listing.note_truncation();
+    Ok(listing.finish())
 }
 
 /// Orders two (case-folded) names as ICU's root collation does, near enough for file names:

@@ -15,6 +15,7 @@ mod fs_error;
 mod grep;
 mod image;
 mod js;
+mod listing;
 mod locks;
 mod ls;
 mod output;
