@@ -333,6 +333,36 @@ pub enum Event {
 }
 
 impl Event {
+    /// The event's `type` as written on the wire, without serialising it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::AgentStart(_) => "agent_start",
+            Event::AgentEnd(_) => "agent_end",
+            Event::AgentSettled(_) => "agent_settled",
+            Event::TurnStart(_) => "turn_start",
+            Event::TurnEnd(_) => "turn_end",
+            Event::MessageStart(_) => "message_start",
+            Event::MessageUpdate(_) => "message_update",
+            Event::MessageEnd(_) => "message_end",
+            Event::BashExecutionUpdate(_) => "bash_execution_update",
+            Event::ToolExecutionStart(_) => "tool_execution_start",
+            Event::ToolExecutionUpdate(_) => "tool_execution_update",
+            Event::ToolExecutionEnd(_) => "tool_execution_end",
+            Event::QueueUpdate(_) => "queue_update",
+            Event::CompactionStart(_) => "compaction_start",
+            Event::CompactionEnd(_) => "compaction_end",
+            Event::AutoRetryStart(_) => "auto_retry_start",
+            Event::AutoRetryEnd(_) => "auto_retry_end",
+            Event::SummarizationRetryScheduled(_) => "summarization_retry_scheduled",
+            Event::SummarizationRetryAttemptStart(_) => "summarization_retry_attempt_start",
+            Event::SummarizationRetryFinished(_) => "summarization_retry_finished",
+            Event::ExtensionError(_) => "extension_error",
+            Event::ThinkingLevelChanged(_) => "thinking_level_changed",
+            Event::SessionInfoChanged(_) => "session_info_changed",
+            Event::EntryAppended(_) => "entry_appended",
+        }
+    }
+
     /// Every event type this crate models.
     pub const TYPES: [&'static str; 24] = [
         "agent_start",

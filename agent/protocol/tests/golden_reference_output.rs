@@ -21,6 +21,15 @@ fn recorded_reference_output_round_trips_byte_for_byte() {
             ));
             continue;
         }
+        if let OutputRecord::Event(event) = &record {
+            let wire: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(
+                event.kind(),
+                wire["type"],
+                "line {}: Event::kind",
+                number + 1
+            );
+        }
         let written = match &record {
             OutputRecord::Response(response) => json::to_string(response),
             OutputRecord::Event(event) => json::to_string(event),

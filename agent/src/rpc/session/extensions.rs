@@ -276,18 +276,15 @@ impl Session {
             self.after_triggered_start().await;
             return None;
         }
-        if ext.gone || ext.host.events.is_empty() {
+        // Only an event some handler takes is serialised (not every streamed delta).
+        if ext.gone || !ext.host.handles(event.kind()) {
             return Some(event);
         }
         let value = match serde_json::to_value(&event) {
             Ok(value) => value,
             Err(_) => return Some(event),
         };
-        let handled = value
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|kind| ext.host.handles(kind));
-        if !handled || !self.send_event(Pending::RunEvent, &value).await {
+        if !self.send_event(Pending::RunEvent, &value).await {
             return Some(event);
         }
         if let Some(ext) = &mut self.extensions {
