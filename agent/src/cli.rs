@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, ValueEnum};
 
 /// Output mode. The reference also has `text` and `json`; this agent speaks RPC only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -100,9 +100,26 @@ pub struct Cli {
     /// Offer no tools unless `--tools` names them (also `-nt`).
     #[arg(long = "no-tools")]
     pub no_tools: bool,
+    /// Long flags pi-agent does not know, for the extensions that register them
+    /// ([`split_extension_flags`]).
+    #[arg(skip)]
+    pub extension_flags: Vec<crate::extensions::CliFlag>,
+    /// Messages to send at start-up. The reference's RPC mode ignores them, and so does
+    /// pi-agent; `@file` arguments are refused (see [`Cli::rpc_argument_error`]).
+    #[arg(value_name = "MESSAGE", hide = true)]
+    pub messages: Vec<String>,
 }
 
 impl Cli {
+    /// The start-up error for arguments RPC mode cannot take, worded as the reference words it:
+    /// `@file` arguments, whose contents would form a first message.
+    pub fn rpc_argument_error(&self) -> Option<&'static str> {
+        self.messages
+            .iter()
+            .any(|message| message.starts_with('@'))
+            .then_some("Error: @file arguments are not supported in RPC mode")
+    }
+
     /// The tool flags as one selection.
     pub fn tool_selection(&self) -> crate::tools::ToolSelection {
         crate::tools::ToolSelection {
@@ -126,6 +143,63 @@ fn tool_list(value: &str) -> Vec<String> {
         .filter(|name| !name.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// Splits off the long flags pi-agent does not know (`--name`, `--name value`, `--name=value`),
+/// which the reference hands to extensions (`pi.registerFlag`): as in the reference, the next
+/// argument is the flag's value unless it starts with `-` or `@`. The value of a known flag is
+/// never taken for a flag. Run after [`expand_short_flags`].
+pub fn split_extension_flags(
+    args: impl IntoIterator<Item = String>,
+) -> (Vec<String>, Vec<crate::extensions::CliFlag>) {
+    let mut command = Cli::command();
+    command.build();
+    let takes_value = |arg: &clap::Arg| arg.get_action().takes_values();
+    let long: Vec<(String, bool)> = command
+        .get_arguments()
+        .filter_map(|arg| Some((arg.get_long()?.to_owned(), takes_value(arg))))
+        .collect();
+    let short: Vec<String> = command
+        .get_arguments()
+        .filter(|arg| takes_value(arg))
+        .filter_map(|arg| Some(format!("-{}", arg.get_short()?)))
+        .collect();
+    let mut args = args.into_iter().peekable();
+    let mut kept: Vec<String> = args.next().into_iter().collect();
+    let mut flags = Vec::new();
+    while let Some(arg) = args.next() {
+        // A bare `--` is not an end of options for the reference: it is a flag without a name,
+        // which no extension registers, so start-up fails with `Unknown option: --`.
+        let Some(name) = arg.strip_prefix("--") else {
+            let value_follows = short.contains(&arg);
+            kept.push(arg);
+            if value_follows {
+                kept.extend(args.next());
+            }
+            continue;
+        };
+        let (name, inline) = match name.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (name, None),
+        };
+        match long.iter().find(|(known, _)| known == name) {
+            Some((_, value_follows)) => {
+                let value_follows = *value_follows && inline.is_none();
+                kept.push(arg);
+                if value_follows {
+                    kept.extend(args.next());
+                }
+            }
+            None => {
+                let value = match inline {
+                    Some(value) => Some(value.to_owned()),
+                    None => args.next_if(|next| !next.starts_with('-') && !next.starts_with('@')),
+                };
+                flags.push((name.to_owned(), value));
+            }
+        }
+    }
+    (kept, flags)
 }
 
 /// Flags that take a value: the token after one is never rewritten by [`expand_short_flags`].
@@ -201,6 +275,54 @@ mod tests {
                 "--no-prompt-templates"
             ]
         );
+    }
+
+    #[test]
+    fn unknown_long_flags_are_split_off_for_extensions_with_their_values() -> anyhow::Result<()> {
+        let args = [
+            "pi-agent",
+            "--plan",
+            "--mode",
+            "rpc",
+            "--target",
+            "staging",
+            "--system-prompt",
+            "--not-a-flag",
+            "--level=3",
+            "--quiet",
+            "-e",
+            "x.ts",
+            "--file",
+            "-e",
+            "y.ts",
+            "-n",
+            "my session",
+        ]
+        .map(str::to_owned);
+        let (kept, flags) = split_extension_flags(args);
+        let text = |name: &str, value: Option<&str>| (name.to_owned(), value.map(str::to_owned));
+        assert_eq!(
+            flags,
+            [
+                text("plan", None),
+                text("target", Some("staging")),
+                text("level", Some("3")),
+                text("quiet", None),
+                text("file", None),
+            ]
+        );
+        let cli = Cli::try_parse_from(kept)?;
+        assert_eq!(cli.system_prompt.as_deref(), Some("--not-a-flag"));
+        assert_eq!(
+            cli.extensions,
+            [PathBuf::from("x.ts"), PathBuf::from("y.ts")]
+        );
+        assert_eq!(cli.name.as_deref(), Some("my session"));
+        let (kept, flags) =
+            split_extension_flags(["pi-agent", "--file", "@notes.md"].map(str::to_owned));
+        assert_eq!(kept, ["pi-agent", "@notes.md"]);
+        assert_eq!(flags, [text("file", None)]);
+        Ok(())
     }
 
     #[test]

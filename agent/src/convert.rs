@@ -51,6 +51,52 @@ pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<AgentMessage> {
         .collect()
 }
 
+/// The text that stands for an image when the settings block images (`images.blockImages`).
+pub const IMAGE_BLOCKED_TEXT: &str = "Image reading is disabled.";
+
+/// With `block`, replaces every image of the user and tool-result messages by the text
+/// [`IMAGE_BLOCKED_TEXT`] (one text for a run of images), as the reference does for
+/// `images.blockImages`; without, returns the messages as they are.
+pub fn block_images(mut messages: Vec<AgentMessage>, block: bool) -> Vec<AgentMessage> {
+    if !block {
+        return messages;
+    }
+    let placeholder = || UserContent::Text(TextContent::new(IMAGE_BLOCKED_TEXT));
+    let is_placeholder = |block: &UserContent| matches!(block, UserContent::Text(text) if text.text == IMAGE_BLOCKED_TEXT);
+    let replace = |blocks: &mut Vec<UserContent>| {
+        if !blocks
+            .iter()
+            .any(|block| matches!(block, UserContent::Image(_)))
+        {
+            return;
+        }
+        let mut replaced: Vec<UserContent> = Vec::with_capacity(blocks.len());
+        for block in blocks.drain(..) {
+            let block = match block {
+                UserContent::Image(_) => placeholder(),
+                other => other,
+            };
+            if is_placeholder(&block) && replaced.last().is_some_and(is_placeholder) {
+                continue;
+            }
+            replaced.push(block);
+        }
+        *blocks = replaced;
+    };
+    for message in &mut messages {
+        match message {
+            AgentMessage::User(user) => {
+                if let MessageContent::Blocks(blocks) = &mut user.content {
+                    replace(blocks);
+                }
+            }
+            AgentMessage::ToolResult(result) => replace(&mut result.content),
+            _ => {}
+        }
+    }
+    messages
+}
+
 fn user_text(text: String, timestamp: u64) -> AgentMessage {
     AgentMessage::User(UserMessage {
         content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(text))]),

@@ -67,6 +67,10 @@ pub fn run(cli: cli::Cli) -> ExitCode {
         report("Error: pi-agent only supports --mode rpc");
         return ExitCode::from(2);
     }
+    if let Some(error) = cli.rpc_argument_error() {
+        report(error);
+        return ExitCode::FAILURE;
+    }
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(error) => {
@@ -76,7 +80,23 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut config = config::Config::load(config::agent_dir(), cwd);
+    let project_trust = match (cli.approve, cli.no_approve) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
+    let agent_dir = config::agent_dir();
+    let trusted = match project_trust {
+        Some(trusted) => trusted,
+        None => match config::project_trusted(&agent_dir, &cwd) {
+            Ok(trusted) => trusted,
+            Err(error) => {
+                report(&format!("Error: {error}"));
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let mut config = config::Config::load(agent_dir, cwd, trusted);
     for warning in &config.warnings {
         report(&format!("Warning: {warning}"));
     }
@@ -124,11 +144,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
         scoped_models: startup.scoped_models,
         store,
         resources: resources::ResourceOptions {
-            project_trust: match (cli.approve, cli.no_approve) {
-                (true, _) => Some(true),
-                (_, true) => Some(false),
-                _ => None,
-            },
+            project_trust,
             no_prompt_templates: cli.no_prompt_templates,
             no_skills: cli.no_skills,
             prompt: system_prompt::PromptOptions {
@@ -160,13 +176,10 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             cli_paths: &cli.extensions,
             cwd: &init.config.cwd,
             agent_dir: &init.config.agent_dir,
-            project_trusted: init
-                .resources
-                .project_trust
-                .unwrap_or_else(|| resources::project_trusted_by_settings(&init.config.agent_dir)),
+            project_trusted: init.resources.project_trust.unwrap_or(trusted),
             no_discovery: cli.no_extensions,
         };
-        match extensions::start(discovery).await {
+        match extensions::start(discovery, &cli.extension_flags).await {
             Ok(host) => init.extensions = host,
             Err(error) => {
                 report(&format!("Error: {error}"));

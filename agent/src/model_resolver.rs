@@ -5,21 +5,15 @@
 use pi_rpc_protocol::model::{Model, ModelCost, ThinkingLevel};
 use serde_json::Value;
 
+// The model each well-known provider starts with when nothing chooses one (and whose clone an
+// unknown model id of that provider becomes).
+use crate::config::builtin::{
+    DEFAULT_MODELS as PROVIDER_DEFAULT_MODELS, default_model as provider_default_model,
+};
 use crate::config::{Config, ModelRegistry};
 
 /// The thinking level used when nothing chooses one.
 pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
-
-/// The model each well-known provider starts with when nothing chooses one (and whose clone an
-/// unknown model id of that provider becomes).
-const PROVIDER_DEFAULT_MODELS: [(&str, &str); 1] = [("anthropic", "claude-opus-4-8")];
-
-fn provider_default_model(provider: &str) -> Option<&'static str> {
-    PROVIDER_DEFAULT_MODELS
-        .iter()
-        .find(|(name, _)| *name == provider)
-        .map(|(_, id)| *id)
-}
 
 /// The placeholder the reference reports as the model when none is available.
 pub fn unknown_model() -> Model {
@@ -240,8 +234,11 @@ pub fn resolve_cli_model(
     cli_thinking: Option<ThinkingLevel>,
     registry: &ModelRegistry,
 ) -> CliModel {
-    let all: Vec<&Model> = registry.all_models().collect();
-    if all.is_empty() {
+    // Every model only where the search needs it: a built-in provider's catalog is parsed on
+    // first use, and `--provider` with an exact match needs that provider's models alone.
+    let cache = std::cell::OnceCell::new();
+    let all = || cache.get_or_init(|| registry.all_models().collect::<Vec<&Model>>());
+    if registry.all_models().next().is_none() {
         return CliModel {
             error: Some(
                 "No models available. Check your installation or add models to models.json.".into(),
@@ -250,9 +247,10 @@ pub fn resolve_cli_model(
         };
     }
     let canonical_provider = |name: &str| {
-        all.iter()
-            .find(|m| m.provider.eq_ignore_ascii_case(name))
-            .map(|m| m.provider.clone())
+        registry
+            .provider_names()
+            .find(|p| p.eq_ignore_ascii_case(name) && !registry.provider_models(p).is_empty())
+            .map(str::to_owned)
     };
     let mut provider = cli_provider.and_then(canonical_provider);
     if let Some(name) = cli_provider
@@ -277,7 +275,7 @@ pub fn resolve_cli_model(
     }
     let lower = cli_model.to_lowercase();
     if provider.is_none() {
-        let exact: Vec<&Model> = all
+        let exact: Vec<&Model> = all()
             .iter()
             .copied()
             .filter(|m| {
@@ -323,13 +321,13 @@ pub fn resolve_cli_model(
         }
     }
     let candidates: Vec<&Model> = match provider.as_deref() {
-        Some(name) => all.iter().copied().filter(|m| m.provider == name).collect(),
-        None => all.clone(),
+        Some(name) => registry.provider_models(name).iter().collect(),
+        None => all().clone(),
     };
     let matched = parse_pattern(&pattern, &candidates, false);
     if let Some(model) = matched.model {
         if inferred_provider && !registry.has_auth(&model.provider) {
-            let others: Vec<&Model> = all
+            let others: Vec<&Model> = all()
                 .iter()
                 .copied()
                 .filter(|m| {
@@ -350,13 +348,13 @@ pub fn resolve_cli_model(
         };
     }
     if inferred_provider {
-        if let Some(exact) = all.iter().find(|m| {
+        if let Some(exact) = all().iter().find(|m| {
             m.id.to_lowercase() == lower
                 || format!("{}/{}", m.provider, m.id).to_lowercase() == lower
         }) {
             return found((*exact).clone());
         }
-        let fallback = parse_pattern(cli_model, &all, false);
+        let fallback = parse_pattern(cli_model, all(), false);
         if let Some(model) = fallback.model {
             return CliModel {
                 model: Some(model.clone()),
@@ -377,9 +375,10 @@ pub fn resolve_cli_model(
             fallback_thinking = Some(level);
         }
         let default_id = provider_default_model(name);
+        let models = registry.provider_models(name);
         let base = default_id
-            .and_then(|id| all.iter().find(|m| m.provider == name && m.id == id))
-            .or_else(|| all.iter().find(|m| m.provider == name));
+            .and_then(|id| models.iter().find(|m| m.id == id))
+            .or_else(|| models.first());
         if let Some(base) = base {
             let mut model = (*base).clone();
             model.id = fallback_id.clone();

@@ -3,6 +3,7 @@
 //! from `.agents/skills` folders): what `get_commands` lists, the `/name args` and
 //! `/skill:name args` expansions of a prompt, and the inputs of the system prompt.
 
+pub(crate) mod patterns;
 mod skill_paths;
 
 use std::path::{Path, PathBuf};
@@ -88,18 +89,11 @@ pub struct ResourceOptions {
     pub skill_paths: Vec<PathBuf>,
 }
 
-/// Whether the agent settings trust every project (`defaultProjectTrust: "always"`).
-pub fn project_trusted_by_settings(agent_dir: &Path) -> bool {
-    std::fs::read_to_string(agent_dir.join("settings.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|settings| {
-            settings
-                .get("defaultProjectTrust")
-                .and_then(Value::as_str)
-                .map(|trust| trust == "always")
-        })
-        .unwrap_or(false)
+/// Whether the project in `cwd` is trusted without `--approve` / `--no-approve`: a saved
+/// decision in the agent folder's `trust.json`, else `defaultProjectTrust: "always"`.
+/// A `trust.json` that cannot be read trusts nothing here (start-up reports it first).
+pub fn project_trusted_by_settings(agent_dir: &Path, cwd: &Path) -> bool {
+    crate::config::project_trusted(agent_dir, cwd).unwrap_or(false)
 }
 
 impl Resources {
@@ -108,20 +102,29 @@ impl Resources {
     pub fn discover(cwd: &Path, agent_dir: &Path, options: ResourceOptions) -> Self {
         let trusted = options
             .project_trust
-            .unwrap_or_else(|| project_trusted_by_settings(agent_dir));
+            .unwrap_or_else(|| project_trusted_by_settings(agent_dir, cwd));
         let mut resources = Self::load(cwd, agent_dir, trusted);
         if options.no_prompt_templates {
             resources.templates.clear();
         }
-        // Skills: those the settings name, then those discovered, then `--skill` paths.
+        // Skills in the reference's precedence: per scope (project, then user) those the
+        // settings name, then those discovered; then `--skill` paths.
         let discovered = std::mem::take(&mut resources.skills);
         let mut skills = skill_paths::SkillSet::default();
         if !options.no_skills {
-            for (path, source) in skill_paths::settings_skill_paths(cwd, agent_dir, trusted) {
-                skills.add_path(&path, source);
-            }
-            for skill in discovered {
-                skills.add(skill);
+            let named = skill_paths::settings_skill_paths(cwd, agent_dir, trusted);
+            for scope in ["project", "user"] {
+                for (path, source) in &named {
+                    if *source == skill_paths::PathSource::Settings(scope) {
+                        skills.add_path(path, *source);
+                    }
+                }
+                for skill in discovered
+                    .iter()
+                    .filter(|skill| skill.source_info.scope == scope)
+                {
+                    skills.add(skill.clone());
+                }
             }
         }
         for path in &options.skill_paths {
@@ -135,44 +138,93 @@ impl Resources {
         resources
     }
 
-    /// The system prompt for a request: the discovered sources, the skills, the active
-    /// built-in tools and the working folder.
-    pub fn system_prompt(&self, cwd: &Path) -> String {
-        let tools = self.tools.select(crate::tools::builtin_tools(), &[]);
+    /// The system prompt for a request: the discovered sources, the skills, the active tools
+    /// (built-in, and those `extension_tools` has) and the working folder.
+    pub fn system_prompt(
+        &self,
+        cwd: &Path,
+        extension_tools: Option<&crate::extensions::ToolBridge>,
+    ) -> String {
+        let tools = crate::tools::active(&self.tools, extension_tools);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
+        let prompts = extension_tools
+            .map(|bridge| bridge.prompts())
+            .unwrap_or_default();
         crate::system_prompt::build(crate::system_prompt::PromptInputs {
             cwd,
             sources: &self.prompt,
             skills: &self.skills,
             tools: &names,
+            extension_tools: &prompts,
         })
     }
 
-    /// Discovers templates and skills; the project's only when `project_trusted`.
+    /// Discovers templates and skills; the project's only when `project_trusted`. Templates
+    /// come in the reference's precedence: per scope (project, then user) those the settings'
+    /// `prompts` array names, then those of the `prompts/` folder; the array's patterns filter
+    /// both ([`patterns`]), and a file is loaded once.
     pub fn load(cwd: &Path, agent_dir: &Path, project_trusted: bool) -> Self {
-        let project = cwd.join(".pi");
-        let mut scopes: Vec<(&Path, &str)> = Vec::new();
-        if project_trusted {
-            scopes.push((&project, "project"));
-        }
-        scopes.push((agent_dir, "user"));
         let mut resources = Self::default();
-        for (base, scope) in &scopes {
-            for file in sorted_entries(&base.join("prompts")) {
+        let mut seen = std::collections::HashSet::new();
+        let mut first = |file: &Path| {
+            seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()))
+        };
+        for group in crate::config::resource_entries(agent_dir, cwd, project_trusted, "prompts") {
+            let (patterns, plain): (Vec<&str>, Vec<&str>) = group
+                .entries
+                .iter()
+                .map(String::as_str)
+                .partition(|entry| patterns::is_pattern(entry));
+            let mut files = Vec::new();
+            for entry in plain {
+                let path = skill_paths::resolve(entry, &group.base);
+                if path.is_dir() {
+                    collect_markdown(&path, &mut files);
+                } else if path.is_file() {
+                    files.push(path);
+                }
+            }
+            let enabled = patterns::apply_patterns(&files, &patterns, &group.base);
+            for file in &files {
+                // A file the patterns disable still takes its place: it is not discovered again.
+                if first(file)
+                    && enabled.contains(file)
+                    && let Some(mut template) = load_template(file, &group.base, group.scope)
+                {
+                    template.source_info.source = "local".into();
+                    template.source_info.base_dir = None;
+                    resources.templates.push(template);
+                }
+            }
+            for file in sorted_entries(&group.base.join("prompts")) {
                 if file.is_file()
                     && file.extension().is_some_and(|ext| ext == "md")
-                    && let Some(template) = load_template(&file, base, scope)
+                    && !name_of(&file).starts_with('.')
+                    && first(&file)
+                    && patterns::enabled_by_overrides(&file, &group.entries, &group.base)
+                    && let Some(template) = load_template(&file, &group.base, group.scope)
                 {
                     resources.templates.push(template);
                 }
             }
         }
+        let skill_settings =
+            crate::config::resource_entries(agent_dir, cwd, project_trusted, "skills");
+        let overrides_of = |scope: &str| {
+            skill_settings
+                .iter()
+                .find(|group| group.scope == scope)
+                .map(|group| group.entries.as_slice())
+                .unwrap_or_default()
+        };
         let mut skills = skill_paths::SkillSet::default();
         for root in skill_roots(cwd, agent_dir, project_trusted) {
             let mut found = Vec::new();
             collect_skills(&root.base.join("skills"), root.root_files, &mut found);
             for file in found {
-                if let Some(skill) = load_skill(&file, &root.base, root.scope) {
+                if patterns::enabled_by_overrides(&file, overrides_of(root.scope), &root.base)
+                    && let Some(skill) = load_skill(&file, &root.base, root.scope)
+                {
                     skills.add(skill);
                 }
             }
@@ -296,6 +348,29 @@ fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default();
     entries.sort();
     entries
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The `.md` files of a folder and its subfolders, in name order (folders in place), leaving
+/// out names that start with `.` and `node_modules`, as the reference collects a prompts folder
+/// named in the settings.
+fn collect_markdown(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in sorted_entries(dir) {
+        let name = name_of(&entry);
+        if name.starts_with('.') || name == "node_modules" {
+            continue;
+        }
+        if entry.is_dir() {
+            collect_markdown(&entry, found);
+        } else if entry.is_file() && name.ends_with(".md") {
+            found.push(entry);
+        }
+    }
 }
 
 /// `SKILL.md` of a folder (then nothing deeper), else its subfolders, plus `.md` files at the

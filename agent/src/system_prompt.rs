@@ -197,6 +197,9 @@ pub struct PromptInputs<'a> {
     pub skills: &'a [Skill],
     /// The names of the active tools, in order.
     pub tools: &'a [&'a str],
+    /// What extension tools add: their line in the tool list (listed only with one, replacing
+    /// ours for a built-in tool's name) and their guidelines.
+    pub extension_tools: &'a [crate::extensions::ToolPrompt],
 }
 
 /// What our base prompt says of a built-in tool, and the guidelines it brings.
@@ -229,10 +232,17 @@ apart, never overlapping",
 }
 
 /// Our base prompt: who the agent is, its tools and working rules.
-fn base_prompt(tools: &[&str]) -> String {
+fn base_prompt(tools: &[&str], extension_tools: &[crate::extensions::ToolPrompt]) -> String {
+    let extension = |name: &str| extension_tools.iter().find(|tool| tool.name == name);
     let lines: Vec<String> = tools
         .iter()
-        .filter_map(|name| tool_line(name).map(|(line, _)| format!("- {name}: {line}")))
+        .filter_map(|name| {
+            let line = match extension(name) {
+                Some(tool) => tool.snippet.as_deref()?,
+                None => tool_line(name)?.0,
+            };
+            Some(format!("- {name}: {line}"))
+        })
         .collect();
     let tool_list = if lines.is_empty() {
         "(none)".to_owned()
@@ -245,8 +255,13 @@ fn base_prompt(tools: &[&str]) -> String {
         guidelines.push("Use bash to list and search files (ls, rg, find)");
     }
     for name in tools {
-        if let Some((_, extra)) = tool_line(name) {
-            guidelines.extend(extra.iter().copied());
+        match extension(name) {
+            Some(tool) => guidelines.extend(tool.guidelines.iter().map(String::as_str)),
+            None => {
+                if let Some((_, extra)) = tool_line(name) {
+                    guidelines.extend(extra.iter().copied());
+                }
+            }
         }
     }
     guidelines.push("Keep your answers short");
@@ -317,7 +332,7 @@ pub fn build(inputs: PromptInputs<'_>) -> String {
     let sources = inputs.sources;
     let mut prompt = match &sources.custom_prompt {
         Some(custom) => custom.clone(),
-        None => base_prompt(inputs.tools),
+        None => base_prompt(inputs.tools, inputs.extension_tools),
     };
     let append = sources.append.join("\n\n");
     if !append.is_empty() {
@@ -374,7 +389,56 @@ mod tests {
             sources,
             skills,
             tools,
+            extension_tools: &[],
         })
+    }
+
+    #[test]
+    fn extension_tools_are_listed_by_their_snippet_with_their_guidelines() {
+        let sources = PromptSources::default();
+        let extension_tools = [
+            crate::extensions::ToolPrompt {
+                name: "deploy".into(),
+                snippet: Some("Ship the build".into()),
+                guidelines: vec!["Deploy only when asked".into()],
+            },
+            crate::extensions::ToolPrompt {
+                name: "quiet".into(),
+                snippet: None,
+                guidelines: vec!["Keep your answers short".into()],
+            },
+            crate::extensions::ToolPrompt {
+                name: "read".into(),
+                snippet: None,
+                guidelines: Vec::new(),
+            },
+        ];
+        let prompt = build(PromptInputs {
+            cwd: Path::new("/work/x"),
+            sources: &sources,
+            skills: &[],
+            tools: &["read", "bash", "deploy", "quiet"],
+            extension_tools: &extension_tools,
+        });
+        let tools = prompt
+            .split("Available tools:\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\n\n").next());
+        assert_eq!(
+            tools,
+            Some("- bash: Run a shell command in the working directory\n- deploy: Ship the build")
+        );
+        let guidelines = prompt
+            .split("Guidelines:\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\nCurrent working directory").next());
+        assert_eq!(
+            guidelines,
+            Some(
+                "- Use bash to list and search files (ls, rg, find)\n- Deploy only when asked\n\
+- Keep your answers short\n- Name the files you work on by their paths"
+            )
+        );
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub struct UserBash {
     pub temp_dir: PathBuf,
     /// Kills the command (`abort_bash`).
     pub cancel: CancellationToken,
+    /// Variables set for the command (settings `httpProxy` as `HTTP_PROXY` / `HTTPS_PROXY`).
+    pub env: Vec<(String, String)>,
 }
 
 /// ANSI escape sequences: OSC strings and CSI (and similar) sequences.
@@ -275,6 +277,7 @@ where
     if let Some(path) = path_with_bin(bash.agent_dir.as_deref()) {
         process.env("PATH", path);
     }
+    process.envs(bash.env.iter().map(|(key, value)| (key, value)));
     let mut child = process
         .spawn()
         .map_err(|error| format!("spawn {} {error}", shell.display()))?;
@@ -326,6 +329,41 @@ where
     let cancelled = cancelled || bash.cancel.is_cancelled();
     let code = exit.flatten().map(i64::from);
     Ok(collected.finish(code, cancelled))
+}
+
+/// The output of a command that runs elsewhere (the `exec` of an extension's `user_bash`
+/// operations), cleaned, kept and logged as a local command's output is.
+pub struct RemoteOutput {
+    decoder: Decoder,
+    collected: Collected,
+}
+
+impl RemoteOutput {
+    /// No output yet; a long output's log goes to `temp_dir`.
+    pub fn new(temp_dir: PathBuf) -> Self {
+        Self {
+            decoder: Decoder::default(),
+            collected: Collected {
+                chunks: Default::default(),
+                kept_bytes: 0,
+                raw_bytes: 0,
+                temp_dir,
+                log: None,
+            },
+        }
+    }
+
+    /// One piece of the output: returns it as the client sees it.
+    pub fn push(&mut self, bytes: &[u8]) -> String {
+        let text = clean(&self.decoder.decode(bytes));
+        self.collected.push(bytes.len(), text.clone());
+        text
+    }
+
+    /// The result (`exit_code` is left out when `cancelled`).
+    pub fn finish(self, exit_code: Option<i64>, cancelled: bool) -> BashResult {
+        self.collected.finish(exit_code, cancelled)
+    }
 }
 
 /// Node's `os.tmpdir()`: `TMPDIR`, `TMP` or `TEMP` without a trailing slash, else `/tmp`.

@@ -112,3 +112,45 @@ async fn a_missing_extension_file_fails_as_the_reference_says() -> Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn long_flags_without_an_extension_to_take_them_are_unknown_options() -> Result<()> {
+    let env = TestEnv::empty()?;
+    let missing = env.root.path().join("no-such-node");
+    let (code, stdout, stderr) = run(
+        &env,
+        &["--plan", "--target", "staging", "--level=3"],
+        &[("PI_AGENT_NODE", &missing)],
+    )
+    .await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "Error: Unknown options: --plan, --target, --level\n"
+    );
+    let (code, _, stderr) = run(&env, &["--plan"], &[("PI_AGENT_NODE", &missing)]).await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stderr, "Error: Unknown option: --plan\n");
+    Ok(())
+}
+
+#[tokio::test]
+async fn extension_flags_missing_a_value_or_unregistered_are_reported_as_the_reference_does()
+-> Result<()> {
+    let Some(node) = extensions_support::node() else {
+        return Ok(());
+    };
+    let env = TestEnv::empty()?;
+    let fixture = extensions_support::fixture("flags.ts");
+    let fixture = fixture.to_str().unwrap_or_default();
+    let args = ["-e", fixture, "--nope", "--plan", "--target", "--also=1"];
+    let (code, stdout, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "Error: Extension flag \"--target\" requires a value\nError: Unknown options: --nope, --also\n"
+    );
+    Ok(())
+}

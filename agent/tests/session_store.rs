@@ -295,7 +295,7 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
         })
         .unwrap();
     store
-        .append_custom_message_entry("note", json!("from an extension"), true, None)
+        .append_custom_message_entry("note", json!("from an extension"), Some(true), None)
         .unwrap();
     store
         .append_custom_entry("state", Some(json!({"n": 1})))

@@ -100,7 +100,8 @@ async fn settings_choose_the_default_model_and_thinking_level() -> Result<()> {
         env.work_dir().join(".pi/settings.json"),
         json!({"followUpMode": "all"}).to_string(),
     )?;
-    let (code, stdout, _) = run(&env, &[], GET_STATE).await?;
+    // The project's settings count for a trusted project only (scenarios/settings).
+    let (code, stdout, _) = run(&env, &["--approve"], GET_STATE).await?;
     assert_eq!(code, 0);
     let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
     assert_eq!(state["data"]["model"]["id"], "mock-model-2");
@@ -149,6 +150,41 @@ async fn the_anthropic_key_in_the_environment_makes_the_built_in_models_availabl
     assert!(
         stdout.contains(r#""levels":["off","minimal","low","medium","high","xhigh","max"]"#),
         "{stdout}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn unknown_short_options_and_a_bare_double_dash_are_named_with_exit_code_one() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    // The reference's words for each, observed with pi 0.84.1.
+    for (args, message) in [
+        (&["-x"][..], "Error: Unknown option: -x\n"),
+        (&["-xq"][..], "Error: Unknown option: -xq\n"),
+        (&["--"][..], "Error: Unknown option: --\n"),
+        (&["--", "hello"][..], "Error: Unknown option: --\n"),
+    ] {
+        let (code, stdout, stderr) = run(&env, args, GET_STATE).await?;
+        assert_eq!((code, stdout.as_str()), (1, ""), "{args:?}");
+        assert_eq!(stderr, message, "{args:?}");
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn messages_on_the_command_line_are_ignored_but_file_arguments_are_refused() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let (code, stdout, stderr) = run(&env, &["hello", "there"], GET_STATE).await?;
+    assert_eq!(code, 0, "{stderr}");
+    let state: serde_json::Value = serde_json::from_str(stdout.trim_end())?;
+    assert_eq!(state["command"], json!("get_state"));
+    assert_eq!(state["data"]["messageCount"], json!(0));
+
+    let (code, stdout, stderr) = run(&env, &["hello", "@notes.md"], GET_STATE).await?;
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(
+        stderr,
+        "Error: @file arguments are not supported in RPC mode\n"
     );
     Ok(())
 }

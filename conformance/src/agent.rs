@@ -261,6 +261,7 @@ pub struct AgentProcess {
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     eof: bool,
     flooded: bool,
+    started: Instant,
 }
 
 /// How to start the agent for one scenario.
@@ -364,6 +365,7 @@ impl AgentProcess {
             stderr_task,
             eof: false,
             flooded: false,
+            started,
         })
     }
 
@@ -378,6 +380,11 @@ impl AgentProcess {
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin closed"))?;
         stdin.write_all(bytes).await?;
         stdin.flush().await
+    }
+
+    /// Milliseconds since the agent started, on the clock of [`Record::at_ms`].
+    pub fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Closes stdin.

@@ -90,6 +90,15 @@ struct StandInArgs {
     /// Also write the report as JSON to this file.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// `none`: a step's lines all at once; `recorded`: each line as long after the client's
+    /// command as it came after the runner's in the recorded run.
+    #[arg(long, default_value = "none")]
+    timing: pi_conformance::standin::Timing,
+    /// After the last step, go on answering until stdin ends: a command equal to one of the
+    /// scenario's `send` commands is answered again as that step was, anything else with
+    /// `success: false`.
+    #[arg(long)]
+    keep_open: bool,
     /// pi's own flags (`--mode rpc` ...), accepted after `--` and ignored.
     #[arg(last = true)]
     ignored: Vec<String>,
@@ -505,7 +514,11 @@ async fn stand_in(args: StandInArgs) -> anyhow::Result<bool> {
         pi_conformance::run::run_scenario(&loaded, &agent, RunOptions::new(Mode::Judge)).await;
     let script = pi_conformance::standin::Script::from_outcome(&loaded.scenario, &outcome)?;
     let input = tokio::io::BufReader::new(tokio::io::stdin());
-    let report = pi_conformance::standin::serve(&script, input, tokio::io::stdout())
+    let options = pi_conformance::standin::ServeOptions {
+        timing: args.timing,
+        keep_open: args.keep_open,
+    };
+    let report = pi_conformance::standin::serve(&script, input, tokio::io::stdout(), options)
         .await
         .context("talking to the client")?;
     eprint!("{}", report.text());

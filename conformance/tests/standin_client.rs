@@ -45,6 +45,11 @@ impl StandIn {
     /// `pi-conformance stand-in FILE --report R -- --mode rpc --no-session` (the transcript
     /// from our agent, the default), as a client would start it (pi's flags after `--`).
     fn start(file: &Path) -> Self {
+        Self::start_with(file, &[])
+    }
+
+    /// As [`StandIn::start`], with more options before the `--`.
+    fn start_with(file: &Path, options: &[&str]) -> Self {
         ours();
         let report = tempfile::NamedTempFile::new().unwrap();
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("pi-conformance"))
@@ -52,6 +57,7 @@ impl StandIn {
             .arg(file)
             .arg("--report")
             .arg(report.path())
+            .args(options)
             .args(["--", "--mode", "rpc", "--no-session"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -73,8 +79,13 @@ impl StandIn {
     async fn send(&mut self, command: Value) {
         let mut line = serde_json::to_vec(&command).unwrap();
         line.push(b'\n');
+        self.send_raw(&line).await;
+    }
+
+    /// Writes bytes as they are.
+    async fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(&line).await.unwrap();
+        stdin.write_all(bytes).await.unwrap();
         stdin.flush().await.unwrap();
     }
 
@@ -103,6 +114,16 @@ impl StandIn {
         let report = std::fs::read_to_string(self.report.path()).unwrap();
         (status.code(), rest, serde_json::from_str(&report).unwrap())
     }
+}
+
+/// The status of each step in a JSON report.
+fn statuses(report: &Value) -> Vec<&str> {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect()
 }
 
 fn unknown(id: Option<Value>) -> Value {
@@ -146,13 +167,7 @@ async fn a_client_that_sends_the_scenarios_commands_gets_the_transcript_with_its
     assert_eq!(code, Some(0));
     assert_eq!(report["passed"], json!(true));
     assert_eq!(report["agent"], json!("ours"));
-    let statuses: Vec<&Value> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| &s["status"])
-        .collect();
-    assert_eq!(statuses, [&json!("pass"), &json!("pass"), &json!("pass")]);
+    assert_eq!(statuses(&report), ["pass", "pass", "pass"]);
 }
 
 #[tokio::test]
@@ -205,16 +220,7 @@ async fn a_client_that_stops_early_leaves_the_remaining_steps_not_sent_and_fails
     let (code, rest, report) = stand_in.finish().await;
     assert_eq!(rest, Vec::<String>::new());
     assert_eq!(code, Some(1));
-    let statuses: Vec<&Value> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| &s["status"])
-        .collect();
-    assert_eq!(
-        statuses,
-        [&json!("pass"), &json!("not_sent"), &json!("not_sent")]
-    );
+    assert_eq!(statuses(&report), ["pass", "not_sent", "not_sent"]);
 }
 
 #[tokio::test]
@@ -248,19 +254,221 @@ async fn events_after_a_prompt_are_replayed_in_order_and_only_the_response_id_ch
     assert_eq!(code, Some(0));
 }
 
+#[tokio::test]
+async fn raw_steps_are_matched_on_the_lines_they_end_whatever_the_clients_chunks() {
+    // framing.004 writes one command in seven pieces, split mid-key and mid-character; the
+    // client writes it at once. Only the step that ends the line (step 8) is compared.
+    let mut stand_in = StandIn::start(&scenario(
+        "framing/framing.004-record-split-across-writes.yaml",
+    ));
+    let line = "{\"id\":\"split\",\"type\":\"set_session_name\",\"name\":\"café\"}";
+    stand_in.send_raw(format!("{line}\n").as_bytes()).await;
+    assert_eq!(
+        stand_in.read().await,
+        json!({"type": "session_info_changed", "name": "café"})
+    );
+    assert_eq!(
+        stand_in.read().await,
+        json!({"id": "split", "type": "response", "command": "set_session_name", "success": true})
+    );
+    let (code, rest, report) = stand_in.finish().await;
+    assert_eq!((code, rest), (Some(0), Vec::<String>::new()));
+    assert_eq!(
+        report["steps"],
+        json!([{
+            "step": 8,
+            "status": "pass",
+            "expected": {"$lines": [line]},
+            "received": {"$lines": [line]}
+        }])
+    );
+}
+
+#[tokio::test]
+async fn a_raw_line_is_compared_as_the_agent_frames_it_so_lf_stands_for_crlf() {
+    // framing.001 sends its first command with CRLF; the agent drops the CR, so LF is the same.
+    let mut stand_in = StandIn::start(&scenario("framing/framing.001-crlf-and-separators.yaml"));
+    stand_in
+        .send_raw(b"{\"id\":\"c\",\"type\":\"get_state\"}\n")
+        .await;
+    let state = stand_in.read().await;
+    assert_eq!(
+        (&state["id"], &state["command"], &state["success"]),
+        (&json!("c"), &json!("get_state"), &json!(true))
+    );
+    stand_in
+        .send(json!({"id": "n", "type": "set_session_name", "name": "line\u{2028}para\u{2029}end"}))
+        .await;
+    assert_eq!(stand_in.read().await["type"], json!("session_info_changed"));
+    assert_eq!(stand_in.read().await["id"], json!("n"));
+    let (code, rest, report) = stand_in.finish().await;
+    assert_eq!((code, rest), (Some(0), Vec::<String>::new()));
+    assert_eq!(report["passed"], json!(true));
+}
+
+#[tokio::test]
+async fn a_raw_line_that_differs_is_answered_with_an_error_naming_both_lines() {
+    let mut stand_in = StandIn::start(&scenario("framing/framing.001-crlf-and-separators.yaml"));
+    stand_in.send_raw(br#"{"id":"c","type":"get_stats"}"#).await;
+    stand_in.send_raw(b"\r\n").await;
+    // The lines are shown as a JSON array of strings.
+    let error = format!(
+        "expected the line(s) {}, got {}",
+        json!([r#"{"id":"c","type":"get_state"}"#]),
+        json!([r#"{"id":"c","type":"get_stats"}"#])
+    );
+    assert_eq!(
+        stand_in.read().await,
+        json!({
+            "id": "c",
+            "type": "response",
+            "command": "get_stats",
+            "success": false,
+            "error": format!("pi-conformance stand-in, step 1: {error}")
+        })
+    );
+    let (code, rest, report) = stand_in.finish().await;
+    assert_eq!((code, rest), (Some(1), Vec::<String>::new()));
+    assert_eq!(statuses(&report), ["fail", "not_sent"]);
+    assert_eq!(report["steps"][0]["error"], json!(error));
+}
+
+#[tokio::test]
+async fn a_last_line_without_lf_is_matched_when_the_client_closes_stdin() {
+    // framing.006 ends with a line the agent reads at EOF.
+    let mut stand_in = StandIn::start(&scenario("framing/framing.006-last-line-without-lf.yaml"));
+    stand_in.send(json!({"id": "first", "type": "nope"})).await;
+    assert_eq!(stand_in.read().await["id"], json!("first"));
+    stand_in
+        .send_raw(b"{\"id\":\"last\",\"type\":\"nope\"}")
+        .await;
+    let (code, rest, report) = stand_in.finish().await;
+    let last: Vec<Value> = rest
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        last,
+        [
+            json!({"id": "last", "type": "response", "command": "nope", "success": false,
+                "error": "Unknown command: nope"})
+        ]
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(report["passed"], json!(true));
+}
+
 #[test]
-fn a_scenario_with_raw_sends_is_refused_before_anything_is_served() {
+fn a_scenario_without_a_send_step_is_refused_before_anything_is_served() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("quiet.yaml");
+    std::fs::write(
+        &file,
+        "id: quiet.001\ntitle: nothing is sent\nspec: none\nsteps:\n  - expect_quiet: 10\n",
+    )
+    .unwrap();
     let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("pi-conformance"))
         .arg("stand-in")
-        .arg(scenario("errors/errors.002-malformed-json.yaml"))
+        .arg(&file)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("step 1 is send_raw or send_hex"),
-        "stderr: {stderr}"
+    assert!(stderr.contains("no send step"), "stderr: {stderr}");
+}
+
+/// A scenario whose mock holds its reply back for `DELAY`: the recorded run has a gap of at
+/// least that between the prompt's response and the end of the run.
+fn delayed_reply_scenario(folder: &Path) -> PathBuf {
+    let file = folder.join("delayed.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "id: delayed.001\ntitle: a reply held back\nspec: none\n\
+             mock: [{{delay_ms: {}, text: Late}}]\nsteps:\n  \
+             - send: {{id: p, type: prompt, message: Wait}}\n  \
+             - expect: {{until: {{type: agent_settled}}}}\n",
+            DELAY.as_millis()
+        ),
+    )
+    .unwrap();
+    file
+}
+
+const DELAY: Duration = Duration::from_millis(1000);
+
+/// Sends the prompt and returns the time from its response to `agent_settled`.
+async fn prompt_to_settled(stand_in: &mut StandIn) -> Duration {
+    stand_in
+        .send(json!({"id": "p", "type": "prompt", "message": "Wait"}))
+        .await;
+    assert_eq!(stand_in.read().await["command"], json!("prompt"));
+    let responded = std::time::Instant::now();
+    while stand_in.read().await["type"] != json!("agent_settled") {}
+    responded.elapsed()
+}
+
+#[tokio::test]
+async fn recorded_timing_replays_the_gaps_between_records_and_none_sends_them_at_once() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = delayed_reply_scenario(folder.path());
+    let mut recorded = StandIn::start_with(&file, &["--timing", "recorded"]);
+    let gap = prompt_to_settled(&mut recorded).await;
+    assert!(gap >= DELAY - Duration::from_millis(100), "gap {gap:?}");
+    let (code, _, _) = recorded.finish().await;
+    assert_eq!(code, Some(0));
+
+    let mut at_once = StandIn::start_with(&file, &["--timing", "none"]);
+    let gap = prompt_to_settled(&mut at_once).await;
+    assert!(gap < DELAY / 2, "gap {gap:?}");
+    let (code, _, _) = at_once.finish().await;
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test]
+async fn keep_open_answers_the_scenarios_commands_again_and_refuses_others_until_eof() {
+    let mut stand_in = StandIn::start_with(
+        &scenario("state/state.005-after-prompt.yaml"),
+        &["--keep-open"],
+    );
+    stand_in
+        .send(json!({"id": 1, "type": "prompt", "message": "Count"}))
+        .await;
+    while stand_in.read().await["type"] != json!("agent_settled") {}
+    stand_in.send(json!({"id": 2, "type": "get_state"})).await;
+    assert_eq!(stand_in.read().await["id"], json!(2));
+    // The transcript is over; the stand-in goes on.
+    stand_in.send(json!({"id": 3, "type": "get_state"})).await;
+    let again = stand_in.read().await;
+    assert_eq!(
+        (&again["id"], &again["data"]["messageCount"]),
+        (&json!(3), &json!(2))
+    );
+    stand_in
+        .send(json!({"id": 4, "type": "get_messages"}))
+        .await;
+    assert_eq!(
+        stand_in.read().await,
+        json!({
+            "id": 4,
+            "type": "response",
+            "command": "get_messages",
+            "success": false,
+            "error": "pi-conformance stand-in, after the last step: the transcript has no answer \
+                      to {\"id\":4,\"type\":\"get_messages\"} (only the scenario's commands are \
+                      answered again)"
+        })
+    );
+    let (code, rest, report) = stand_in.finish().await;
+    assert_eq!((code, rest), (Some(0), Vec::<String>::new()));
+    assert_eq!(report["passed"], json!(true));
+    assert_eq!(
+        report["extra"],
+        json!([
+            {"received": {"id": 3, "type": "get_state"}, "answered": true},
+            {"received": {"id": 4, "type": "get_messages"}, "answered": false}
+        ])
     );
 }

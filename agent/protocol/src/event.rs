@@ -391,3 +391,76 @@ impl Event {
         "entry_appended",
     ];
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A minimal record of each event type (`None` for a name this test does not know, which
+    /// fails it: a new event needs a record here).
+    fn minimal(kind: &str) -> Option<Value> {
+        let user = json!({"role": "user", "content": "hi", "timestamp": 1});
+        let payload = match kind {
+            "agent_start" | "agent_settled" | "turn_start" | "summarization_retry_finished" => {
+                json!({})
+            }
+            "agent_end" => json!({"messages": [user], "willRetry": false}),
+            "turn_end" => json!({"message": user, "toolResults": []}),
+            "message_start" | "message_end" => json!({"message": user}),
+            "message_update" => json!({
+                "assistantMessageEvent": {"type": "text_start", "contentIndex": 0}
+            }),
+            "bash_execution_update" => json!({"delta": "x"}),
+            "tool_execution_start" => json!({"toolCallId": "c", "toolName": "t", "args": {}}),
+            "tool_execution_update" => {
+                json!({"toolCallId": "c", "toolName": "t", "args": {}, "partialResult": {}})
+            }
+            "tool_execution_end" => {
+                json!({"toolCallId": "c", "toolName": "t", "result": {}, "isError": false})
+            }
+            "queue_update" => json!({"steering": [], "followUp": []}),
+            "compaction_start" => json!({"reason": "manual"}),
+            "compaction_end" => json!({"reason": "manual", "aborted": false, "willRetry": false}),
+            "auto_retry_start" | "summarization_retry_scheduled" => {
+                json!({"attempt": 1, "maxAttempts": 3, "delayMs": 0, "errorMessage": "e"})
+            }
+            "auto_retry_end" => json!({"success": true, "attempt": 1}),
+            "summarization_retry_attempt_start" => json!({"source": "compaction"}),
+            "extension_error" => json!({"extensionPath": "x.ts", "event": "input", "error": "e"}),
+            "thinking_level_changed" => json!({"level": "low"}),
+            "session_info_changed" => json!({}),
+            "entry_appended" => json!({"entry": {
+                "type": "custom", "customType": "k", "id": "0123abcd", "parentId": null,
+                "timestamp": "2026-01-01T00:00:00.000Z"
+            }}),
+            _ => return None,
+        };
+        let mut record = json!({"type": kind});
+        record.as_object_mut()?.extend(payload.as_object()?.clone());
+        Some(record)
+    }
+
+    #[test]
+    fn types_names_every_variant_in_declaration_order() {
+        // serde lists the tags of every variant when it meets an unknown one.
+        let error = serde_json::from_value::<Event>(json!({"type": "no_such_event"}))
+            .unwrap_err()
+            .to_string();
+        let (_, listed) = error.split_once("expected one of").unwrap();
+        let tags: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+        assert_eq!(tags, Event::TYPES, "{error}");
+    }
+
+    #[test]
+    fn each_type_reads_as_the_variant_whose_kind_it_is() {
+        for kind in Event::TYPES {
+            let record = minimal(kind).unwrap_or_else(|| panic!("no minimal record of {kind}"));
+            let event: Event = serde_json::from_value(record.clone())
+                .unwrap_or_else(|e| panic!("{kind}: {e}\n{record}"));
+            assert_eq!(event.kind(), kind);
+            assert_eq!(serde_json::to_value(&event).unwrap()["type"], kind);
+        }
+    }
+}

@@ -145,8 +145,9 @@ pub struct CustomMessageEntry {
     pub custom_type: String,
     /// Text or blocks.
     pub content: MessageContent,
-    /// Whether a UI shows it.
-    pub display: bool,
+    /// Whether a UI shows it; left out when the extension did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<bool>,
     /// Extension data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,

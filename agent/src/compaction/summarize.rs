@@ -387,6 +387,7 @@ async fn call(
         tools: Vec::new(),
         thinking_level,
         session_id: Some(uuid::Uuid::now_v7().to_string()),
+        thinking_budgets: Default::default(),
     };
     let max_attempts = if context.retry.enabled {
         context.retry.max_retries

@@ -2,15 +2,20 @@
 //! `~/.pi/agent`), its `settings.json` merged with the project's `.pi/settings.json`, its
 //! `models.json` and `auth.json`.
 
-mod builtin;
+pub mod builtin;
+mod env_keys;
 mod models;
 mod settings;
+mod trust;
 pub mod values;
 
 use std::path::{Path, PathBuf};
 
 pub use models::ModelRegistry;
-pub use settings::{RetrySettings, Settings, deep_merge};
+pub use settings::{
+    ResourceEntries, RetrySettings, Settings, deep_merge, migrate, resource_entries,
+};
+pub use trust::{needs_trust, project_trusted};
 
 /// The environment variable naming the agent folder.
 pub const AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";
@@ -53,9 +58,10 @@ pub struct Config {
 }
 
 impl Config {
-    /// Loads the configuration of `agent_dir` for the working folder `cwd`.
-    pub fn load(agent_dir: PathBuf, cwd: PathBuf) -> Self {
-        let settings = Settings::load(&agent_dir, &cwd);
+    /// Loads the configuration of `agent_dir` for the working folder `cwd`; the project's
+    /// settings count only when `project_trusted`.
+    pub fn load(agent_dir: PathBuf, cwd: PathBuf, project_trusted: bool) -> Self {
+        let settings = Settings::load(&agent_dir, &cwd, project_trusted);
         let (registry, mut warnings) = ModelRegistry::load(&agent_dir);
         warnings.extend(settings.warnings.iter().cloned());
         Self {

@@ -4,73 +4,21 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use pi_rpc_protocol::model::{Model, ModelCost};
-use serde::Deserialize;
+use pi_rpc_protocol::model::Model;
 use serde_json::{Map, Value};
 
 use super::values;
 
-/// Context window of a models.json model that gives none.
-const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
-/// Output limit of a models.json model that gives none.
-const DEFAULT_MAX_TOKENS: u64 = 16_384;
-
-/// Environment variables holding the API key of well-known providers.
-const PROVIDER_ENV_KEYS: [(&str, &str); 4] = [
-    ("anthropic", "ANTHROPIC_API_KEY"),
-    ("openai", "OPENAI_API_KEY"),
-    ("google", "GEMINI_API_KEY"),
-    ("openrouter", "OPENROUTER_API_KEY"),
-];
-
-#[derive(Debug, Deserialize)]
-struct ModelsFile {
-    #[serde(default)]
-    providers: Map<String, Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProviderConfig {
-    base_url: Option<String>,
-    api: Option<String>,
-    api_key: Option<String>,
-    headers: Option<Map<String, Value>>,
-    #[serde(default)]
-    auth_header: bool,
-    compat: Option<Map<String, Value>>,
-    #[serde(default)]
-    models: Vec<ModelConfig>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ModelConfig {
-    id: String,
-    name: Option<String>,
-    api: Option<String>,
-    base_url: Option<String>,
-    reasoning: Option<bool>,
-    thinking_level_map: Option<Map<String, Value>>,
-    input: Option<Vec<String>>,
-    cost: Option<ModelCost>,
-    context_window: Option<f64>,
-    max_tokens: Option<f64>,
-    sampling_params: Option<Map<String, Value>>,
-    headers: Option<Map<String, Value>>,
-    compat: Option<Map<String, Value>>,
-}
+mod file;
 
 /// One provider: its models and how to authenticate.
 #[derive(Debug, Clone)]
 pub(super) struct Provider {
     name: String,
-    /// The environment variable holding the key of a built-in provider.
-    env_key: Option<&'static str>,
     api_key: Option<String>,
     headers: Option<Map<String, Value>>,
     auth_header: bool,
-    models: Vec<Model>,
+    models: super::builtin::Models,
     model_headers: HashMap<String, Map<String, Value>>,
 }
 
@@ -81,11 +29,16 @@ impl Provider {
         &self.models
     }
 
-    /// A built-in provider whose key is in the environment variable `env_key`.
-    pub(super) fn builtin(name: &str, env_key: &'static str, models: Vec<Model>) -> Self {
+    /// The provider's name.
+    #[cfg(test)]
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A built-in provider (its key comes from its environment variables, see `env_keys`).
+    pub(super) fn builtin(name: &str, models: super::builtin::Models) -> Self {
         Self {
             name: name.to_owned(),
-            env_key: Some(env_key),
             api_key: None,
             headers: None,
             auth_header: false,
@@ -104,6 +57,10 @@ pub struct ModelRegistry {
 }
 
 impl ModelRegistry {
+    /// The key of the request model's `extra` holding why its key or headers could not be
+    /// resolved (taken out by the provider call, which fails with it).
+    pub const REQUEST_ERROR_KEY: &str = "\u{1}requestError";
+
     /// Loads `models.json` and `auth.json` from the agent folder. Problems become warnings.
     pub fn load(agent_dir: &Path) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
@@ -125,7 +82,9 @@ impl ModelRegistry {
 
     /// Every model, available or not, in configuration order.
     pub fn all_models(&self) -> impl Iterator<Item = &Model> {
-        self.providers.iter().flat_map(|provider| &provider.models)
+        self.providers
+            .iter()
+            .flat_map(|provider| provider.models.iter())
     }
 
     /// Models whose provider has credentials (`get_available_models`).
@@ -139,8 +98,21 @@ impl ModelRegistry {
 
     /// The model `provider`/`id`, available or not.
     pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.all_models()
+        // Only this provider's models: a built-in provider's are parsed on first use.
+        self.provider(provider)?
+            .models
+            .iter()
             .find(|model| model.provider == provider && model.id == id)
+    }
+
+    /// The provider names, in configuration order (no built-in catalog is parsed for them).
+    pub fn provider_names(&self) -> impl Iterator<Item = &str> {
+        self.providers.iter().map(|provider| provider.name.as_str())
+    }
+
+    /// The models of provider `name` (none for an unknown one).
+    pub fn provider_models(&self, name: &str) -> &[Model] {
+        self.provider(name).map_or(&[], |provider| &provider.models)
     }
 
     /// Whether the provider name is known.
@@ -160,7 +132,7 @@ impl ModelRegistry {
         }
         match self.provider(provider).and_then(|p| p.api_key.as_deref()) {
             Some(config) => values::is_configured(config),
-            None => self.env_key(provider).is_some(),
+            None => super::env_keys::configured(provider),
         }
     }
 
@@ -174,217 +146,143 @@ impl ModelRegistry {
         }
         match self.provider(provider).and_then(|p| p.api_key.as_deref()) {
             Some(config) => values::resolve(config),
-            None => self.env_key(provider),
+            None => super::env_keys::api_key(provider),
         }
     }
 
     /// The model as the provider module needs it: the reported model plus the resolved extra
-    /// headers of its provider and of the model itself.
+    /// headers of its provider and of the model itself. A value that cannot be resolved (a
+    /// missing variable, a failing command) is recorded under [`Self::REQUEST_ERROR_KEY`] in
+    /// `extra`, with the reference's text; the provider call then fails with it.
     pub fn model_for_request(&self, model: &Model) -> Model {
+        self.request_model_and_key(model).0
+    }
+
+    /// [`Self::model_for_request`] and the API key for it, each value resolved once: a
+    /// `!command` key runs once a call, as the reference resolves it once a request (and not
+    /// again for [`Self::api_key`]).
+    pub fn request_model_and_key(&self, model: &Model) -> (Model, Option<String>) {
         let mut request_model = model.clone();
-        // Built-in models keep these two in `extra` to report them in the reference's key order.
+        // Built-in models keep these in `extra` to report them in the reference's key order.
         if let Some(Value::Object(map)) = request_model.extra.remove("thinkingLevelMap") {
             request_model.thinking_level_map = Some(map);
+        }
+        if let Some(Value::Object(map)) = request_model.extra.remove("samplingParams") {
+            request_model.sampling_params = Some(map);
         }
         if let Some(Value::Object(map)) = request_model.extra.remove("compat") {
             request_model.compat = Some(map);
         }
-        let Some(provider) = self.provider(&model.provider) else {
-            return request_model;
+        let builtin_headers = match request_model.extra.remove("headers") {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
         };
-        let mut headers = Map::new();
-        let raw = provider
-            .headers
-            .iter()
-            .chain(provider.model_headers.get(&model.id));
-        for map in raw {
-            for (name, value) in map {
-                if let Some(resolved) = value.as_str().and_then(values::resolve) {
-                    headers.insert(name.clone(), Value::from(resolved));
+        let Some(provider) = self.provider(&model.provider) else {
+            let key = self.api_key(&model.provider);
+            return (request_model, key);
+        };
+        match self.request_headers(provider, model) {
+            Ok((headers, key)) => {
+                let mut all = builtin_headers;
+                all.extend(headers);
+                if !all.is_empty() {
+                    request_model.headers = Some(all);
                 }
+                (request_model, key)
+            }
+            Err(message) => {
+                // The call fails with this message before any key is needed.
+                request_model
+                    .extra
+                    .insert(Self::REQUEST_ERROR_KEY.into(), Value::from(message));
+                (request_model, None)
             }
         }
-        if provider.auth_header
-            && let Some(key) = self.api_key(&model.provider)
-        {
+    }
+
+    /// The provider's headers, `Authorization` when `authHeader` asks for it, then the model's
+    /// own headers (which win), each value resolved, and the API key; the reference's error
+    /// otherwise.
+    fn request_headers(
+        &self,
+        provider: &Provider,
+        model: &Model,
+    ) -> Result<(Map<String, Value>, Option<String>), String> {
+        let name = &provider.name;
+        let auth_failed =
+            |message: String| format!("API key auth failed for provider {name}: {message}");
+        let mut headers = Map::new();
+        let key = if self.runtime_keys.contains_key(name) || self.stored_keys.contains_key(name) {
+            self.api_key(name)
+        } else {
+            match provider.api_key.as_deref() {
+                Some(config) => Some(
+                    values::resolve_or_error(config, &format!("API key for provider \"{name}\""))
+                        .map_err(auth_failed)?,
+                ),
+                None => {
+                    if let Some(token) = super::env_keys::anthropic_bearer_token(name) {
+                        headers.insert("Authorization".into(), format!("Bearer {token}").into());
+                    }
+                    super::env_keys::api_key(name)
+                }
+            }
+        };
+        for (header, value) in provider.headers.iter().flatten() {
+            let raw = value.as_str().unwrap_or_default();
+            let description = format!("provider \"{name}\" header \"{header}\"");
+            let resolved = values::resolve_or_error(raw, &description).map_err(auth_failed)?;
+            headers.insert(header.clone(), Value::from(resolved));
+        }
+        if provider.auth_header {
+            let key = key
+                .as_deref()
+                .ok_or_else(|| format!("No API key found for \"{name}\""))?;
             headers.insert("Authorization".into(), Value::from(format!("Bearer {key}")));
         }
-        if !headers.is_empty() {
-            request_model.headers = Some(headers);
+        for (header, value) in provider.model_headers.get(&model.id).into_iter().flatten() {
+            let raw = value.as_str().unwrap_or_default();
+            let description = format!("model \"{name}/{}\" header \"{header}\"", model.id);
+            let resolved = values::resolve_or_error(raw, &description)?;
+            headers.insert(header.clone(), Value::from(resolved));
         }
-        request_model
+        Ok((headers, key))
     }
 
     fn provider(&self, name: &str) -> Option<&Provider> {
         self.providers.iter().find(|provider| provider.name == name)
     }
-
-    /// The key in the provider's usual environment variable.
-    fn env_key(&self, provider: &str) -> Option<String> {
-        let variable = self
-            .provider(provider)
-            .and_then(|p| p.env_key)
-            .or_else(|| {
-                PROVIDER_ENV_KEYS
-                    .iter()
-                    .find(|(name, _)| *name == provider)
-                    .map(|(_, variable)| *variable)
-            })?;
-        std::env::var(variable).ok().filter(|key| !key.is_empty())
-    }
 }
 
 /// The built-in providers, then those of `models.json`; a `models.json` provider named like a
-/// built-in one changes it (base URL, key, headers; models replaced by id or added).
+/// built-in one changes it (base URL, key, headers, compat, overrides; models replaced by id or
+/// added). A file that fails the schema check adds nothing; a provider that cannot be composed
+/// is left out (a built-in one stays as built in).
 fn load_providers(
     builtin: Vec<Provider>,
     path: &Path,
     warnings: &mut Vec<String>,
 ) -> Vec<Provider> {
     let mut providers = builtin;
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return providers,
-        Err(error) => {
-            warnings.push(format!(
-                "Failed to load models.json: {error}\n\nFile: {}",
-                path.display()
-            ));
+    let configs = match file::read(path) {
+        Ok(configs) => configs,
+        Err(message) => {
+            warnings.push(message);
             return providers;
         }
     };
-    let file: ModelsFile = match serde_json::from_str(&text) {
-        Ok(file) => file,
-        Err(error) => {
-            warnings.push(format!(
-                "Failed to parse models.json: {error}\n\nFile: {}",
-                path.display()
-            ));
-            return providers;
-        }
-    };
-    for (name, value) in file.providers {
-        let config = match serde_json::from_value::<ProviderConfig>(value) {
-            Ok(config) => config,
-            Err(error) => {
-                warnings.push(format!(
-                    "Invalid models.json schema: provider {name}: {error}\n\nFile: {}",
-                    path.display()
-                ));
-                continue;
-            }
-        };
+    for (name, config) in configs {
         let existing = providers.iter().position(|p| p.name == name);
         let base = existing.map(|index| &providers[index]);
-        match build_provider(&name, config, base) {
+        match file::compose(&name, config, base) {
             Ok(provider) => match existing {
                 Some(index) => providers[index] = provider,
                 None => providers.push(provider),
             },
-            Err(message) => warnings.push(message),
+            Err(message) => warnings.push(format!("Provider \"{name}\": {message}")),
         }
     }
     providers
-}
-
-/// A provider from its `models.json` entry, on top of the built-in provider `base` of the same
-/// name when there is one.
-fn build_provider(
-    name: &str,
-    config: ProviderConfig,
-    base: Option<&Provider>,
-) -> Result<Provider, String> {
-    let mut models: Vec<Model> = base.map(|base| base.models.clone()).unwrap_or_default();
-    if let Some(base_url) = &config.base_url {
-        for model in &mut models {
-            model.base_url = base_url.clone();
-        }
-    }
-    let mut model_headers = HashMap::new();
-    for definition in config.models {
-        let existing = models.iter().position(|model| model.id == definition.id);
-        let defaults = existing
-            .or((!models.is_empty()).then_some(0))
-            .map(|i| &models[i]);
-        let api = definition
-            .api
-            .or_else(|| config.api.clone())
-            .or_else(|| defaults.map(|model| model.api.clone()))
-            .ok_or_else(|| {
-                format!(
-                    "Provider {name}, model {}: no \"api\" specified. Set at provider or model level.",
-                    definition.id
-                )
-            })?;
-        let base_url = definition
-            .base_url
-            .or_else(|| config.base_url.clone())
-            .or_else(|| defaults.map(|model| model.base_url.clone()))
-            .ok_or_else(|| {
-                format!("Provider {name}: \"baseUrl\" is required when defining custom models.")
-            })?;
-        let context_window = positive(definition.context_window, DEFAULT_CONTEXT_WINDOW)
-            .ok_or_else(|| {
-                format!(
-                    "Provider {name}, model {}: invalid contextWindow",
-                    definition.id
-                )
-            })?;
-        let max_tokens = positive(definition.max_tokens, DEFAULT_MAX_TOKENS).ok_or_else(|| {
-            format!(
-                "Provider {name}, model {}: invalid maxTokens",
-                definition.id
-            )
-        })?;
-        if let Some(headers) = definition.headers {
-            model_headers.insert(definition.id.clone(), headers);
-        }
-        let compat = match (config.compat.clone(), definition.compat) {
-            (Some(mut base), Some(overrides)) => {
-                base.extend(overrides);
-                Some(base)
-            }
-            (base, overrides) => overrides.or(base),
-        };
-        let model = Model {
-            name: definition.name.unwrap_or_else(|| definition.id.clone()),
-            id: definition.id,
-            api,
-            provider: name.to_owned(),
-            base_url,
-            reasoning: definition.reasoning.unwrap_or(false),
-            thinking_level_map: definition.thinking_level_map,
-            input: definition.input.unwrap_or_else(|| vec!["text".to_owned()]),
-            cost: definition.cost.unwrap_or_default(),
-            context_window,
-            max_tokens,
-            sampling_params: definition.sampling_params,
-            headers: None,
-            compat,
-            extra: Map::new(),
-        };
-        match existing {
-            Some(index) => models[index] = model,
-            None => models.push(model),
-        }
-    }
-    Ok(Provider {
-        name: name.to_owned(),
-        env_key: base.and_then(|base| base.env_key),
-        api_key: config.api_key,
-        headers: config.headers,
-        auth_header: config.auth_header,
-        models,
-        model_headers,
-    })
-}
-
-fn positive(value: Option<f64>, default: u64) -> Option<u64> {
-    match value {
-        None => Some(default),
-        Some(number) if number > 0.0 && number.is_finite() => Some(number as u64),
-        Some(_) => None,
-    }
 }
 
 fn load_auth(path: &Path, warnings: &mut Vec<String>) -> HashMap<String, String> {
@@ -438,5 +336,24 @@ mod tests {
         assert_eq!(available, ["m1", "m2"]);
         assert_eq!(registry.api_key("mock").as_deref(), Some("k"));
         assert!(!registry.has_auth("nokey"));
+    }
+
+    #[test]
+    fn a_command_key_runs_once_for_the_model_and_key_of_a_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        let models = serde_json::json!({"providers": {"cmd": {
+            "baseUrl": "http://127.0.0.1:1", "api": "openai-completions", "authHeader": true,
+            "apiKey": format!("!echo run >> '{}'; echo the-key", runs.display()),
+            "models": [{"id": "m"}]}}});
+        std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+        let (registry, warnings) = ModelRegistry::load(dir.path());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let model = registry.find("cmd", "m").unwrap().clone();
+        let (request_model, key) = registry.request_model_and_key(&model);
+        assert_eq!(key.as_deref(), Some("the-key"));
+        let headers = request_model.headers.unwrap();
+        assert_eq!(headers["Authorization"], "Bearer the-key");
+        assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\n");
     }
 }

@@ -36,14 +36,21 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Loads `<agent_dir>/settings.json` and `<cwd>/.pi/settings.json`. Missing files are empty;
-    /// unreadable ones are reported in [`Settings::warnings`] and treated as empty.
-    pub fn load(agent_dir: &Path, cwd: &Path) -> Self {
+    /// Loads `<agent_dir>/settings.json` and, when `project_trusted`, `<cwd>/.pi/settings.json`
+    /// (an untrusted project's settings are not read at all, as in the reference). Missing files
+    /// are empty; unreadable ones are reported in [`Settings::warnings`] and treated as empty.
+    /// Legacy keys are migrated as the reference migrates them (see [`migrate`]).
+    pub fn load(agent_dir: &Path, cwd: &Path, project_trusted: bool) -> Self {
         let global_path = agent_dir.join("settings.json");
         let project_path = cwd.join(".pi").join("settings.json");
         let mut warnings = Vec::new();
-        let (global, global_broken) = read_object(&global_path, "global", &mut warnings);
-        let (project, _) = read_object(&project_path, "project", &mut warnings);
+        let (mut global, global_broken) = read_object(&global_path, "global", &mut warnings);
+        migrate(&mut global);
+        let mut project = Map::new();
+        if project_trusted {
+            project = read_object(&project_path, "project", &mut warnings).0;
+            migrate(&mut project);
+        }
         let merged = deep_merge(&global, &project);
         Self {
             global_path,
@@ -67,7 +74,8 @@ impl Settings {
         }
     }
 
-    fn get(&self, key: &str) -> Option<&Value> {
+    /// The merged value of a top-level key.
+    pub fn get(&self, key: &str) -> Option<&Value> {
         self.merged.get(key)
     }
 
@@ -142,12 +150,22 @@ impl Settings {
         }
     }
 
-    /// `retry.provider.maxRetries` (default 0) and `retry.provider.maxRetryDelayMs` (default
-    /// 60000) as the transport options of a model call.
+    /// What the settings change about a model call: `retry.provider.maxRetries` (default 0),
+    /// `retry.provider.maxRetryDelayMs` (default 60000), `retry.provider.timeoutMs` (the wait
+    /// for the response headers), `httpIdleTimeoutMs` (default 300000, 0 or `"disabled"`
+    /// waits for ever), `thinkingBudgets` and `images.blockImages`.
     pub fn stream_options(&self) -> crate::provider::StreamOptions {
         let provider = self.get_nested("retry", "provider");
         let number = |key: &str| provider.and_then(|p| p.get(key)).and_then(Value::as_f64);
         let mut options = crate::provider::StreamOptions::default();
+        if let Some(idle) = self.get("httpIdleTimeoutMs").and_then(parse_timeout_ms) {
+            options.idle_timeout = (idle > 0).then(|| std::time::Duration::from_millis(idle));
+        }
+        if let Some(timeout) = number("timeoutMs").filter(|n| n.is_finite() && *n >= 0.0) {
+            options.request_timeout = Some(std::time::Duration::from_millis(timeout as u64));
+        }
+        options.thinking_budgets = self.thinking_budgets();
+        options.block_images = self.block_images();
         if let Some(retries) = number("maxRetries").filter(|n| n.is_finite() && *n > 0.0) {
             options.max_retries = retries.ceil().min(f64::from(u32::MAX)) as u32;
         }
@@ -155,6 +173,88 @@ impl Settings {
             options.max_retry_delay = std::time::Duration::from_millis(delay.max(0.0) as u64);
         }
         options
+    }
+
+    /// `thinkingBudgets`: token budgets for `minimal`, `low`, `medium` and `high` (whole
+    /// numbers; anything else keeps the default of that level).
+    pub fn thinking_budgets(&self) -> crate::provider::options::ThinkingBudgets {
+        let mut budgets = crate::provider::options::ThinkingBudgets::default();
+        for (slot, level) in budgets
+            .levels
+            .iter_mut()
+            .zip(["minimal", "low", "medium", "high"])
+        {
+            *slot = self
+                .get_nested("thinkingBudgets", level)
+                .and_then(Value::as_i64);
+        }
+        budgets
+    }
+
+    /// `images.blockImages`, default false.
+    pub fn block_images(&self) -> bool {
+        self.get_nested("images", "blockImages")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// `images.autoResize`, default true.
+    pub fn auto_resize_images(&self) -> bool {
+        self.get_nested("images", "autoResize")
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
+    }
+
+    /// `httpProxy` of the global file (a project cannot set it), trimmed, as the variables
+    /// `HTTP_PROXY` and `HTTPS_PROXY` it stands for: each only when the environment does not
+    /// set it already (the environment wins, as in the reference).
+    pub fn proxy_env(&self) -> Vec<(String, String)> {
+        let Some(proxy) = self
+            .global
+            .get("httpProxy")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|proxy| !proxy.is_empty())
+        else {
+            return Vec::new();
+        };
+        ["HTTP_PROXY", "HTTPS_PROXY"]
+            .into_iter()
+            .filter(|name| std::env::var_os(name).is_none())
+            .map(|name| (name.to_owned(), proxy.to_owned()))
+            .collect()
+    }
+
+    /// The HTTP client of model calls: the environment's proxies (`http_proxy` before
+    /// `HTTP_PROXY`, likewise for HTTPS, and `NO_PROXY`), with `httpProxy` filling in
+    /// `HTTP_PROXY` / `HTTPS_PROXY` where the environment leaves them unset.
+    pub fn http_client(&self) -> reqwest::Client {
+        let extra = self.proxy_env();
+        if extra.is_empty() {
+            return reqwest::Client::new();
+        }
+        // The lower-case variable comes first, as undici's `EnvHttpProxyAgent` reads them;
+        // `httpProxy` only stands in for the upper-case one.
+        let value = |name: &str| {
+            std::env::var(name.to_ascii_lowercase())
+                .ok()
+                .or_else(|| {
+                    extra
+                        .iter()
+                        .find(|(key, _)| key == name)
+                        .map(|(_, value)| value.clone())
+                })
+                .or_else(|| std::env::var(name).ok())
+        };
+        let mut builder = reqwest::Client::builder();
+        let no_proxy = reqwest::NoProxy::from_env;
+        if let Some(Ok(proxy)) = value("HTTP_PROXY").map(reqwest::Proxy::http) {
+            builder = builder.proxy(proxy.no_proxy(no_proxy()));
+        }
+        if let Some(Ok(proxy)) = value("HTTPS_PROXY").map(reqwest::Proxy::https) {
+            builder = builder.proxy(proxy.no_proxy(no_proxy()));
+        }
+        builder.build().unwrap_or_default()
     }
 
     /// `enabledModels`: the model patterns `cycle_model` walks when `--models` is not given.
@@ -274,6 +374,7 @@ impl Settings {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Map::new(),
             Err(error) => return Err(error),
         };
+        migrate(&mut current);
         update(&mut current);
         if let Some(parent) = self.global_path.parent() {
             std::fs::create_dir_all(parent)?;
@@ -281,6 +382,83 @@ impl Settings {
         let text = serde_json::to_string_pretty(&Value::Object(current))
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
         std::fs::write(&self.global_path, text)
+    }
+}
+
+/// One settings file's entries of a resource array (`skills`, `prompts`, `extensions`): plain
+/// paths and patterns (`!x`, `+x`, `-x`, globs) as written, resolved against `base`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceEntries {
+    /// The folder relative paths resolve against: `<cwd>/.pi` or the agent folder.
+    pub base: PathBuf,
+    /// `project` or `user`.
+    pub scope: &'static str,
+    /// The array's strings, in order (other values are skipped).
+    pub entries: Vec<String>,
+}
+
+/// The `key` arrays of the project settings (only when `project_trusted`) and of the global
+/// settings, in that order, each file read on its own (not merged) and migrated, as the
+/// reference resolves resource paths. A missing or broken file gives an empty list.
+pub fn resource_entries(
+    agent_dir: &Path,
+    cwd: &Path,
+    project_trusted: bool,
+    key: &str,
+) -> Vec<ResourceEntries> {
+    let project = cwd.join(".pi");
+    let mut files: Vec<(PathBuf, &'static str)> = Vec::new();
+    if project_trusted {
+        files.push((project, "project"));
+    }
+    files.push((agent_dir.to_path_buf(), "user"));
+    let mut ignored = Vec::new();
+    files
+        .into_iter()
+        .map(|(base, scope)| {
+            let (mut settings, _) = read_object(&base.join("settings.json"), scope, &mut ignored);
+            migrate(&mut settings);
+            let entries = settings
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|entries| {
+                    entries
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            ResourceEntries {
+                base,
+                scope,
+                entries,
+            }
+        })
+        .collect()
+}
+
+/// A timeout setting as the reference reads it: a non-negative number (floored) or a numeric
+/// string, `"disabled"` meaning 0; anything else is not a timeout.
+fn parse_timeout_ms(value: &Value) -> Option<u64> {
+    match value {
+        Value::String(text) => {
+            let text = text.trim();
+            if text.eq_ignore_ascii_case("disabled") {
+                return Some(0);
+            }
+            if text.is_empty() {
+                return None;
+            }
+            text.parse::<f64>()
+                .ok()
+                .and_then(|n| parse_timeout_ms(&Value::from(n)))
+        }
+        Value::Number(number) => number
+            .as_f64()
+            .filter(|n| n.is_finite() && *n >= 0.0)
+            .map(|n| n.floor() as u64),
+        _ => None,
     }
 }
 
@@ -298,7 +476,11 @@ fn queue_mode_value(mode: QueueMode) -> Value {
     })
 }
 
-fn read_object(path: &Path, scope: &str, warnings: &mut Vec<String>) -> (Map<String, Value>, bool) {
+pub(super) fn read_object(
+    path: &Path,
+    scope: &str,
+    warnings: &mut Vec<String>,
+) -> (Map<String, Value>, bool) {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (Map::new(), false),
@@ -322,6 +504,57 @@ fn read_object(path: &Path, scope: &str, warnings: &mut Vec<String>) -> (Map<Str
         Err(error) => {
             warnings.push(format!("({scope} settings) {}: {error}", path.display()));
             (Map::new(), true)
+        }
+    }
+}
+
+/// Rewrites legacy keys in one settings file's object as the reference does on load:
+/// `queueMode` becomes `steeringMode` (unless that is set), a boolean `websockets` becomes
+/// `transport` (`websocket` / `sse`), the old `skills` object (`customDirectories`,
+/// `enableSkillCommands`) becomes the `skills` array and `enableSkillCommands`, and
+/// `retry.maxDelayMs` becomes `retry.provider.maxRetryDelayMs` (unless that is set).
+pub fn migrate(settings: &mut Map<String, Value>) {
+    if !settings.contains_key("steeringMode")
+        && let Some(mode) = settings.remove("queueMode")
+    {
+        settings.insert("steeringMode".into(), mode);
+    }
+    if !settings.contains_key("transport")
+        && let Some(Value::Bool(websockets)) = settings.get("websockets").cloned()
+    {
+        settings.remove("websockets");
+        let transport = if websockets { "websocket" } else { "sse" };
+        settings.insert("transport".into(), Value::from(transport));
+    }
+    if let Some(Value::Object(old)) = settings.get("skills").cloned() {
+        if let Some(enable) = old.get("enableSkillCommands")
+            && !settings.contains_key("enableSkillCommands")
+        {
+            settings.insert("enableSkillCommands".into(), enable.clone());
+        }
+        match old.get("customDirectories") {
+            Some(Value::Array(dirs)) if !dirs.is_empty() => {
+                settings.insert("skills".into(), Value::Array(dirs.clone()));
+            }
+            _ => {
+                settings.remove("skills");
+            }
+        }
+    }
+    if let Some(Value::Object(retry)) = settings.get_mut("retry") {
+        let max_delay = retry.remove("maxDelayMs");
+        if let Some(delay @ Value::Number(_)) = max_delay {
+            let provider = retry
+                .entry("provider")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !provider.is_object() {
+                *provider = Value::Object(Map::new());
+            }
+            if let Value::Object(provider) = provider
+                && provider.get("maxRetryDelayMs").is_none_or(Value::is_null)
+            {
+                provider.insert("maxRetryDelayMs".into(), delay);
+            }
         }
     }
 }
@@ -361,7 +594,7 @@ mod tests {
     fn setters_keep_unrelated_keys_of_the_file() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
-        let mut settings = Settings::load(dir.path(), dir.path());
+        let mut settings = Settings::load(dir.path(), dir.path(), true);
         settings.set_steering_mode(QueueMode::All);
         assert_eq!(settings.steering_mode(), QueueMode::All);
         let text = std::fs::read_to_string(dir.path().join("settings.json")).unwrap();

@@ -1,10 +1,16 @@
 //! Configuration values that may name environment variables or a shell command, as `apiKey` and
 //! header values in `models.json` do: `$NAME` and `${NAME}` are replaced by the variable (a
 //! missing one leaves the value unresolved), `$$` is a literal `$`, `$!` a literal `!`, and a value
-//! starting with `!` is a shell command whose trimmed output is the value. Anything else is
-//! literal text.
+//! starting with `!` is a shell command whose trimmed output is the value (a command still
+//! running after [`COMMAND_TIMEOUT`] is killed and counts as failed, as in the reference).
+//! Anything else is literal text.
 
-use std::process::{Command, Stdio};
+use std::io::Read;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a `!command` may run, as the reference allows it.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Resolves a configuration value; `None` when a variable is missing or the command fails.
 pub fn resolve(config: &str) -> Option<String> {
@@ -20,6 +26,40 @@ pub fn is_configured(config: &str) -> bool {
     parse(config).iter().all(|part| match part {
         Part::Literal(_) => true,
         Part::Env(name) => env_value(name, &|name| std::env::var(name).ok()).is_some(),
+    })
+}
+
+/// [`resolve`], or the reference's reason when the value cannot be resolved: the command that
+/// failed or the variables that are missing. `description` names the value ("API key for
+/// provider \"x\"").
+pub fn resolve_or_error(config: &str, description: &str) -> Result<String, String> {
+    if let Some(value) = resolve(config) {
+        return Ok(value);
+    }
+    if let Some(command) = config.strip_prefix('!') {
+        return Err(format!(
+            "Failed to resolve {description} from shell command: {command}"
+        ));
+    }
+    let mut missing: Vec<String> = Vec::new();
+    for part in parse(config) {
+        if let Part::Env(name) = part
+            && env_value(&name, &|name| std::env::var(name).ok()).is_none()
+            && !missing.contains(&name)
+        {
+            missing.push(name);
+        }
+    }
+    Err(match missing.len() {
+        0 => format!("Failed to resolve {description}"),
+        1 => format!(
+            "Failed to resolve {description} from environment variable: {}",
+            missing[0]
+        ),
+        _ => format!(
+            "Failed to resolve {description} from environment variables: {}",
+            missing.join(", ")
+        ),
     })
 }
 
@@ -114,18 +154,60 @@ fn flush(parts: &mut Vec<Part>, literal: &mut String) {
 }
 
 fn run_command(command: &str) -> Option<String> {
-    let output = Command::new("sh")
+    run_command_within(command, COMMAND_TIMEOUT)
+}
+
+/// The trimmed output of `command` when it succeeds within `limit`; a command still running
+/// then is killed. Its output is read on a thread of its own, so that a command that never
+/// ends (or leaves a process holding its output open) cannot hold the caller.
+fn run_command_within(command: &str, limit: Duration) -> Option<String> {
+    let deadline = Instant::now() + limit;
+    let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
         .stdin(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .output()
+        .spawn()
         .ok()?;
-    if !output.status.success() {
+    let mut stdout = child.stdout.take()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let read = stdout.read_to_end(&mut bytes).map(|_| bytes);
+        // The caller may have given up waiting; then nobody needs the output.
+        let _ = tx.send(read);
+    });
+    let output = rx
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+        .and_then(Result::ok);
+    let status = output.as_ref().and_then(|_| exit_by(&mut child, deadline));
+    let (Some(output), Some(status)) = (output, status) else {
+        // Too slow (or unreadable): the command fails, as the reference's does.
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    };
+    if !status.success() {
         return None;
     }
-    let value = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let value = String::from_utf8_lossy(&output).trim().to_owned();
     (!value.is_empty()).then_some(value)
+}
+
+/// The exit status of `child` once it ends, or `None` if it is still running at `deadline`.
+/// Its output has ended, so it is about to exit: a short poll waits for that.
+fn exit_by(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        if let Some(status) = child.try_wait().ok()? {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
 }
 
 #[cfg(test)]
@@ -165,5 +247,34 @@ mod tests {
             Some("from-shell")
         );
         assert_eq!(resolve("!exit 3"), None);
+    }
+
+    #[test]
+    fn a_command_that_outlives_its_time_is_killed_and_fails() {
+        let started = Instant::now();
+        assert_eq!(
+            run_command_within("echo early; sleep 30", Duration::from_millis(300)),
+            None
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        // A command that closes its output but goes on running fails the same way.
+        let started = Instant::now();
+        assert_eq!(
+            run_command_within("echo early; exec >&-; sleep 30", Duration::from_millis(300)),
+            None
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            run_command_within("echo in-time", Duration::from_secs(10)).as_deref(),
+            Some("in-time")
+        );
     }
 }

@@ -66,13 +66,53 @@ pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
         scopes.push((project.as_path(), "project"));
     }
     scopes.push((discovery.agent_dir, "user"));
+    let settings = crate::config::resource_entries(
+        discovery.agent_dir,
+        discovery.cwd,
+        discovery.project_trusted,
+        "extensions",
+    );
     for (base, scope) in scopes {
-        for path in files_in(&base.join("extensions")) {
-            let info = json!({"path": path.display().to_string(), "source": "auto", "scope": scope, "origin": "top-level", "baseDir": base.display().to_string()});
+        // The settings' `extensions` array of this scope first, then its `extensions/` folder.
+        let entries = settings
+            .iter()
+            .find(|group| group.scope == scope)
+            .map(|group| group.entries.as_slice())
+            .unwrap_or_default();
+        for path in settings_files(entries, base) {
+            let info = json!({"path": path.display().to_string(), "source": "local", "scope": scope, "origin": "top-level"});
             add(path, info);
+        }
+        for path in files_in(&base.join("extensions")) {
+            if crate::resources::patterns::enabled_by_overrides(&path, entries, base) {
+                let info = json!({"path": path.display().to_string(), "source": "auto", "scope": scope, "origin": "top-level", "baseDir": base.display().to_string()});
+                add(path, info);
+            }
         }
     }
     Ok(files)
+}
+
+/// The extension files a settings `extensions` array names, relative to `base` (`~` allowed):
+/// a file as it is, a folder's extensions as [`files_in`] finds them; its patterns (`!`, `+`,
+/// `-`, globs) then filter them as for skills and prompts.
+fn settings_files(entries: &[String], base: &Path) -> Vec<PathBuf> {
+    let (patterns, plain): (Vec<&str>, Vec<&str>) = entries
+        .iter()
+        .map(String::as_str)
+        .partition(|entry| crate::resources::patterns::is_pattern(entry));
+    let mut files = Vec::new();
+    for entry in plain {
+        let path = crate::resources::patterns::resolve(entry, base);
+        if path.is_dir() {
+            files.extend(files_in(&path));
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
+    let enabled = crate::resources::patterns::apply_patterns(&files, &patterns, base);
+    files.retain(|file| enabled.contains(file));
+    files
 }
 
 /// The extensions of a folder: its `*.ts` and `*.js` files, and the entries of its

@@ -2,9 +2,13 @@
 // by erasing its types) only when extensions are given. It loads each extension, hands it a
 // `pi` object with the part of pi's extension API that pi-agent supports, and bridges it to the
 // agent: one JSON object per line on stdin (from the agent) and on stdout (to the agent).
+// `ctx.ui` is in host_ui.mjs, which the agent appends to this file (one module).
 //
 // From the agent:
-//   {type:"init", cwd, extensions:[path]}        load them; answer "loaded"
+//   {type:"init", cwd, extensions:[path], flags:[[name, value]]}
+//                                                load them, then give the flags of the command
+//                                                line (value: a text or null) to those that
+//                                                registered them; answer "loaded"
 //   {type:"reload"}                              for a replaced session: drop the loaded
 //                                                extensions and call their factories again
 //                                                (modules stay imported); answer "loaded"
@@ -15,12 +19,22 @@
 //   {type:"ui_response", response}               an extension_ui_response from the client
 //   {type:"tool", id, toolCallId, name, args}    run a registered tool; answer "tool_result"
 //   {type:"tool_abort", id}                      abort the signal of that tool call
-//   {type:"intercept", id, event}                run tool_call, tool_result, context or
-//                                                session_before_compact handlers, whose answers
-//                                                change what follows; answer "intercepted"
+//   {type:"bash_exec", id, operations, command, cwd}
+//                                                run a `bash` command with the user_bash
+//                                                operations of event `operations`; answer
+//                                                "bash_data"s, then "bash_exit"
+//   {type:"bash_abort", id}                      abort the signal of that command
+//   {type:"intercept", id, event}                run tool_call, tool_result, context,
+//                                                session_before_compact or provider handlers,
+//                                                whose answers change what follows; answer
+//                                                "intercepted"
 // To the agent:
 //   {type:"loaded", commands:[{name, description, path}], tools:[{name, description,
-//    parameters, path}], events:[type], error?}
+//    parameters, promptSnippet, promptGuidelines, path}], events:[type], error?,
+//    flagErrors?:[text]}                         flagErrors: command-line flags no extension
+//                                                registered, or without their value
+//   {type:"registered", commands, tools, events}  as "loaded", when an extension registers a
+//                                                command, tool or handler after loading
 //   {type:"ui", request:{method, ...}}           an extension_ui_request, without type and id
 //   {type:"extension_error", extensionPath, event, error}
 //   {type:"append_entry", customType, data}
@@ -30,16 +44,22 @@
 //   {type:"done", id, result?}                   result: of "input" {action, text, images},
 //                                                of "before_agent_start" {messages, systemPrompt},
 //                                                of "session_before_switch" / "_fork" {cancel},
-//                                                of "user_bash" {result}
+//                                                of "user_bash" {result} or {operations: id}
 //   {type:"tool_update", id, partialResult}      a tool's onUpdate
+//   {type:"bash_data", id, data}                 output of a command run by operations (base64)
+//   {type:"bash_exit", id, exitCode?, error?}    its end: the exit code, or why exec threw
 //   {type:"tool_result", id, result:{content, details}, isError}
 //   {type:"intercepted", id, result}             tool_call: {block, reason, input} or {error};
 //                                                tool_result: {content, details, isError};
 //                                                session_before_compact: {cancel} or {compaction};
-//                                                context: {messages}
+//                                                context: {messages};
+//                                                before_provider_request: {payload};
+//                                                after_provider_response: {}
 
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // Only this script writes the protocol on stdout; whatever an extension prints goes to stderr.
@@ -60,123 +80,16 @@ function errorText(error) {
  * { path, handlers: Map<type, fn[]>, commands: Map<name, def>, tools: Map<name, def> }.
  */
 const extensions = [];
+/** Flag values by name (`pi.registerFlag` defaults, then the command line's), shared by all. */
+const flagValues = new Map();
+/** The extension flags of the command line: [name, text or null]. */
+let cliFlags = [];
 /** Abort controllers of the running tool calls, by the agent's id. */
 const runningTools = new Map();
 /** Dialogs waiting for the client, by request id. */
 const pendingDialogs = new Map();
 let cwd = process.cwd();
 let turnIndex = 0;
-
-function uiRequest(request) {
-	send({ type: "ui", request: { id: randomUUID(), ...request } });
-}
-
-/** A dialog: resolves with the parsed answer, or `fallback` on timeout or when `signal` aborts. */
-function dialog(request, opts, fallback, parse) {
-	const signal = opts?.signal;
-	if (signal?.aborted) return Promise.resolve(fallback);
-	return new Promise((resolve) => {
-		const id = randomUUID();
-		let timer;
-		const finish = (value) => {
-			if (timer) clearTimeout(timer);
-			signal?.removeEventListener("abort", onAbort);
-			pendingDialogs.delete(id);
-			resolve(value);
-		};
-		const onAbort = () => finish(fallback);
-		signal?.addEventListener("abort", onAbort, { once: true });
-		if (opts?.timeout) {
-			timer = setTimeout(() => finish(fallback), opts.timeout);
-		}
-		pendingDialogs.set(id, (response) => finish(parse(response)));
-		send({ type: "ui", request: { id, ...request } });
-	});
-}
-
-const cancelled = (response) => response.cancelled === true;
-const valueOf = (response) => (cancelled(response) ? undefined : "value" in response ? response.value : undefined);
-
-const ui = {
-	select(title, options, opts) {
-		return dialog({ method: "select", title, options, timeout: opts?.timeout }, opts, undefined, valueOf);
-	},
-	confirm(title, message, opts) {
-		return dialog({ method: "confirm", title, message, timeout: opts?.timeout }, opts, false, (r) =>
-			cancelled(r) ? false : "confirmed" in r ? r.confirmed : false,
-		);
-	},
-	input(title, placeholder, opts) {
-		return dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, opts, undefined, valueOf);
-	},
-	// As in pi's RPC mode, the editor takes no options: no timeout, it waits for an answer.
-	editor(title, prefill) {
-		return dialog({ method: "editor", title, prefill }, undefined, undefined, valueOf);
-	},
-	notify(message, type) {
-		uiRequest({ method: "notify", message, notifyType: type });
-	},
-	setStatus(key, text) {
-		uiRequest({ method: "setStatus", statusKey: key, statusText: text });
-	},
-	setWidget(key, content, options) {
-		// Only lines of text can cross the protocol; component factories are ignored.
-		if (content === undefined || Array.isArray(content)) {
-			uiRequest({
-				method: "setWidget",
-				widgetKey: key,
-				widgetLines: content,
-				widgetPlacement: options?.placement,
-			});
-		}
-	},
-	setTitle(title) {
-		uiRequest({ method: "setTitle", title });
-	},
-	setEditorText(text) {
-		uiRequest({ method: "set_editor_text", text });
-	},
-	pasteToEditor(text) {
-		this.setEditorText(text);
-	},
-	getEditorText() {
-		return "";
-	},
-	async custom() {
-		return undefined;
-	},
-	onTerminalInput() {
-		return () => {};
-	},
-	setWorkingMessage() {},
-	setWorkingVisible() {},
-	setWorkingIndicator() {},
-	setHiddenThinkingLabel() {},
-	setFooter() {},
-	setHeader() {},
-	addAutocompleteProvider() {},
-	setEditorComponent() {},
-	getEditorComponent() {
-		return undefined;
-	},
-	getToolsExpanded() {
-		return false;
-	},
-	setToolsExpanded() {},
-	// No terminal to style: every theme function (`fg(color, text)`, `bold(text)`, ...) gives
-	// the text back unchanged.
-	theme: new Proxy({}, { get: () => (...args) => args[args.length - 1] }),
-	getAllThemes() {
-		return [];
-	},
-	getTheme() {
-		return undefined;
-	},
-	setTheme() {
-		return { success: false, error: "pi-agent has no themes" };
-	},
-};
-
 function context() {
 	return {
 		ui,
@@ -184,6 +97,13 @@ function context() {
 		hasUI: true,
 		cwd,
 		signal: undefined,
+		get model() {
+			return modelState.model;
+		},
+		modelRegistry,
+		isIdle() {
+			return !streaming;
+		},
 	};
 }
 
@@ -196,6 +116,7 @@ function api(extension) {
 			const list = extension.handlers.get(type) ?? [];
 			list.push(handler);
 			extension.handlers.set(type, list);
+			registeredLate(extension);
 		},
 		registerCommand(name, options) {
 			extension.commands.set(name, {
@@ -203,9 +124,54 @@ function api(extension) {
 				description: options?.description,
 				handler: options?.handler,
 			});
+			registeredLate(extension);
 		},
 		registerTool(definition) {
+			const known = allTools().some((tool) => tool.name === definition.name);
 			extension.tools.set(definition.name, definition);
+			// As in pi, a new tool is active at once (the agent confirms with its next "tools").
+			if (!known && toolAllowed(definition.name)) toolState.active.push(definition.name);
+			registeredLate(extension);
+		},
+		registerFlag(name, options) {
+			extension.flags.set(name, { name, ...options });
+			if (options?.default !== undefined && !flagValues.has(name)) flagValues.set(name, options.default);
+		},
+		getFlag(name) {
+			return extension.flags.has(name) ? flagValues.get(name) : undefined;
+		},
+		getActiveTools() {
+			return [...toolState.active];
+		},
+		getAllTools() {
+			return allTools();
+		},
+		setActiveTools(names) {
+			// As pi does: names of no known tool are left out; the rest in the given order.
+			const known = new Set(allTools().map((tool) => tool.name));
+			const valid = (Array.isArray(names) ? names : []).filter((name) => known.has(name));
+			toolState.active = valid;
+			send({ type: "set_active_tools", names: valid });
+		},
+		setModel(model) {
+			const id = randomUUID();
+			return new Promise((resolve) => {
+				pendingReplies.set(id, (value) => resolve(value === true));
+				send({ type: "set_model", id, provider: model?.provider, modelId: model?.id });
+			});
+		},
+		getThinkingLevel() {
+			return modelState.thinkingLevel;
+		},
+		setThinkingLevel(level) {
+			if (!THINKING_LEVELS.includes(level)) return;
+			modelState.thinkingLevel = clampedLevel(level);
+			send({ type: "set_thinking_level", level });
+		},
+		// Shortcuts are keys of pi's terminal UI: accepted, and never pressed in RPC mode.
+		registerShortcut() {},
+		exec(command, args, options) {
+			return runProcess(command, args ?? [], options?.cwd ?? cwd, options);
 		},
 		appendEntry(customType, data) {
 			send({ type: "append_entry", customType, data });
@@ -240,6 +206,7 @@ function api(extension) {
 	};
 	return new Proxy(supported, {
 		get(target, property) {
+			if (extension.stale) throw new Error(STALE_CONTEXT);
 			if (property in target) return target[property];
 			if (typeof property !== "string" || property === "then") return undefined;
 			return () => {
@@ -252,11 +219,74 @@ function api(extension) {
 	});
 }
 
+/** How long a process's pipes may stay open after it exited (children holding them). */
+const EXIT_PIPE_GRACE_MS = 100;
+
+/**
+ * `pi.exec`: runs `command` with `args` (no shell) in `dir`; resolves with its stdout, stderr,
+ * exit code (0 when a signal ended it, 1 when it could not start) and whether it was killed (by
+ * `options.signal` or after `options.timeout` ms: SIGTERM, then SIGKILL 5 s later).
+ */
+function runProcess(command, args, dir, options) {
+	return new Promise((resolve) => {
+		let stdout = "";
+		let stderr = "";
+		let killed = false;
+		let settled = false;
+		let exitCode = null;
+		let open = 2;
+		let graceTimer;
+		let timeoutTimer;
+		const child = spawn(command, args, { cwd: dir, shell: false, stdio: ["ignore", "pipe", "pipe"] });
+		const kill = () => {
+			if (killed) return;
+			killed = true;
+			child.kill("SIGTERM");
+			setTimeout(() => {
+				if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+			}, 5000).unref();
+		};
+		const finish = (code) => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(graceTimer);
+			clearTimeout(timeoutTimer);
+			options?.signal?.removeEventListener("abort", kill);
+			child.stdout?.destroy();
+			child.stderr?.destroy();
+			resolve({ stdout, stderr, code, killed });
+		};
+		if (options?.signal?.aborted) kill();
+		else options?.signal?.addEventListener("abort", kill, { once: true });
+		if (options?.timeout > 0) timeoutTimer = setTimeout(kill, options.timeout);
+		const ended = () => {
+			open -= 1;
+			if (open === 0 && exitCode !== null) finish(exitCode);
+		};
+		child.stdout.on("data", (data) => {
+			stdout += data.toString();
+		});
+		child.stderr.on("data", (data) => {
+			stderr += data.toString();
+		});
+		child.stdout.on("end", ended);
+		child.stderr.on("end", ended);
+		child.on("exit", (code) => {
+			exitCode = code ?? 0;
+			if (open === 0) finish(exitCode);
+			else graceTimer = setTimeout(() => finish(exitCode), EXIT_PIPE_GRACE_MS);
+		});
+		child.on("error", () => finish(1));
+	});
+}
+
 async function load(path) {
-	const extension = { path, handlers: new Map(), commands: new Map(), tools: new Map() };
+	const extension = { path, handlers: new Map(), commands: new Map(), tools: new Map(), flags: new Map() };
 	let module;
 	try {
-		module = await import(pathToFileURL(path).href);
+		const url = pathToFileURL(path);
+		if (evaluation > 0) url.searchParams.set("pi-agent-reload", String(evaluation));
+		module = await import(url.href);
 	} catch (error) {
 		throw new Error(`Failed to load extension "${path}": ${errorText(error)}`);
 	}
@@ -383,11 +413,17 @@ async function emitCancellable(event) {
 	return cancel ? { cancel } : {};
 }
 
+/** `user_bash` operations waiting for the agent to run its command with them, by event id. */
+const bashOperations = new Map();
+/** Abort controllers of the commands running through operations, by the agent's id. */
+const runningBash = new Map();
+
 /**
- * `user_bash`: the first handler that answers decides. Only a `result` can cross to the agent;
- * `operations` (functions) cannot, so the agent then runs the command itself.
+ * `user_bash` (event `id`): the first handler that answers decides. A `result` answers the
+ * command; `operations` (functions, which cannot cross) stay here under the event's id, and the
+ * agent asks to run the command with them ("bash_exec").
  */
-async function emitUserBash(event) {
+async function emitUserBash(event, id) {
 	let answer;
 	await eachHandler("user_bash", async (handler) => {
 		const result = await handler(event, context());
@@ -396,14 +432,36 @@ async function emitUserBash(event) {
 			return false;
 		}
 	});
-	if (answer?.operations !== undefined && answer.result === undefined) {
-		process.stderr.write("pi-agent: user_bash operations are not supported for extensions yet; ignored\n");
+	if (answer?.result !== undefined) return { result: answer.result };
+	if (typeof answer?.operations?.exec === "function") {
+		bashOperations.set(id, answer.operations);
+		return { operations: id };
 	}
-	return answer?.result !== undefined ? { result: answer.result } : {};
+	return {};
 }
 
-async function emit(event) {
-	if (event.type === "user_bash") return emitUserBash(event);
+/** Runs a command with the operations of a `user_bash` event; its output goes to the agent. */
+async function bashExec(message) {
+	const operations = bashOperations.get(message.operations);
+	bashOperations.delete(message.operations);
+	const controller = new AbortController();
+	runningBash.set(message.id, controller);
+	const onData = (data) => {
+		send({ type: "bash_data", id: message.id, data: Buffer.from(data).toString("base64") });
+	};
+	try {
+		if (!operations) throw new Error("The user_bash operations are gone");
+		const result = await operations.exec(message.command, message.cwd, { onData, signal: controller.signal });
+		send({ type: "bash_exit", id: message.id, exitCode: result?.exitCode ?? null });
+	} catch (error) {
+		send({ type: "bash_exit", id: message.id, error: errorText(error) });
+	} finally {
+		runningBash.delete(message.id);
+	}
+}
+
+async function emit(event, id) {
+	if (event.type === "user_bash") return emitUserBash(event, id);
 	if (event.type === "session_before_switch" || event.type === "session_before_fork") return emitCancellable(event);
 	if (event.type === "input") return emitInput(event);
 	if (event.type === "before_agent_start") return emitBeforeAgentStart(event);
@@ -437,7 +495,7 @@ async function runCommand(name, args) {
 	const found = commands().find((entry) => entry.name === name);
 	if (!found) return;
 	try {
-		await found.command.handler(args, context());
+		await found.command.handler(args, commandContext());
 	} catch (error) {
 		send({ type: "extension_error", extensionPath: `command:${name}`, event: "command", error: errorText(error) });
 	}
@@ -545,11 +603,32 @@ async function interceptContext(event) {
 	return { messages };
 }
 
+/**
+ * `before_provider_request`: each handler sees the payload as the previous ones left it; a
+ * handler that returns something other than undefined replaces it.
+ */
+async function interceptProviderRequest(event) {
+	let payload = event.payload;
+	await eachHandler("before_provider_request", async (handler) => {
+		const answer = await handler({ type: "before_provider_request", payload }, context());
+		if (answer !== undefined) payload = answer;
+	});
+	return { payload };
+}
+
+/** `after_provider_response`: the handlers see the status and headers; nothing comes back. */
+async function interceptProviderResponse(event) {
+	await eachHandler("after_provider_response", (handler) => handler(event, context()));
+	return {};
+}
+
 const interceptors = {
 	tool_call: interceptToolCall,
 	tool_result: interceptToolResult,
 	session_before_compact: interceptBeforeCompact,
 	context: interceptContext,
+	before_provider_request: interceptProviderRequest,
+	after_provider_response: interceptProviderResponse,
 };
 
 async function intercept(message) {
@@ -568,20 +647,55 @@ let loadedPaths = [];
 async function init(message) {
 	cwd = message.cwd ?? cwd;
 	loadedPaths = message.extensions;
-	await loadAll();
+	cliFlags = message.flags ?? [];
+	await loadAll(true);
+}
+
+/**
+ * Gives the command line's flags to the extensions that registered them, as pi does: a boolean
+ * flag is true whatever its value; another needs a text. Returns the errors (pi's words).
+ */
+function applyFlags() {
+	const registered = new Map();
+	for (const extension of extensions) {
+		for (const [name, flag] of extension.flags) registered.set(name, flag.type);
+	}
+	const errors = [];
+	const unknown = [];
+	for (const [name, value] of cliFlags) {
+		if (!registered.has(name)) {
+			unknown.push(`--${name}`);
+		} else if (registered.get(name) === "boolean") {
+			flagValues.set(name, true);
+		} else if (typeof value === "string") {
+			flagValues.set(name, value);
+		} else {
+			errors.push(`Extension flag "--${name}" requires a value`);
+		}
+	}
+	if (unknown.length > 0) errors.push(`Unknown option${unknown.length === 1 ? "" : "s"}: ${unknown.join(", ")}`);
+	return errors;
 }
 
 /**
  * A replaced session gets new extension instances, as in pi: each factory runs again with a
- * new `pi`; the modules themselves are not evaluated again (their top-level state stays).
+ * new `pi`; the modules themselves are not evaluated again (their top-level state stays),
+ * except for `ctx.reload()` (`fresh`), which evaluates them afresh.
  */
-async function reload() {
+async function reload(fresh) {
+	for (const extension of extensions) extension.stale = true;
 	extensions.length = 0;
+	flagValues.clear();
 	for (const finish of pendingDialogs.values()) finish({ cancelled: true });
-	await loadAll();
+	if (fresh) evaluation += 1;
+	await loadAll(false);
 }
 
-async function loadAll() {
+/** How often `ctx.reload()` asked for the modules afresh (a new module URL each time). */
+let evaluation = 0;
+
+/** Loads every extension and applies the flags; `first`: at start-up (flag errors count). */
+async function loadAll(first) {
 	try {
 		for (const path of loadedPaths) {
 			await load(path);
@@ -590,23 +704,41 @@ async function loadAll() {
 		send({ type: "loaded", commands: [], tools: [], events: [], error: errorText(error) });
 		return;
 	}
+	const flagErrors = applyFlags();
+	send({ type: "loaded", ...registrations(), flagErrors: first && flagErrors.length > 0 ? flagErrors : undefined });
+}
+
+/** What the loaded extensions registered, as the agent needs it. */
+function registrations() {
 	const events = new Set();
 	for (const extension of extensions) {
 		for (const [type, list] of extension.handlers) {
 			if (list.length > 0) events.add(type);
 		}
 	}
-	send({
-		type: "loaded",
+	return {
 		commands: commands().map(({ name, command, path }) => ({ name, description: command.description, path })),
 		tools: tools().map(({ tool, path }) => ({
 			name: tool.name,
 			description: tool.description ?? "",
 			parameters: tool.parameters ?? { type: "object", properties: {} },
+			promptSnippet: typeof tool.promptSnippet === "string" ? tool.promptSnippet : undefined,
+			promptGuidelines: Array.isArray(tool.promptGuidelines)
+				? tool.promptGuidelines.filter((line) => typeof line === "string")
+				: [],
 			path,
 		})),
 		events: [...events],
-	});
+	};
+}
+
+/**
+ * A registration by a loaded extension (from a handler or a command, as pi allows): the agent
+ * is told at once, so that the next model request offers the tool, as in pi. Registrations
+ * while the factories run are reported by "loaded".
+ */
+function registeredLate(extension) {
+	if (extensions.includes(extension)) send({ type: "registered", ...registrations() });
 }
 
 async function handle(message) {
@@ -615,13 +747,41 @@ async function handle(message) {
 			await init(message);
 			break;
 		case "reload":
-			await reload();
+			await reload(message.fresh === true);
 			break;
+		case "tools":
+			toolState = {
+				all: message.all ?? [],
+				active: message.active ?? [],
+				builtins: message.builtins ?? [],
+				// Extension tools the agent knows of and does not offer (`--tools`, ...).
+				reported: new Set(message.registered ?? []),
+				// Where each extension file comes from, by path.
+				sources: message.sources ?? {},
+				flags: message.flags,
+			};
+			break;
+		case "model_state":
+			modelState = {
+				model: message.model,
+				thinkingLevel: message.thinkingLevel,
+				levels: message.levels ?? ["off"],
+				// The models come at start-up and reloads only.
+				models: message.models ?? modelState.models,
+				available: message.available ?? modelState.available,
+			};
+			break;
+		case "reply": {
+			const finish = pendingReplies.get(message.id);
+			pendingReplies.delete(message.id);
+			finish?.(message.value);
+			break;
+		}
 		case "streaming":
 			streaming = message.value === true;
 			break;
 		case "event": {
-			const result = await emit(message.event);
+			const result = await emit(message.event, message.id);
 			send({ type: "done", id: message.id, result });
 			break;
 		}
@@ -637,6 +797,12 @@ async function handle(message) {
 			break;
 		case "tool_abort":
 			runningTools.get(message.id)?.abort();
+			break;
+		case "bash_exec":
+			await bashExec(message);
+			break;
+		case "bash_abort":
+			runningBash.get(message.id)?.abort();
 			break;
 		case "ui_response":
 			pendingDialogs.get(message.response.id)?.(message.response);

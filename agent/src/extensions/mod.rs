@@ -3,13 +3,14 @@
 //! embedded in the binary), started only when extensions are given. The agent and the host talk
 //! in JSON lines over the host's stdin and stdout; `host.mjs` describes the messages.
 
+mod bash;
 mod discover;
 mod node;
 mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
-pub use tools::{BeforeCall, RegisteredTool, ToolBridge};
+pub use tools::{BeforeCall, RegisteredTool, ToolBridge, ToolPrompt};
 
 use std::path::Path;
 use std::process::Stdio;
@@ -23,8 +24,15 @@ use tokio::sync::mpsc;
 
 use tools::{ToolCalls, ToolReply};
 
-/// The extension host script, run with `node --input-type=module -e`.
-const HOST_SCRIPT: &str = include_str!("host.mjs");
+/// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its UI part
+/// appended (one module).
+const HOST_SCRIPT: &str = concat!(
+    include_str!("host.mjs"),
+    "\n",
+    include_str!("host_ui.mjs"),
+    "\n",
+    include_str!("host_session.mjs")
+);
 
 /// Host messages waiting for the session.
 const HOST_QUEUE: usize = 256;
@@ -59,6 +67,11 @@ pub enum Error {
     /// An extension failed to load (worded as the reference words it).
     #[error("{0}")]
     Load(String),
+    /// Command-line flags that no extension registered, or without their value: one line
+    /// each, worded as the reference words them (the first line has no `Error: ` prefix, which
+    /// the caller writes).
+    #[error("{}", .0.join("\nError: "))]
+    Flags(Vec<String>),
     /// The host ended or broke the protocol before reporting the extensions loaded.
     #[error("the extension host ended before loading the extensions")]
     HostEnded,
@@ -70,15 +83,30 @@ pub enum Error {
     Json(#[from] serde_json::Error),
 }
 
+/// A command-line flag pi-agent does not know, for the extensions (`--name`, `--name value`,
+/// `--name=value`): its name and its value, if it has one.
+pub type CliFlag = (String, Option<String>);
+
 /// Starts the extension host for the extensions `discovery` finds, or nothing when there are
-/// none: without extensions no Node.js is looked for or spawned.
-pub async fn start(discovery: Discovery<'_>) -> Result<Option<Host>, Error> {
+/// none: without extensions no Node.js is looked for or spawned. `flags` go to the extensions
+/// that registered them; any other is an error, as in the reference.
+pub async fn start(discovery: Discovery<'_>, flags: &[CliFlag]) -> Result<Option<Host>, Error> {
     let files = discover(discovery)?;
     if files.is_empty() {
-        return Ok(None);
+        if flags.is_empty() {
+            return Ok(None);
+        }
+        let names: Vec<String> = flags.iter().map(|(name, _)| format!("--{name}")).collect();
+        let plural = if names.len() == 1 { "" } else { "s" };
+        return Err(Error::Flags(vec![format!(
+            "Unknown option{plural}: {}",
+            names.join(", ")
+        )]));
     }
     let node = find_node()?;
-    Host::start(&node, files, discovery.cwd).await.map(Some)
+    Host::start(&node, files, discovery.cwd, flags)
+        .await
+        .map(Some)
 }
 
 /// A command an extension registered.
@@ -109,6 +137,20 @@ pub enum HostMessage {
         /// Why loading failed.
         #[serde(default)]
         error: Option<String>,
+        /// At start-up: what is wrong with the command line's extension flags.
+        #[serde(default, rename = "flagErrors")]
+        flag_errors: Vec<String>,
+    },
+    /// An extension registered a command, tool or handler after loading: what all of them
+    /// registered now.
+    Registered {
+        /// Registered commands, in pi's order.
+        commands: Vec<RegisteredCommand>,
+        /// Registered tools, in registration order.
+        #[serde(default)]
+        tools: Vec<RegisteredTool>,
+        /// Event types some extension handles.
+        events: Vec<String>,
     },
     /// An extension UI request without its `type`: `id`, `method`, then the method's fields.
     Ui {
@@ -145,6 +187,61 @@ pub enum HostMessage {
         #[serde(default, rename = "triggerTurn")]
         trigger_turn: bool,
     },
+    /// `pi.setActiveTools(names)`: the tools to offer from now on (names of known tools only).
+    SetActiveTools {
+        /// The tool names, in the order given.
+        names: Vec<String>,
+    },
+    /// `pi.setModel(model)`: answered by a `reply` with this id (true when the model is set).
+    SetModel {
+        /// The host's id for the reply.
+        id: String,
+        /// The model's provider.
+        #[serde(default)]
+        provider: String,
+        /// The model's id.
+        #[serde(default, rename = "modelId")]
+        model_id: String,
+    },
+    /// `ctx.waitForIdle()`: answered by a `reply` with this id once the agent has settled.
+    WaitForIdle {
+        /// The host's id for the reply.
+        id: String,
+    },
+    /// A command's `ctx.newSession(options)`: answered by a `reply` with this id (`{cancelled}`).
+    NewSession {
+        /// The host's id for the reply.
+        id: String,
+        /// The parent session file for the new session's header.
+        #[serde(default, rename = "parentSession")]
+        parent_session: Option<String>,
+    },
+    /// A command's `ctx.switchSession(path)` or `ctx.fork(entryId)`: answered by a `reply`
+    /// with this id (`{cancelled}`, or `{error}`).
+    Replace {
+        /// The host's id for the reply.
+        id: String,
+        /// The session file to switch to (`switchSession`).
+        #[serde(default, rename = "sessionPath")]
+        session_path: Option<String>,
+        /// The entry to fork at (`fork`).
+        #[serde(default, rename = "entryId")]
+        entry_id: Option<String>,
+        /// `before` (the default) or `at` (`fork`).
+        #[serde(default)]
+        position: Option<String>,
+    },
+    /// A command's `ctx.reload()`: answered by a `reply` with this id once the extensions are
+    /// loaded afresh and started.
+    ReloadRuntime {
+        /// The host's id for the reply.
+        id: String,
+    },
+    /// `pi.setThinkingLevel(level)`.
+    SetThinkingLevel {
+        /// The level asked for (clamped to the model).
+        level: pi_rpc_protocol::model::ThinkingLevel,
+    },
     /// `pi.sendUserMessage(content, options)`: a user message, as if typed.
     SendUserMessage {
         /// The text blocks joined by newlines.
@@ -178,6 +275,25 @@ pub enum HostMessage {
         id: u64,
         /// Their answer.
         result: Value,
+    },
+    /// A piece of output of the `bash` command with this id, run by an extension's
+    /// operations (routed to the command).
+    BashData {
+        /// The id the agent gave the command.
+        id: u64,
+        /// The bytes, in base64.
+        data: String,
+    },
+    /// The end of that command (routed to the command).
+    BashExit {
+        /// The id the agent gave the command.
+        id: u64,
+        /// Its exit code, if it has one.
+        #[serde(default, rename = "exitCode")]
+        exit_code: Option<i64>,
+        /// Why `exec` failed.
+        #[serde(default)]
+        error: Option<String>,
     },
     /// The end of the tool call with this id (routed to the call, not the session).
     ToolResult {
@@ -216,6 +332,7 @@ enum ToHost<'a> {
     Init {
         cwd: &'a Path,
         extensions: &'a [&'a Path],
+        flags: &'a [CliFlag],
     },
     Event {
         id: u64,
@@ -229,7 +346,18 @@ enum ToHost<'a> {
     UiResponse {
         response: &'a ExtensionUiResponse,
     },
-    Reload,
+    Reload {
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        fresh: bool,
+    },
+    Tools {
+        all: &'a [&'a str],
+        active: &'a [&'a str],
+        builtins: &'a [Value],
+        registered: &'a [&'a str],
+        sources: &'a serde_json::Map<String, Value>,
+        flags: &'a Value,
+    },
     Streaming {
         value: bool,
     },
@@ -243,8 +371,7 @@ pub struct Host {
     /// Lines for the host's stdin, written by one task (runs write tool calls too).
     writer: mpsc::Sender<Vec<u8>>,
     messages: mpsc::Receiver<HostMessage>,
-    tool_calls: ToolCalls,
-    tool_bridge: Option<ToolBridge>,
+    tool_bridge: ToolBridge,
     /// Registered commands, in pi's order.
     pub commands: Vec<RegisteredCommand>,
     /// Event types some extension handles.
@@ -254,8 +381,14 @@ pub struct Host {
 }
 
 impl Host {
-    /// Starts the host with `node`, loads `files` and waits until they are loaded.
-    pub async fn start(node: &Node, files: Vec<ExtensionFile>, cwd: &Path) -> Result<Self, Error> {
+    /// Starts the host with `node`, loads `files`, hands them `flags` and waits until they are
+    /// loaded.
+    pub async fn start(
+        node: &Node,
+        files: Vec<ExtensionFile>,
+        cwd: &Path,
+        flags: &[CliFlag],
+    ) -> Result<Self, Error> {
         let mut child = tokio::process::Command::new(&node.program)
             .args([
                 node.typescript_flag(),
@@ -278,12 +411,12 @@ impl Host {
         tokio::spawn(read_messages(stdout, tx, tool_calls.clone()));
         let (writer, lines) = mpsc::channel(HOST_QUEUE);
         tokio::spawn(write_lines(stdin, lines));
+        let tool_bridge = ToolBridge::new(writer.clone(), tool_calls);
         let mut host = Self {
             _child: child,
             writer,
             messages: mpsc::channel(1).1,
-            tool_calls,
-            tool_bridge: None,
+            tool_bridge,
             commands: Vec::new(),
             events: Vec::new(),
             files,
@@ -292,12 +425,16 @@ impl Host {
         let init = serde_json::to_vec(&ToHost::Init {
             cwd,
             extensions: &extensions,
+            flags,
         })?;
         host.send_line(init).await?;
         match messages.recv().await {
             Some(HostMessage::Loaded {
                 error: Some(error), ..
             }) => Err(Error::Load(error)),
+            Some(HostMessage::Loaded { flag_errors, .. }) if !flag_errors.is_empty() => {
+                Err(Error::Flags(flag_errors))
+            }
             Some(HostMessage::Loaded {
                 commands,
                 tools,
@@ -319,8 +456,7 @@ impl Host {
         tools: &[RegisteredTool],
         events: Vec<String>,
     ) {
-        let bridge = ToolBridge::new(self.writer.clone(), self.tool_calls.clone(), tools, &events);
-        self.tool_bridge = bridge.is_useful().then_some(bridge);
+        self.tool_bridge.update(tools, &events);
         self.commands = commands;
         self.events = events;
     }
@@ -329,7 +465,50 @@ impl Host {
     /// state; the modules are not evaluated again); a `Loaded` message follows, to hand to
     /// [`Host::loaded`].
     pub async fn reload(&mut self) -> Result<(), Error> {
-        self.send(&ToHost::Reload).await
+        self.send(&ToHost::Reload { fresh: false }).await
+    }
+
+    /// As [`Host::reload`], and the extensions' modules are evaluated afresh (`ctx.reload()`).
+    pub async fn reload_fresh(&mut self) -> Result<(), Error> {
+        self.send(&ToHost::Reload { fresh: true }).await
+    }
+
+    /// Tells the host which tools the agent may offer (`all`, built-in and extension ones, in
+    /// order), which it offers (`active`), the built-in definitions and every extension tool
+    /// it knows of and the tool flags (`{tools, noTools, exclude}`), for `pi.getActiveTools` /
+    /// `pi.getAllTools` and the tools registered before the agent hears of them.
+    pub async fn tools_state(
+        &mut self,
+        all: &[&str],
+        active: &[&str],
+        builtins: &[Value],
+        registered: &[&str],
+        flags: &Value,
+    ) -> Result<(), Error> {
+        let sources: serde_json::Map<String, Value> = self
+            .files
+            .iter()
+            .map(|file| {
+                (
+                    file.path.to_string_lossy().into_owned(),
+                    file.source_info.clone(),
+                )
+            })
+            .collect();
+        self.send(&ToHost::Tools {
+            all,
+            active,
+            builtins,
+            registered,
+            sources: &sources,
+            flags,
+        })
+        .await
+    }
+
+    /// Sends the host a message the session composed (`model_state`, `reply`).
+    pub async fn send_value(&mut self, message: &Value) -> Result<(), Error> {
+        self.send_line(serde_json::to_vec(message)?).await
     }
 
     /// Tells the host whether the agent runs now (without waiting: runs start from sync code).
@@ -355,9 +534,9 @@ impl Host {
         self.commands.iter().find(|command| command.name == name)
     }
 
-    /// The tools extensions registered and their handlers around tool calls, to hand to a
-    /// run; `None` when there are none.
-    pub fn tool_bridge(&self) -> Option<ToolBridge> {
+    /// The tools extensions registered and their handlers around tool calls and model calls,
+    /// to hand to a run (it sees later registrations too).
+    pub fn tool_bridge(&self) -> ToolBridge {
         self.tool_bridge.clone()
     }
 
@@ -445,6 +624,14 @@ async fn read_messages(
             Ok(HostMessage::Intercepted { id, result }) => {
                 tool_calls.deliver(id, ToolReply::Intercepted(result));
             }
+            Ok(HostMessage::BashData { id, data }) => {
+                tool_calls.deliver(id, ToolReply::BashData(bash::decode_data(&data)));
+            }
+            Ok(HostMessage::BashExit {
+                id,
+                exit_code,
+                error,
+            }) => tool_calls.deliver(id, ToolReply::BashExit { exit_code, error }),
             Ok(message) => {
                 if messages.send(message).await.is_err() {
                     break;

@@ -4,16 +4,17 @@
 //! host's handlers meanwhile) and receives the call's partial results and result from the
 //! host's reader.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use pi_rpc_protocol::message::AgentMessage;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::provider::hooks::HookFuture;
 use crate::tools::{ToolContent, ToolDefinition, ToolOutcome, ToolUpdate};
 
 /// A tool an extension registered, as the host reports it.
@@ -27,8 +28,47 @@ pub struct RegisteredTool {
     /// JSON schema of its arguments.
     #[serde(default)]
     pub parameters: Value,
+    /// Its line in the system prompt's tool list (without one it is not listed).
+    #[serde(default, rename = "promptSnippet")]
+    pub prompt_snippet: Option<String>,
+    /// What it adds to the system prompt's guidelines.
+    #[serde(default, rename = "promptGuidelines")]
+    pub prompt_guidelines: Vec<String>,
     /// The extension's file.
     pub path: String,
+}
+
+/// What a registered tool adds to the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolPrompt {
+    /// The tool's name.
+    pub name: String,
+    /// Its line in the tool list, on one line (runs of white space become one space).
+    pub snippet: Option<String>,
+    /// Its guidelines, trimmed, without empty or repeated ones.
+    pub guidelines: Vec<String>,
+}
+
+impl ToolPrompt {
+    fn of(tool: &RegisteredTool) -> Self {
+        let snippet = tool
+            .prompt_snippet
+            .as_deref()
+            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|text| !text.is_empty());
+        let mut guidelines: Vec<String> = Vec::new();
+        for line in &tool.prompt_guidelines {
+            let line = line.trim();
+            if !line.is_empty() && !guidelines.iter().any(|kept| kept == line) {
+                guidelines.push(line.to_owned());
+            }
+        }
+        Self {
+            name: tool.name.clone(),
+            snippet,
+            guidelines,
+        }
+    }
 }
 
 /// What the host says about one running tool call.
@@ -40,6 +80,13 @@ pub(super) enum ToolReply {
     Result { result: Value, is_error: bool },
     /// What the `tool_call` or `tool_result` handlers made of the call.
     Intercepted(Value),
+    /// A piece of the output of a `bash` command run by an extension's operations.
+    BashData(Vec<u8>),
+    /// The end of that command: its exit code, or why `exec` failed.
+    BashExit {
+        exit_code: Option<i64>,
+        error: Option<String>,
+    },
 }
 
 /// The tool calls waiting for the host, by the id they were sent with.
@@ -57,7 +104,7 @@ impl ToolCalls {
     /// Hands `reply` to the call `id`; its result also ends the call.
     pub(super) fn deliver(&self, id: u64, reply: ToolReply) {
         let mut calls = self.lock();
-        let sender = if matches!(reply, ToolReply::Update(_)) {
+        let sender = if matches!(reply, ToolReply::Update(_) | ToolReply::BashData(_)) {
             calls.get(&id).cloned()
         } else {
             calls.remove(&id)
@@ -72,6 +119,16 @@ impl ToolCalls {
     pub(super) fn fail_all(&self) {
         self.lock().clear();
     }
+
+    /// Waits for the replies to `id`.
+    pub(super) fn insert(&self, id: u64, sender: mpsc::UnboundedSender<ToolReply>) {
+        self.lock().insert(id, sender);
+    }
+
+    /// Stops waiting for the replies to `id`.
+    pub(super) fn remove(&self, id: u64) {
+        self.lock().remove(&id);
+    }
 }
 
 /// Runs extension tools for a run, and the `tool_call` and `tool_result` handlers around every
@@ -79,11 +136,40 @@ impl ToolCalls {
 #[derive(Debug, Clone)]
 pub struct ToolBridge {
     writer: mpsc::Sender<Vec<u8>>,
-    calls: ToolCalls,
-    next_id: Arc<AtomicU64>,
-    definitions: Arc<[ToolDefinition]>,
-    /// The events extensions handle.
-    events: Arc<[String]>,
+    pub(super) calls: ToolCalls,
+    pub(super) next_id: Arc<AtomicU64>,
+    /// What the extensions registered, shared by every clone: a run sees a tool registered
+    /// during it from its next model request on, as in the reference.
+    registry: Arc<RwLock<Registry>>,
+    /// A run's way to rebuild its system prompt once the registered tools change.
+    prompt_refresh: Option<PromptRefresh>,
+}
+
+/// Rebuilds a run's system prompt from the registered tools (see
+/// [`ToolBridge::with_prompt_refresh`]).
+#[derive(Clone)]
+struct PromptRefresh {
+    /// The registry's version the run's system prompt was built from.
+    version: u64,
+    build: Arc<dyn Fn(&ToolBridge) -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for PromptRefresh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptRefresh")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The registered tools and the events extensions handle.
+#[derive(Debug, Default)]
+struct Registry {
+    /// Counts the updates.
+    version: u64,
+    definitions: Vec<ToolDefinition>,
+    prompts: Vec<ToolPrompt>,
+    events: Vec<String>,
 }
 
 /// What the `tool_call` handlers decided.
@@ -96,47 +182,74 @@ pub enum BeforeCall {
 }
 
 impl ToolBridge {
-    pub(super) fn new(
-        writer: mpsc::Sender<Vec<u8>>,
-        calls: ToolCalls,
-        tools: &[RegisteredTool],
-        events: &[String],
-    ) -> Self {
-        let definitions = tools
-            .iter()
-            .map(|tool| ToolDefinition {
-                // Tool names are `&'static str` for the built-in tools; the few registered at
-                // start-up live as long as the agent anyway.
-                name: Box::leak(tool.name.clone().into_boxed_str()),
-                description: tool.description.clone(),
-                parameters: tool.parameters.clone(),
-            })
-            .collect();
+    /// A bridge with nothing registered yet.
+    pub(super) fn new(writer: mpsc::Sender<Vec<u8>>, calls: ToolCalls) -> Self {
         Self {
             writer,
             calls,
             next_id: Arc::new(AtomicU64::new(0)),
-            definitions,
-            events: events.into(),
+            registry: Arc::default(),
+            prompt_refresh: None,
         }
+    }
+
+    /// This bridge for a run whose system prompt `build` makes from the registered tools: once
+    /// they change, [`ToolBridge::refreshed_system_prompt`] gives the prompt built anew, as the
+    /// reference rebuilds it before each model request.
+    pub fn with_prompt_refresh(
+        mut self,
+        build: impl Fn(&ToolBridge) -> String + Send + Sync + 'static,
+    ) -> Self {
+        let version = self.registry().version;
+        self.prompt_refresh = Some(PromptRefresh {
+            version,
+            build: Arc::new(build),
+        });
+        self
+    }
+
+    /// The run's system prompt built anew when the registered tools changed since the run
+    /// began; `None` to keep the one it has.
+    pub fn refreshed_system_prompt(&self) -> Option<String> {
+        let refresh = self.prompt_refresh.as_ref()?;
+        (self.registry().version != refresh.version).then(|| (refresh.build)(self))
+    }
+
+    /// Takes what the extensions registered now (every clone sees it).
+    pub(super) fn update(&self, tools: &[RegisteredTool], events: &[String]) {
+        let definitions = tools
+            .iter()
+            .map(|tool| ToolDefinition {
+                name: intern(&tool.name),
+                description: tool.description.clone(),
+                parameters: tool.parameters.clone(),
+            })
+            .collect();
+        let mut registry = self.registry_mut();
+        *registry = Registry {
+            version: registry.version + 1,
+            definitions,
+            prompts: tools.iter().map(ToolPrompt::of).collect(),
+            events: events.to_vec(),
+        };
+    }
+
+    fn registry(&self) -> RwLockReadGuard<'_, Registry> {
+        // A panic while holding the lock leaves the registry itself sound.
+        self.registry
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn registry_mut(&self) -> RwLockWriteGuard<'_, Registry> {
+        self.registry
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Whether some extension handles events of `kind`.
     fn handles(&self, kind: &str) -> bool {
-        self.events.iter().any(|event| event == kind)
-    }
-
-    /// Whether the bridge has anything to do: tools, or handlers it runs.
-    pub(super) fn is_useful(&self) -> bool {
-        !self.definitions.is_empty()
-            || [
-                "tool_call",
-                "tool_result",
-                "session_before_compact",
-                "context",
-            ]
-            .iter()
-            .any(|kind| self.handles(kind))
+        self.registry().events.iter().any(|event| event == kind)
     }
 
     /// Runs the `session_before_compact` handlers of a compaction (`event`, the event record):
@@ -251,13 +364,21 @@ impl ToolBridge {
     }
 
     /// The registered tools as the model sees them, in registration order.
-    pub fn definitions(&self) -> &[ToolDefinition] {
-        &self.definitions
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.registry().definitions.clone()
+    }
+
+    /// What the registered tools add to the system prompt, in registration order.
+    pub fn prompts(&self) -> Vec<ToolPrompt> {
+        self.registry().prompts.clone()
     }
 
     /// Whether an extension registered a tool called `name`.
     pub fn has(&self, name: &str) -> bool {
-        self.definitions.iter().any(|tool| tool.name == name)
+        self.registry()
+            .definitions
+            .iter()
+            .any(|tool| tool.name == name)
     }
 
     /// Runs the tool `name` in the host: partial results go to `on_update`, `cancel` aborts the
@@ -291,7 +412,7 @@ impl ToolBridge {
                         let (content, details) = split_result(&result);
                         return ToolOutcome { content, details, is_error };
                     }
-                    Some(ToolReply::Intercepted(_)) => {}
+                    Some(_) => {}
                     None => return ToolOutcome::error(HOST_GONE),
                 },
                 () = cancel.cancelled(), if !abort_sent => {
@@ -302,15 +423,66 @@ impl ToolBridge {
         }
     }
 
-    async fn send(&self, message: &Value) -> bool {
+    pub(super) async fn send(&self, message: &Value) -> bool {
         let mut line = message.to_string().into_bytes();
         line.push(b'\n');
         self.writer.send(line).await.is_ok()
     }
 }
 
+/// Extensions' `before_provider_request` and `after_provider_response` handlers, around each
+/// model call of a run.
+impl crate::provider::hooks::ProviderHooks for ToolBridge {
+    fn wants_payload(&self) -> bool {
+        self.handles("before_provider_request")
+    }
+
+    /// Each handler sees the payload as the previous ones left it; one that returns something
+    /// replaces it. The payload is sent unchanged when the host is gone.
+    fn before_request(&self, payload: Value) -> HookFuture<'_, Value> {
+        Box::pin(async move {
+            let event = json!({"type": "before_provider_request", "payload": &payload});
+            match self.intercept(event).await {
+                Some(mut answer) => match answer.get_mut("payload") {
+                    Some(replaced) => replaced.take(),
+                    None => payload,
+                },
+                None => payload,
+            }
+        })
+    }
+
+    fn wants_response(&self) -> bool {
+        self.handles("after_provider_response")
+    }
+
+    fn after_response(&self, status: u16, headers: Map<String, Value>) -> HookFuture<'_, ()> {
+        Box::pin(async move {
+            let event =
+                json!({"type": "after_provider_response", "status": status, "headers": headers});
+            self.intercept(event).await;
+        })
+    }
+}
+
+/// A tool name as the `&'static str` the built-in tools use: each distinct name registered is
+/// kept once for the life of the agent (extensions register few, but may register again).
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(kept) = names.get(name) {
+        return kept;
+    }
+    let kept: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(kept);
+    kept
+}
+
 /// The result of a call the host could not finish.
-const HOST_GONE: &str = "The extension host ended before the tool finished";
+pub(super) const HOST_GONE: &str = "The extension host ended before the tool finished";
 
 /// `{content, details}` of a (partial) result: its text and image blocks (other blocks cannot
 /// reach the model) and its details, if any.

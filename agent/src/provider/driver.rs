@@ -80,6 +80,12 @@ pub(crate) trait WireFormat: Send {
         true
     }
 
+    /// Whether the SDK shows its caller the response's status and headers (the reference's
+    /// `after_provider_response`); Google's does not.
+    fn exposes_response(&self) -> bool {
+        true
+    }
+
     /// The SDK's own message for an error status (what a refused provider-level retry
     /// quotes), before the format words the error its own way.
     fn sdk_status_message(&self, status: u16, body: &str) -> String {
@@ -279,6 +285,10 @@ async fn send(
     sink: &Sink,
 ) -> Result<reqwest::Response, Failure> {
     let idle = options.idle_timeout;
+    let headers_limit = match (options.request_timeout, idle) {
+        (Some(request), Some(idle)) => Some(request.min(idle)),
+        (request, idle) => request.or(idle),
+    };
     let cancel = &sink.cancel;
     let tx = &sink.tx;
     let mut request = Some(request);
@@ -301,10 +311,15 @@ async fn send(
             biased;
             () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
             () = tx.closed() => return Err(Failure::Closed),
-            sent = within(idle, current.send()) => sent,
+            sent = within(headers_limit, current.send()) => sent,
         };
         let error = match sent {
-            Some(Ok(response)) if response.status().is_success() => return Ok(response),
+            Some(Ok(response)) if response.status().is_success() => {
+                if wire.exposes_response() {
+                    super::hooks::after_response(&response).await;
+                }
+                return Ok(response);
+            }
             Some(Ok(response)) => {
                 let status = response.status().as_u16();
                 let headers = response.headers().clone();

@@ -27,9 +27,11 @@
 //! of as SSE (`reads_raw_body` / `on_bytes`, for the Google SDK's own splitting).
 
 pub mod anthropic;
+mod copilot;
 pub mod cost;
 mod driver;
 pub mod google;
+pub mod hooks;
 pub mod json;
 pub mod openai_completions;
 pub mod openai_responses;
@@ -69,6 +71,9 @@ pub struct LlmRequest {
     pub thinking_level: ThinkingLevel,
     /// The session, for providers that use it for cache affinity.
     pub session_id: Option<String>,
+    /// Token budgets per thinking level from the settings (`thinkingBudgets`), replacing the
+    /// defaults where a wire format sends a budget.
+    pub thinking_budgets: options::ThinkingBudgets,
 }
 
 /// What a provider stream reports.
@@ -101,6 +106,14 @@ pub struct StreamOptions {
     /// Settings `retry.provider.maxRetryDelayMs` (default 60 s): a longer delay asked for by
     /// the provider fails the request at once; zero lifts the limit.
     pub max_retry_delay: Duration,
+    /// Settings `retry.provider.timeoutMs`: the longest wait for the response headers (the
+    /// idle timeout still applies when shorter); `None` leaves it to the idle timeout.
+    pub request_timeout: Option<Duration>,
+    /// Settings `thinkingBudgets`, copied into each [`LlmRequest`] of a run.
+    pub thinking_budgets: options::ThinkingBudgets,
+    /// Settings `images.blockImages`: images in user messages and tool results are replaced by
+    /// a text placeholder in what the model is sent (the session keeps them).
+    pub block_images: bool,
 }
 
 impl Default for StreamOptions {
@@ -109,6 +122,9 @@ impl Default for StreamOptions {
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
             max_retries: 0,
             max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
+            request_timeout: None,
+            thinking_budgets: options::ThinkingBudgets::default(),
+            block_images: false,
         }
     }
 }
@@ -140,7 +156,21 @@ pub fn stream_with(
 ) -> mpsc::Receiver<ProviderEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let http = http.clone();
-    tokio::spawn(async move {
+    // The call's task keeps the hooks of the run that starts it.
+    let hooks = hooks::current();
+    tokio::spawn(hooks::scope(hooks, async move {
+        let mut request = request;
+        let unresolved = request
+            .model
+            .extra
+            .remove(crate::config::ModelRegistry::REQUEST_ERROR_KEY);
+        if let Some(serde_json::Value::String(message)) = unresolved {
+            let done =
+                partial::PartialMessage::new(&request.model).fail(StopReason::Error, message);
+            let _ = tx.send(ProviderEvent::Done(done)).await;
+            return;
+        }
+        copilot::prepare(&mut request);
         match request.model.api.as_str() {
             anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
             openai_completions::API => {
@@ -157,7 +187,7 @@ pub fn stream_with(
                 let _ = tx.send(ProviderEvent::Done(done)).await;
             }
         }
-    });
+    }));
     rx
 }
 

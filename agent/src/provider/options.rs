@@ -18,6 +18,28 @@ const MIN_ANSWER_TOKENS: i64 = 1024;
 const CHARS_PER_TOKEN: f64 = 4.0;
 const IMAGE_CHARS: usize = 4800;
 
+/// Token budgets per thinking level set by the settings' `thinkingBudgets` (`minimal`, `low`,
+/// `medium`, `high`; xhigh and max use `high`, as the reference clamps them); a level without
+/// one keeps the format's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThinkingBudgets {
+    /// Budgets for minimal, low, medium and high.
+    pub levels: [Option<i64>; 4],
+}
+
+impl ThinkingBudgets {
+    /// The custom budget for `level`, if one is set (none for off).
+    pub fn get(&self, level: ThinkingLevel) -> Option<i64> {
+        match level {
+            ThinkingLevel::Off => None,
+            ThinkingLevel::Minimal => self.levels[0],
+            ThinkingLevel::Low => self.levels[1],
+            ThinkingLevel::Medium => self.levels[2],
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => self.levels[3],
+        }
+    }
+}
+
 /// The thinking budget of a level (before it is fitted into the output limit).
 pub fn default_thinking_budget(level: ThinkingLevel) -> i64 {
     match level {
@@ -38,13 +60,17 @@ pub fn clamp_to_context(model: &Model, context_tokens: i64, max_tokens: i64) -> 
     max_tokens.min(available.max(1))
 }
 
-/// `max_tokens` and the thinking budget for a request with thinking at `level`.
+/// `max_tokens` and the thinking budget for a request with thinking at `level` (the custom
+/// budget of `budgets` if it has one).
 pub fn fit_thinking(
     base_max_tokens: i64,
     model_max_tokens: i64,
     level: ThinkingLevel,
+    budgets: &ThinkingBudgets,
 ) -> (i64, i64) {
-    let mut budget = default_thinking_budget(level);
+    let mut budget = budgets
+        .get(level)
+        .unwrap_or_else(|| default_thinking_budget(level));
     let max_tokens = (base_max_tokens + budget).min(model_max_tokens);
     if max_tokens <= budget {
         budget = (max_tokens - MIN_ANSWER_TOKENS).max(0);
@@ -191,18 +217,40 @@ mod tests {
 
     #[test]
     fn thinking_fits_inside_the_model_limit() {
+        let none = ThinkingBudgets::default();
         assert_eq!(
-            fit_thinking(8192, 8192, ThinkingLevel::Medium),
+            fit_thinking(8192, 8192, ThinkingLevel::Medium, &none),
             (8192, 7168)
         );
         assert_eq!(
-            fit_thinking(8192, 64000, ThinkingLevel::Medium),
+            fit_thinking(8192, 64000, ThinkingLevel::Medium, &none),
             (16384, 8192)
         );
         assert_eq!(
-            fit_thinking(100_000, 200_000, ThinkingLevel::Xhigh),
+            fit_thinking(100_000, 200_000, ThinkingLevel::Xhigh, &none),
             (116_384, 16384)
         );
-        assert_eq!(fit_thinking(500, 500, ThinkingLevel::Minimal), (500, 0));
+        assert_eq!(
+            fit_thinking(500, 500, ThinkingLevel::Minimal, &none),
+            (500, 0)
+        );
+    }
+
+    #[test]
+    fn a_custom_budget_replaces_the_level_s_default_and_still_fits() {
+        let budgets = ThinkingBudgets {
+            levels: [None, Some(3000), None, Some(50_000)],
+        };
+        assert_eq!(
+            fit_thinking(8192, 64000, ThinkingLevel::Low, &budgets),
+            (11_192, 3000)
+        );
+        // xhigh and max take the high budget; one beyond the limit leaves 1024 for the answer.
+        assert_eq!(
+            fit_thinking(8192, 32000, ThinkingLevel::Max, &budgets),
+            (32000, 30_976)
+        );
+        assert_eq!(budgets.get(ThinkingLevel::Off), None);
+        assert_eq!(budgets.get(ThinkingLevel::Medium), None);
     }
 }

@@ -4,8 +4,6 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use super::{Skill, SourceInfo, collect_skills, load_skill};
 
 /// Where a skill named by path comes from, for its `sourceInfo`.
@@ -78,35 +76,36 @@ impl SkillSet {
     }
 }
 
-/// The `skills` entries of the project settings (`.pi/settings.json`, relative to `.pi`, only
-/// when the project is trusted) and then of the global settings (relative to the agent
-/// folder), resolved. Exclusion patterns (`!x`, `-x`, `+x`) and globs are not supported and
-/// are skipped.
+/// The skill files the `skills` arrays name: those of the project settings (`.pi/settings.json`,
+/// relative to `.pi`, only when the project is trusted), then of the global settings
+/// (relative to the agent folder). A folder gives its skills (its `.md` files and the
+/// `SKILL.md` files below it); the patterns of the same array then filter them
+/// ([`super::patterns`]).
 pub(super) fn settings_skill_paths(
     cwd: &Path,
     agent_dir: &Path,
     project_trusted: bool,
 ) -> Vec<(PathBuf, PathSource)> {
-    let project = cwd.join(".pi");
-    let mut files: Vec<(&Path, &'static str)> = Vec::new();
-    if project_trusted {
-        files.push((&project, "project"));
-    }
-    files.push((agent_dir, "user"));
     let mut paths = Vec::new();
-    for (base, scope) in files {
-        let settings = std::fs::read_to_string(base.join("settings.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok());
-        let entries = settings
-            .as_ref()
-            .and_then(|settings| settings.get("skills"))
-            .and_then(Value::as_array);
-        for entry in entries.into_iter().flatten().filter_map(Value::as_str) {
-            let plain =
-                !entry.starts_with(['!', '+', '-']) && !entry.contains(['*', '?', '[', '{']);
-            if plain {
-                paths.push((resolve(entry, base), PathSource::Settings(scope)));
+    for group in crate::config::resource_entries(agent_dir, cwd, project_trusted, "skills") {
+        let (patterns, plain): (Vec<&str>, Vec<&str>) = group
+            .entries
+            .iter()
+            .map(String::as_str)
+            .partition(|entry| super::patterns::is_pattern(entry));
+        let mut files = Vec::new();
+        for entry in plain {
+            let path = resolve(entry, &group.base);
+            if path.is_dir() {
+                collect_skills(&path, true, &mut files);
+            } else if path.is_file() {
+                files.push(path);
+            }
+        }
+        let enabled = super::patterns::apply_patterns(&files, &patterns, &group.base);
+        for file in files {
+            if enabled.contains(&file) {
+                paths.push((file, PathSource::Settings(group.scope)));
             }
         }
     }
@@ -185,11 +184,26 @@ mod tests {
             &dir.path().join("shared/one.md"),
             "---\nname: lint\ndescription: Second\n---\n",
         )?;
+        write(
+            &agent.join("extra/skip/SKILL.md"),
+            "---\ndescription: Skipped\n---\n",
+        )?;
+        let paths = settings_skill_paths(dir.path(), &agent, false);
+        // `!extra/skip` drops that skill; `x/*` keeps only files under `x/`, of which there are
+        // none: a glob filters the plain entries' files.
+        assert!(paths.is_empty());
+        write(
+            &agent.join("settings.json"),
+            r#"{"skills": ["extra", "!extra/skip", "../shared/one.md"]}"#,
+        )?;
         let paths = settings_skill_paths(dir.path(), &agent, false);
         assert_eq!(
             paths,
             [
-                (agent.join("extra"), PathSource::Settings("user")),
+                (
+                    agent.join("extra/lint/SKILL.md"),
+                    PathSource::Settings("user")
+                ),
                 (
                     dir.path().join("shared/one.md"),
                     PathSource::Settings("user")

@@ -136,7 +136,6 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         cancel,
         batch_updates: _,
     } = spec;
-    let tools = crate::tools::definitions(&tool_context);
     let mut context = history;
     let mut new_messages = Vec::new();
     emitter.emit(Event::AgentStart(NoFields {})).await?;
@@ -174,11 +173,22 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             let request = LlmRequest {
                 model: model.clone(),
                 api_key: api_key.clone(),
-                system_prompt: system_prompt.clone(),
-                messages: convert_to_llm(transformed.as_ref().unwrap_or(&context)),
-                tools: tools.clone(),
+                // Rebuilt when extensions registered tools during the run, as in the reference.
+                system_prompt: tool_context
+                    .extension_tools
+                    .as_ref()
+                    .and_then(crate::extensions::ToolBridge::refreshed_system_prompt)
+                    .unwrap_or_else(|| system_prompt.clone()),
+                messages: crate::convert::block_images(
+                    convert_to_llm(transformed.as_ref().unwrap_or(&context)),
+                    stream_options.block_images,
+                ),
+                // Taken per request: a tool an extension registers during the run is offered
+                // from the next request on, as in the reference.
+                tools: crate::tools::definitions(&tool_context),
                 thinking_level,
                 session_id: Some(session_id.clone()),
+                thinking_budgets: stream_options.thinking_budgets,
             };
             let assistant =
                 stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;

@@ -232,7 +232,7 @@ pub(crate) fn context_message(entry: &Entry) -> Option<AgentMessage> {
             Some(AgentMessage::Custom(CustomMessage {
                 custom_type: raw.get("customType")?.as_str()?.into(),
                 content: serde_json::from_value(content).ok()?,
-                display: raw.get("display").and_then(Value::as_bool).unwrap_or(false),
+                display: raw.get("display").and_then(Value::as_bool),
                 details: raw.get("details").cloned(),
                 timestamp: entry_millis(entry),
                 extra: Map::new(),

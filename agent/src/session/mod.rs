@@ -110,8 +110,9 @@ fn io_error(path: &str) -> impl FnOnce(io::Error) -> Error + '_ {
     }
 }
 
-/// The session of one agent: header, entries, leaf and (when persisting) its file.
-#[derive(Debug)]
+/// The session of one agent: header, entries, leaf and (when persisting) its file. A clone is a
+/// copy in memory (the file is shared), for preparing a replacement before it takes over.
+#[derive(Debug, Clone)]
 pub struct SessionStore {
     session_id: String,
     session_file: Option<String>,
@@ -453,7 +454,7 @@ impl SessionStore {
         &mut self,
         custom_type: &str,
         content: Value,
-        display: bool,
+        display: Option<bool>,
         details: Option<Value>,
     ) -> Result<String> {
         let base = self.next_base();
@@ -461,7 +462,9 @@ impl SessionStore {
         raw.insert("type".into(), "custom_message".into());
         raw.insert("customType".into(), custom_type.into());
         raw.insert("content".into(), content);
-        raw.insert("display".into(), display.into());
+        if let Some(display) = display {
+            raw.insert("display".into(), display.into());
+        }
         if let Some(details) = details {
             raw.insert("details".into(), details);
         }

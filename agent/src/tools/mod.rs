@@ -59,19 +59,28 @@ pub fn builtin_tools() -> Vec<ToolDefinition> {
 /// The tools a run offers the model: the built-in ones, then those extensions registered (one
 /// with a built-in tool's name replaces it in place). The tool flags ([`ToolContext::selection`]) decide which of them are active, and in what order.
 pub fn definitions(ctx: &ToolContext) -> Vec<ToolDefinition> {
+    active(&ctx.selection, ctx.extension_tools.as_ref())
+}
+
+/// The active tools for `selection`: the built-in ones, then those of `extension_tools` (see
+/// [`definitions`]).
+pub fn active(
+    selection: &ToolSelection,
+    extension_tools: Option<&crate::extensions::ToolBridge>,
+) -> Vec<ToolDefinition> {
     let mut tools = builtin_tools();
-    let Some(bridge) = &ctx.extension_tools else {
-        return ctx.selection.select(tools, &[]);
+    let Some(bridge) = extension_tools else {
+        return selection.select(tools, &[]);
     };
     let extensions = bridge.definitions();
-    for tool in extensions {
+    for tool in &extensions {
         match tools.iter_mut().find(|builtin| builtin.name == tool.name) {
             Some(builtin) => *builtin = tool.clone(),
             None => tools.push(tool.clone()),
         }
     }
     let names: Vec<&str> = extensions.iter().map(|tool| tool.name).collect();
-    ctx.selection.select(tools, &names)
+    selection.select(tools, &names)
 }
 
 /// A block of a tool result: text or a base64 image.

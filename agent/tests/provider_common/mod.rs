@@ -43,6 +43,7 @@ pub fn request(model: Model, text: &str) -> LlmRequest {
         tools: Vec::new(),
         thinking_level: ThinkingLevel::Off,
         session_id: None,
+        thinking_budgets: Default::default(),
     }
 }
 
@@ -161,6 +162,7 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         tools: tools(fixtures["tools"].as_array().unwrap()),
         thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
         session_id: case["sessionId"].as_str().map(str::to_owned),
+        thinking_budgets: Default::default(),
     }
 }
 

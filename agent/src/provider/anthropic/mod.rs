@@ -69,6 +69,7 @@ pub(crate) async fn run(
     let compat = Compat::of(&request.model);
     let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
     let body = request_body(&request, long_retention);
+    let body = super::hooks::before_request(body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,

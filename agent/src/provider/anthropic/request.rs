@@ -150,7 +150,12 @@ fn plan_tokens(request: &LlmRequest, compat: Compat) -> (i64, Thinking) {
     if compat.force_adaptive_thinking {
         return (base, Thinking::Adaptive(effort(model, level)));
     }
-    let (max_tokens, budget) = fit_thinking(base, model.max_tokens as i64, level);
+    let (max_tokens, budget) = fit_thinking(
+        base,
+        model.max_tokens as i64,
+        level,
+        &request.thinking_budgets,
+    );
     let max_tokens = clamp_to_context(model, context, max_tokens);
     let budget = budget.min((max_tokens - MIN_ANSWER_TOKENS).max(0));
     (max_tokens, Thinking::Budget(budget))

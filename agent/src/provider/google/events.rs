@@ -375,6 +375,10 @@ impl WireFormat for GeminiEvents {
         false
     }
 
+    fn exposes_response(&self) -> bool {
+        false
+    }
+
     fn status_error(&self, status: u16, content_type: Option<&str>, body: &str) -> String {
         status_error(status, content_type, body)
     }

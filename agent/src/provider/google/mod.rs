@@ -50,7 +50,9 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     };
-    let body = match pi_rpc_protocol::json::to_vec(&request::build_body(&request)) {
+    let body = request::build_body(&request);
+    let body = super::hooks::before_google_request(&request.model.id, body).await;
+    let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

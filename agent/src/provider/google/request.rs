@@ -51,7 +51,11 @@ pub(crate) fn build_body(request: &LlmRequest) -> Value {
     if model.reasoning {
         config.insert(
             "thinkingConfig".into(),
-            thinking_config(model, request.thinking_level),
+            thinking_config(
+                model,
+                request.thinking_level,
+                request.thinking_budgets.get(request.thinking_level),
+            ),
         );
     }
     body.insert("generationConfig".into(), Value::Object(config));
@@ -102,8 +106,9 @@ fn is_gemini_3_flash(id: &str) -> bool {
 
 /// The thinking configuration for a level: a level name for Gemini 3 and Gemma 4 models, a
 /// token budget for others (`-1`, dynamic, unless the model has known budgets); thinking off
-/// asks for the least thinking the model allows.
-fn thinking_config(model: &Model, level: ThinkingLevel) -> Value {
+/// asks for the least thinking the model allows. A `custom` budget (settings `thinkingBudgets`)
+/// replaces the budget.
+fn thinking_config(model: &Model, level: ThinkingLevel, custom: Option<i64>) -> Value {
     let id = model.id.as_str();
     if level == ThinkingLevel::Off {
         return if is_gemini_3_pro(id) {
@@ -152,14 +157,15 @@ fn thinking_config(model: &Model, level: ThinkingLevel) -> Value {
     } else {
         None
     };
-    let budget = match budgets {
-        Some(budgets) => match effort {
+    let budget = match (custom, budgets) {
+        (Some(custom), _) => custom,
+        (None, Some(budgets)) => match effort {
             "minimal" => budgets[0],
             "low" => budgets[1],
             "medium" => budgets[2],
             _ => budgets[3],
         },
-        None => -1,
+        (None, None) => -1,
     };
     json!({"includeThoughts": true, "thinkingBudget": budget})
 }

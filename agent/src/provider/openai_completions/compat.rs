@@ -1,9 +1,11 @@
 //! The compat switches of the Chat Completions format: the reference detects them from the
 //! provider name and base URL (DeepSeek, z.ai, Together, Moonshot, OpenRouter, Cerebras, xAI,
-//! NVIDIA, Cloudflare, ...) and lets the model's `compat` object override each of them.
+//! NVIDIA, Cloudflare, ...) and lets the model's `compat` object override each of them. The
+//! `chat-template` and `baseten` formats fill `chatTemplateKwargs` / `chatTemplateArgs`, whose
+//! `{"$var": "thinking.enabled" | "thinking.effort"}` values stand for the thinking level.
 
 use pi_rpc_protocol::model::Model;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// How the model is told to think.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +26,12 @@ pub(crate) enum ThinkingFormat {
     Together,
     /// `thinking: "<level>"`.
     StringThinking,
+    /// `chat_template_kwargs` built from the compat's `chatTemplateKwargs`.
+    ChatTemplate,
+    /// `chat_template_args` built from the compat's `chatTemplateArgs`, plus `reasoning_effort`.
+    Baseten,
+    /// `reasoning: {effort}` with the model's mapped effort only.
+    AntLing,
     /// A format this module does not know: no thinking fields.
     Other,
 }
@@ -47,8 +55,15 @@ pub(crate) struct Compat {
     pub anthropic_cache_control: bool,
     pub session_affinity_headers: bool,
     pub openrouter_affinity: bool,
+    /// Whether the affinity headers include `session_id` (format `openai`, not
+    /// `openai-nosession`).
+    pub affinity_session_id: bool,
     pub long_cache_retention: bool,
     pub openrouter_routing: Option<Value>,
+    pub vercel_gateway_routing: Option<Value>,
+    pub chat_template_kwargs: Option<Map<String, Value>>,
+    pub chat_template_args: Option<Map<String, Value>>,
+    pub zai_tool_stream: bool,
 }
 
 impl Compat {
@@ -127,6 +142,9 @@ impl Compat {
             "openrouter" => ThinkingFormat::OpenRouter,
             "together" => ThinkingFormat::Together,
             "string-thinking" => ThinkingFormat::StringThinking,
+            "chat-template" => ThinkingFormat::ChatTemplate,
+            "baseten" => ThinkingFormat::Baseten,
+            "ant-ling" => ThinkingFormat::AntLing,
             _ => ThinkingFormat::Other,
         };
         let cache_format = text("cacheControlFormat").or((provider == "openrouter"
@@ -171,11 +189,18 @@ impl Compat {
             anthropic_cache_control: cache_format == Some("anthropic"),
             session_affinity_headers: flag("sendSessionAffinityHeaders", false),
             openrouter_affinity: affinity == "openrouter",
+            affinity_session_id: affinity == "openai",
             long_cache_retention: flag(
                 "supportsLongCacheRetention",
                 !(is_together || is_cf_workers || is_cf_gateway || is_nvidia || is_ant_ling),
             ),
             openrouter_routing: get("openRouterRouting").cloned(),
+            vercel_gateway_routing: get("vercelGatewayRouting").cloned(),
+            chat_template_kwargs: get("chatTemplateKwargs")
+                .and_then(Value::as_object)
+                .cloned(),
+            chat_template_args: get("chatTemplateArgs").and_then(Value::as_object).cloned(),
+            zai_tool_stream: flag("zaiToolStream", false),
         }
     }
 }

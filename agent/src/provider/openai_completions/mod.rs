@@ -62,6 +62,7 @@ pub(crate) async fn run(
     let compat = Compat::of(&request.model);
     let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
     let body = request::build_body(&request, &compat, long_retention);
+    let body = super::hooks::before_request(body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
@@ -73,7 +74,9 @@ pub(crate) async fn run(
         if compat.openrouter_affinity {
             extra.push(("x-session-id".to_owned(), session.clone()));
         } else {
-            extra.push(("session_id".to_owned(), session.clone()));
+            if compat.affinity_session_id {
+                extra.push(("session_id".to_owned(), session.clone()));
+            }
             extra.push(("x-client-request-id".to_owned(), session.clone()));
             extra.push(("x-session-affinity".to_owned(), session.clone()));
         }

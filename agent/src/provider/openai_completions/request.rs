@@ -2,8 +2,10 @@
 //!
 //! Keys in the reference's order: `model`, `messages`, `stream`, `prompt_cache_key`,
 //! `prompt_cache_retention`, `stream_options`, `store`, `max_completion_tokens` (or
-//! `max_tokens`), `tools`, then the thinking fields of the model's `thinkingFormat` and the
-//! model's `samplingParams`. The system prompt is a `developer` message for reasoning models of
+//! `max_tokens`), `tools` (and `tool_stream` for `zaiToolStream`), then the thinking fields of
+//! the model's `thinkingFormat`, the routing objects (`provider` from `openRouterRouting`,
+//! `providerOptions.gateway` from `vercelGatewayRouting`) and last the model's `samplingParams`,
+//! whose keys win. The system prompt is a `developer` message for reasoning models of
 //! providers that know that role, else `system`. Assistant text goes as one string, thinking as
 //! the field named by its signature (`reasoning_content`, ...), tool results as `tool` messages
 //! (their images follow in a user message).
@@ -65,11 +67,26 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat, long_retention: 
     }
     body.insert("messages".into(), Value::Array(messages));
     if let Some(tools) = tools {
+        let offered = !tools.is_empty();
         body.insert("tools".into(), Value::Array(tools));
+        if offered && compat.zai_tool_stream {
+            body.insert("tool_stream".into(), json!(true));
+        }
     }
     thinking_fields(&mut body, model, compat, request.thinking_level);
     if let Some(routing) = &compat.openrouter_routing {
         body.insert("provider".into(), routing.clone());
+    }
+    if let Some(routing) = &compat.vercel_gateway_routing {
+        let mut gateway = Map::new();
+        for key in ["only", "order"] {
+            if let Some(value) = routing.get(key).filter(|value| super::js_truthy(value)) {
+                gateway.insert(key.into(), value.clone());
+            }
+        }
+        if !gateway.is_empty() {
+            body.insert("providerOptions".into(), json!({"gateway": gateway}));
+        }
     }
     if let Some(params) = &model.sampling_params {
         for (key, value) in params {
@@ -177,6 +194,36 @@ fn thinking_fields(
                 body.insert("thinking".into(), off);
             }
         }
+        ThinkingFormat::ChatTemplate => {
+            if let Some(values) =
+                chat_template_values(model, effort, compat.chat_template_kwargs.as_ref())
+            {
+                body.insert("chat_template_kwargs".into(), Value::Object(values));
+            }
+        }
+        ThinkingFormat::Baseten => {
+            if let Some(values) =
+                chat_template_values(model, effort, compat.chat_template_args.as_ref())
+            {
+                body.insert("chat_template_args".into(), Value::Object(values));
+            }
+            if compat.reasoning_effort {
+                let value = match mapped(model, effort.unwrap_or("off")) {
+                    Some(value) => value,
+                    None => effort.map(|effort| json!(effort)),
+                };
+                if let Some(value @ Value::String(_)) = value {
+                    body.insert("reasoning_effort".into(), value);
+                }
+            }
+        }
+        ThinkingFormat::AntLing => {
+            if let Some(effort) = effort
+                && let Some(Some(value @ Value::String(_))) = mapped(model, effort)
+            {
+                body.insert("reasoning".into(), json!({"effort": value}));
+            }
+        }
         ThinkingFormat::OpenAi | ThinkingFormat::Other => {
             if !compat.reasoning_effort {
                 return;
@@ -193,6 +240,43 @@ fn thinking_fields(
             }
         }
     }
+}
+
+/// The compat's `chatTemplateKwargs` / `chatTemplateArgs` with the thinking variables filled
+/// in: `{"$var": "thinking.enabled"}` is whether the model thinks, `{"$var": "thinking.effort"}`
+/// the level (mapped by `thinkingLevelMap`; left out when mapped to `null`), and `omitWhenOff`
+/// leaves a variable out when thinking is off. `None` when nothing is left.
+fn chat_template_values(
+    model: &Model,
+    effort: Option<&str>,
+    values: Option<&Map<String, Value>>,
+) -> Option<Map<String, Value>> {
+    let mut resolved = Map::new();
+    for (key, value) in values? {
+        let value = match value {
+            Value::Object(variable) => {
+                let omit = variable.get("omitWhenOff").is_some_and(super::js_truthy);
+                if effort.is_none() && omit {
+                    continue;
+                }
+                if variable.get("$var").and_then(Value::as_str) == Some("thinking.enabled") {
+                    json!(effort.is_some())
+                } else {
+                    match mapped(model, effort.unwrap_or("off")) {
+                        Some(Some(value @ Value::String(_))) => value,
+                        Some(_) => continue,
+                        None => match effort {
+                            Some(effort) => json!(effort),
+                            None => continue,
+                        },
+                    }
+                }
+            }
+            other => other.clone(),
+        };
+        resolved.insert(key.clone(), value);
+    }
+    (!resolved.is_empty()).then_some(resolved)
 }
 
 fn has_tool_history(messages: &[AgentMessage]) -> bool {

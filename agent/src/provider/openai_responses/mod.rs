@@ -51,7 +51,11 @@ pub(crate) async fn run(
         return fail_early(partial, text, tx).await;
     }
     let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
-    let body = match request::build_body(&request, long_retention)
+    let body = match request::build_body(&request, long_retention) {
+        Ok(body) => Ok(super::hooks::before_request(body).await),
+        Err(text) => Err(text),
+    };
+    let body = match body
         .and_then(|body| pi_rpc_protocol::json::to_vec(&body).map_err(|error| error.to_string()))
     {
         Ok(body) => body,
@@ -59,23 +63,27 @@ pub(crate) async fn run(
     };
     let mut extra = Vec::new();
     if let Some(session) = &request.session_id {
-        let openrouter = match request
+        let format = match request
             .model
             .compat
             .as_ref()
             .and_then(|compat| compat.get("sessionAffinityFormat"))
             .and_then(Value::as_str)
         {
-            Some(format) => format == "openrouter",
-            None => {
-                request.model.provider == "openrouter"
-                    || request.model.base_url.contains("openrouter.ai")
+            Some(format) => format,
+            None if request.model.provider == "openrouter"
+                || request.model.base_url.contains("openrouter.ai") =>
+            {
+                "openrouter"
             }
+            None => "openai",
         };
-        if openrouter {
+        if format == "openrouter" {
             extra.push(("x-session-id".to_owned(), session.clone()));
         } else {
-            extra.push(("session_id".to_owned(), session.clone()));
+            if format == "openai" {
+                extra.push(("session_id".to_owned(), session.clone()));
+            }
             extra.push(("x-client-request-id".to_owned(), session.clone()));
         }
     }

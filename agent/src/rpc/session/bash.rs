@@ -42,6 +42,18 @@ pub(super) struct BashDone {
 impl Session {
     /// Starts the command; the response comes when it ends.
     pub(super) fn start_bash(&mut self, id: Option<RequestId>, bash: BashCommand) {
+        self.start_bash_with(id, bash, None);
+    }
+
+    /// Starts the command, run by the `user_bash` operations of the extension event
+    /// `operations` when given (else here); the response comes when it ends.
+    pub(super) fn start_bash_with(
+        &mut self,
+        id: Option<RequestId>,
+        bash: BashCommand,
+        operations: Option<u64>,
+    ) {
+        let bridge = operations.and(super::extensions::tool_bridge(&self.extensions));
         let cancel = CancellationToken::new();
         self.bash_serial += 1;
         let serial = self.bash_serial;
@@ -55,20 +67,26 @@ impl Session {
             agent_dir: Some(self.config.agent_dir.clone()),
             temp_dir: temp_dir(),
             cancel,
+            env: self.config.settings.proxy_env(),
         };
         let tx = self.bash_tx.clone();
         tokio::spawn(async move {
             let chunk_tx = tx.clone();
             let chunk_id = id.clone();
-            let result = execute(spec, |delta| {
+            let on_chunk = |delta| {
                 let tx = chunk_tx.clone();
                 let id = chunk_id.clone();
                 async move {
                     // The session may be gone (end of input); then nobody reads the chunk.
                     let _ = tx.send(BashMessage::Update { id, delta }).await;
                 }
-            })
-            .await;
+            };
+            let result = match (bridge, operations) {
+                (Some(bridge), Some(operations)) => {
+                    bridge.run_user_bash(operations, spec, on_chunk).await
+                }
+                _ => execute(spec, on_chunk).await,
+            };
             let done = BashDone {
                 id,
                 serial,

@@ -192,11 +192,9 @@ impl Session {
                 self.respond(id, kind, &stats).await;
             }
             Command::ExportHtml(export) => {
-                let system_prompt = self.resources.system_prompt(&self.config.cwd);
-                let tools = self
-                    .resources
-                    .tools
-                    .select(crate::tools::builtin_tools(), &[]);
+                let system_prompt = self.system_prompt();
+                let bridge = super::extensions::tool_bridge(&self.extensions);
+                let tools = crate::tools::active(&self.resources.tools, bridge.as_ref());
                 let written = crate::export_html::export(
                     &self.store,
                     &system_prompt,
@@ -421,7 +419,7 @@ impl Session {
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.
-    async fn set_thinking_level(&mut self, level: ThinkingLevel) {
+    pub(super) async fn set_thinking_level(&mut self, level: ThinkingLevel) {
         let effective = clamp_thinking_level(&self.model, level);
         if effective == self.thinking_level {
             return;
@@ -433,10 +431,15 @@ impl Session {
         }
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
         self.emit(event).await;
+        self.send_model_state().await;
     }
 
     /// Switches to `model`, keeping the thinking level where the new model allows it.
-    async fn switch_model(&mut self, model: Model, explicit_level: Option<ThinkingLevel>) {
+    pub(super) async fn switch_model(
+        &mut self,
+        model: Model,
+        explicit_level: Option<ThinkingLevel>,
+    ) {
         let level = if let Some(level) = explicit_level {
             level
         } else if self.model.reasoning {
@@ -453,6 +456,7 @@ impl Session {
         log_store_error(self.store.append_model_change(&model.provider, &model.id));
         self.model = model;
         self.set_thinking_level(level).await;
+        self.send_model_state().await;
     }
 
     fn last_assistant_text(&self) -> Option<String> {
@@ -500,7 +504,12 @@ impl Session {
         self.steering_queue.clear();
         self.follow_up_queue.clear();
         self.session_name = None;
-        self.store.new_session(parent_session.as_deref());
+        match self.take_prepared_session() {
+            Some(prepared) => self.store = prepared.store,
+            None => {
+                self.store.new_session(parent_session.as_deref());
+            }
+        }
         if self.model.provider != "unknown" {
             log_store_error(
                 self.store

@@ -34,6 +34,9 @@ pub(super) struct CompactionState {
     serial: u64,
     /// Whether the current overflow was already compacted and retried once.
     pub(super) overflow_recovery_attempted: bool,
+    /// [`CompactionState::serial`] when the current run started: a run's messages are newer
+    /// than every compaction started before it, whatever their timestamps say.
+    serial_at_run_start: u64,
     /// A prompt that waits for the compaction its arrival started (answered and run after it).
     next_prompt: Option<(Option<RequestId>, AgentMessage)>,
     tx: mpsc::UnboundedSender<CompactionMessage>,
@@ -48,10 +51,21 @@ impl CompactionState {
             active: None,
             serial: 0,
             overflow_recovery_attempted: false,
+            serial_at_run_start: 0,
             next_prompt: None,
             tx,
             rx,
         }
+    }
+
+    /// Notes that a run starts now, after every compaction started so far.
+    pub(super) fn mark_run_start(&mut self) {
+        self.serial_at_run_start = self.serial;
+    }
+
+    /// Whether no compaction started since the current run did.
+    pub(super) fn none_since_run_start(&self) -> bool {
+        self.serial == self.serial_at_run_start
     }
 
     /// `isCompacting`.
@@ -209,9 +223,10 @@ impl Session {
             cancel: cancel.clone(),
             generation: self.session_generation,
         });
+        let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
         let summary_context = SummaryContext {
-            model: self.config.registry.model_for_request(&self.model),
-            api_key: self.config.registry.api_key(&self.model.provider),
+            model,
+            api_key,
             thinking_level: self.thinking_level,
             reserve_tokens,
             retry: self.config.settings.retry(),
@@ -335,21 +350,26 @@ impl Session {
         false
     }
 
-    /// Automatic compaction after a run whose last assistant message is `message` (skipped
-    /// when it was aborted and `skip_aborted`): true when a compaction started (the run's
-    /// settling then waits for it).
+    /// Automatic compaction for `message`: the last assistant message of the run that just
+    /// ended (`from_run`; skipped when it was aborted) or of the conversation before a prompt.
+    /// True when a compaction started (the run's settling then waits for it).
     pub(super) async fn check_compaction(
         &mut self,
         message: &AssistantMessage,
-        skip_aborted: bool,
+        from_run: bool,
     ) -> bool {
-        if !self.auto_compaction || (skip_aborted && message.stop_reason == StopReason::Aborted) {
+        if !self.auto_compaction || (from_run && message.stop_reason == StopReason::Aborted) {
             return false;
         }
         let context_window = self.model.context_window;
         let same_model = message.provider == self.model.provider && message.model == self.model.id;
         let compacted_at = self.latest_compaction_ms();
-        if compacted_at.is_some_and(|at| message.timestamp <= at) {
+        // A message older than the latest compaction must not start another one. Timestamps
+        // alone cannot tell it: the retry after an overflow compaction can be stamped in the
+        // same millisecond as the compaction entry. A message of the run that just ended is
+        // newer when no compaction started during that run.
+        let newer_than_compaction = from_run && self.compaction.none_since_run_start();
+        if !newer_than_compaction && compacted_at.is_some_and(|at| message.timestamp <= at) {
             return false;
         }
         let recoverable_length = message.stop_reason == StopReason::Length

@@ -3,7 +3,9 @@
 //! reference), runs extension commands invoked by a prompt, and writes what the extensions
 //! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
 //! extensions send and the prompt's `input` / `before_agent_start` events; `lifecycle` the
-//! session events (`agent_settled`, replacements, shutdown, compaction). Extension tools and the
+//! session events (`agent_settled`, replacements, shutdown, compaction); `active_tools` the
+//! tools' state and `pi.setActiveTools`; `host_calls` the model's state and the other calls the
+//! host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). Extension tools and the
 //! `tool_call` / `tool_result` handlers run from the run itself (`crate::extensions::ToolBridge`).
 
 use std::collections::HashMap;
@@ -14,8 +16,12 @@ use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
 
+mod active_tools;
+mod host_calls;
 mod lifecycle;
 mod prompt;
+
+pub(super) use lifecycle::PreparedSession;
 
 use super::{Session, log_store_error};
 use crate::extensions::{Host, HostMessage};
@@ -51,6 +57,12 @@ enum Pending {
     UserBash(Option<RequestId>, pi_rpc_protocol::command::BashCommand),
     /// Handlers (of `model_select`) that run before `command` is answered with `data`.
     Respond(Option<RequestId>, &'static str, Value),
+    /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
+    /// reply id).
+    ModelSet(String),
+    /// The `session_shutdown` handlers (reason `reload`) of a command's `ctx.reload()` (its
+    /// reply id): then the extensions are loaded afresh.
+    ReloadShutdown(String),
     /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
     Compacted(Box<super::compaction::CompactionEnd>),
 }
@@ -66,7 +78,7 @@ pub(super) enum AfterShutdown {
 
 impl AfterShutdown {
     /// The command it answers.
-    fn command(&self) -> &'static str {
+    pub(super) fn command(&self) -> &'static str {
         match self {
             Self::NewSession(..) => "new_session",
             Self::Replace(_, super::replace::Replacement::Switch(_)) => "switch_session",
@@ -130,6 +142,15 @@ pub(crate) struct Extensions {
     shut_down: bool,
     /// The extensions are being loaded afresh for a replaced session; then this goes on.
     reloading: Option<Box<AfterReload>>,
+    /// The session replacing the current one, made before `session_shutdown`.
+    prepared: Option<PreparedSession>,
+    /// The host's reply id of the session replacement a command's `ctx` asked for: it is
+    /// answered to the host, not to the client.
+    command_replacement: Option<String>,
+    /// `ctx.waitForIdle()` calls (the host's reply ids) waiting for the agent to settle.
+    idle_waiters: Vec<String>,
+    /// The tool flags' choice, kept while `pi.setActiveTools` chose the tools instead.
+    flag_tools: Option<crate::tools::ToolSelection>,
 }
 
 /// A run a running command triggered: the reference answers the command between the run's
@@ -164,6 +185,10 @@ impl Extensions {
             replace_allowed: false,
             shut_down: false,
             reloading: None,
+            prepared: None,
+            command_replacement: None,
+            idle_waiters: Vec::new(),
+            flag_tools: None,
         }
     }
 }
@@ -195,7 +220,20 @@ pub(super) fn tool_bridge(
     extensions
         .as_ref()
         .filter(|ext| !ext.gone)
-        .and_then(|ext| ext.host.tool_bridge())
+        .map(|ext| ext.host.tool_bridge())
+}
+
+/// The `before_provider_request` / `after_provider_response` handlers for a run's model
+/// calls; `None` when no live extension handles them.
+pub(super) fn provider_hooks(
+    extensions: &Option<Extensions>,
+) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
+    use crate::provider::hooks::ProviderHooks;
+    let bridge = tool_bridge(extensions)?;
+    if !bridge.wants_payload() && !bridge.wants_response() {
+        return None;
+    }
+    Some(std::sync::Arc::new(bridge))
 }
 
 /// Whether run events may be taken: not while one is held for its handlers, nor while a run a
@@ -206,12 +244,11 @@ pub(super) fn accepts_run_events(extensions: &Option<Extensions>) -> bool {
         .is_none_or(|ext| ext.held.is_none() && ext.triggered != Triggered::AfterStart)
 }
 
-/// Tells a live host that handles `input` whether the agent runs now (the `input` event of
-/// `pi.sendUserMessage` names its delivery only during a run).
+/// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`
+/// names its delivery only during a run; `ctx.isIdle()` answers from it).
 pub(super) fn streaming_changed(extensions: &Option<Extensions>, value: bool) {
     if let Some(ext) = extensions
         && !ext.gone
-        && ext.host.handles("input")
     {
         ext.host.set_streaming(value);
     }
@@ -229,6 +266,8 @@ impl Session {
     /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
     /// handlers are done.
     pub(super) async fn start_extensions(&mut self) {
+        self.send_tools_state().await;
+        self.send_model_state_with(true).await;
         let Some(ext) = &mut self.extensions else {
             return;
         };
@@ -242,6 +281,35 @@ impl Session {
         {
             ext.ready = true;
         }
+    }
+
+    /// The system prompt of the next request: the tools extensions registered so far are
+    /// among its tools.
+    pub(super) fn system_prompt(&self) -> String {
+        let bridge = tool_bridge(&self.extensions);
+        self.resources
+            .system_prompt(&self.config.cwd, bridge.as_ref())
+    }
+
+    /// A run's system prompt and tool context. Unless `before_agent_start` handlers gave the
+    /// run its prompt, the run rebuilds it when extensions register tools during it, as the
+    /// reference does before each model request.
+    pub(super) fn run_prompt_and_tools(
+        &mut self,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> (String, crate::tools::ToolContext) {
+        let given = self.take_extension_system_prompt();
+        let mut context = self.tool_context(cancel);
+        if given.is_none()
+            && let Some(bridge) = context.extension_tools.take()
+        {
+            let resources = self.resources.clone();
+            let cwd = self.config.cwd.clone();
+            let bridge = bridge
+                .with_prompt_refresh(move |bridge| resources.system_prompt(&cwd, Some(bridge)));
+            context.extension_tools = Some(bridge);
+        }
+        (given.unwrap_or_else(|| self.system_prompt()), context)
     }
 
     /// Sends `event` to the host, to be completed as `pending`; false when the host is gone.
@@ -412,11 +480,46 @@ impl Session {
                 tools,
                 events,
                 error,
+                ..
             } => self.reloaded(commands, &tools, events, error).await,
+            HostMessage::Registered {
+                commands,
+                tools,
+                events,
+            } => {
+                let before = self.all_tool_names();
+                if let Some(ext) = &mut self.extensions {
+                    ext.host.loaded(commands, &tools, events);
+                }
+                self.tools_registered(&before).await;
+            }
+            HostMessage::SetActiveTools { names } => self.set_active_tools(names).await,
+            HostMessage::SetModel {
+                id,
+                provider,
+                model_id,
+            } => self.extension_set_model(id, &provider, &model_id).await,
+            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level).await,
+            HostMessage::WaitForIdle { id } => self.wait_for_idle(id).await,
+            HostMessage::Replace {
+                id,
+                session_path,
+                entry_id,
+                position,
+            } => {
+                self.command_replace(id, session_path, entry_id, position.as_deref())
+                    .await;
+            }
+            HostMessage::ReloadRuntime { id } => self.command_reload(id).await,
+            HostMessage::NewSession { id, parent_session } => {
+                self.command_new_session(id, parent_session).await;
+            }
             // The host's reader hands these to the waiting tool call.
             HostMessage::ToolUpdate { .. }
             | HostMessage::ToolResult { .. }
-            | HostMessage::Intercepted { .. } => {}
+            | HostMessage::Intercepted { .. }
+            | HostMessage::BashData { .. }
+            | HostMessage::BashExit { .. } => {}
         }
     }
 
@@ -436,6 +539,14 @@ impl Session {
                 if cancelled {
                     let command = then.command();
                     let data = json!({"cancelled": true});
+                    if let Some(reply) = self
+                        .extensions
+                        .as_mut()
+                        .and_then(|ext| ext.command_replacement.take())
+                    {
+                        self.reply_value_to_host(&reply, data).await;
+                        return;
+                    }
                     self.respond(then.id(), command, &data).await;
                     return;
                 }
@@ -452,6 +563,8 @@ impl Session {
             }
             Pending::Started(after) => self.start_replaced(after).await,
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
+            Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
+            Pending::ReloadShutdown(reply) => self.reload_runtime(reply).await,
             Pending::UserBash(id, bash) => self.after_user_bash(id, bash, result).await,
             Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => {

@@ -142,6 +142,7 @@ impl Session {
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
+        let http = init.config.settings.http_client();
         let mut store = init.store;
         let resources = crate::resources::Resources::discover(
             &init.config.cwd,
@@ -183,7 +184,7 @@ impl Session {
             output_closed: false,
             run_tx,
             run_rx,
-            http: reqwest::Client::new(),
+            http,
             file_locks: crate::tools::FileLocks::default(),
             bash_running: Vec::new(),
             bash_serial: 0,
@@ -544,6 +545,7 @@ impl Session {
     /// Emits `agent_settled`, then the answers that waited for it.
     async fn settle(&mut self) {
         self.emit(Event::AgentSettled(NoFields {})).await;
+        self.wake_idle_waiters().await;
         for deferred in std::mem::take(&mut self.deferred) {
             match deferred {
                 Deferred::Abort(id) => self.write(&Response::ok(id, "abort")).await,
@@ -559,18 +561,18 @@ impl Session {
     /// Starts a run that delivers `prompts` first.
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
         let cancel = CancellationToken::new();
+        let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
+        let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
         let spec = RunSpec {
             prompts,
             history: self.messages.clone(),
-            model: self.config.registry.model_for_request(&self.model),
-            api_key: self.config.registry.api_key(&self.model.provider),
-            system_prompt: self
-                .take_extension_system_prompt()
-                .unwrap_or_else(|| self.resources.system_prompt(&self.config.cwd)),
+            model,
+            api_key,
+            system_prompt,
             thinking_level: self.thinking_level,
             session_id: self.store.session_id().to_owned(),
             skip_initial_steering_poll,
-            tool_context: self.tool_context(cancel.clone()),
+            tool_context,
             http: self.http.clone(),
             stream_options: self.config.settings.stream_options(),
             cancel: cancel.clone(),
@@ -581,7 +583,11 @@ impl Session {
         }
         self.streaming = true;
         self.run = Some(ActiveRun { cancel });
-        tokio::spawn(crate::run::run(spec, self.run_tx.clone()));
+        self.compaction.mark_run_start();
+        // Extensions' provider hooks run around each model call of the run.
+        let hooks = extensions::provider_hooks(&self.extensions);
+        let run = crate::run::run(spec, self.run_tx.clone());
+        tokio::spawn(crate::provider::hooks::scope(hooks, run));
     }
 
     fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {
@@ -606,6 +612,8 @@ impl Session {
         }
         context.shell_path = self.config.settings.shell_path();
         context.shell_command_prefix = self.config.settings.shell_command_prefix();
+        context.auto_resize_images = self.config.settings.auto_resize_images();
+        context.bash_env.extend(self.config.settings.proxy_env());
         context.file_locks = self.file_locks.clone();
         context.extension_tools = extensions::tool_bridge(&self.extensions);
         context.selection = self.resources.tools.clone();

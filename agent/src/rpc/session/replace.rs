@@ -64,6 +64,24 @@ impl Session {
             return;
         }
         let previous = self.store.session_file();
+        if let Some(prepared) = self.take_prepared_session() {
+            self.store = prepared.store;
+            self.rebind_session();
+            let command = super::extensions::AfterShutdown::Replace(None, replacement).command();
+            if command == "fork" {
+                let result = ForkResult {
+                    text: prepared.fork_text,
+                    cancelled: false,
+                };
+                self.respond_replaced(id, command, &result, reason, previous)
+                    .await;
+            } else {
+                let result = CancelledResult { cancelled: false };
+                self.respond_replaced(id, command, &result, reason, previous)
+                    .await;
+            }
+            return;
+        }
         match replacement {
             Replacement::Switch(path) => {
                 let kind = "switch_session";

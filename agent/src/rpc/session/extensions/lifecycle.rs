@@ -10,6 +10,15 @@ use super::{AfterReload, AfterShutdown, Pending, Session, handles_event, next_me
 use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
 use crate::rpc::session::replace::Replacement;
 
+/// A replacement session made before the old session's `session_shutdown` handlers run.
+#[derive(Debug)]
+pub(in crate::rpc::session) struct PreparedSession {
+    /// The new session.
+    pub(in crate::rpc::session) store: crate::session::SessionStore,
+    /// A fork's text (of the user message forked before).
+    pub(in crate::rpc::session) fork_text: Option<String>,
+}
+
 impl Session {
     /// Sends `agent_settled` to its handlers; true when it waits for them (then
     /// [`Session::settle`] follows when they are done).
@@ -44,24 +53,57 @@ impl Session {
         if !handles_event(&self.extensions, "session_shutdown") {
             return false;
         }
-        // As in the reference, an entry that cannot be forked fails the fork before the old
-        // session shuts down.
-        if let AfterShutdown::Replace(_, Replacement::Fork(entry_id)) = &then
-            && self
-                .store
-                .entry(entry_id)
-                .is_none_or(|entry| entry.message_role() != Some("user"))
-        {
-            let message = crate::session::Error::InvalidForkEntry.to_string();
-            self.write(&Response::error(then.id(), Some("fork"), message))
+        // As in the reference, the new session is made (and a fork that cannot be made fails)
+        // before the old one shuts down, whose handlers are told the new session's file.
+        let prepared = match self.prepare_replacement(&then) {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                let command = then.command();
+                self.write(&Response::error(
+                    then.id(),
+                    Some(command),
+                    error.to_string(),
+                ))
                 .await;
-            return true;
-        }
+                return true;
+            }
+        };
         let mut event = json!({"type": "session_shutdown", "reason": reason});
-        if let AfterShutdown::Replace(_, Replacement::Switch(path)) = &then {
-            event["targetSessionFile"] = self.config.cwd.join(path).display().to_string().into();
+        if let Some(file) = prepared.store.session_file() {
+            event["targetSessionFile"] = file.display().to_string().into();
+        }
+        if let Some(ext) = &mut self.extensions {
+            ext.prepared = Some(prepared);
         }
         self.send_event(Pending::Shutdown(then), &event).await
+    }
+
+    /// The session that replaces the current one, made as `then` says (the current one stays
+    /// until the replacement is carried out).
+    fn prepare_replacement(
+        &self,
+        then: &AfterShutdown,
+    ) -> Result<PreparedSession, crate::session::Error> {
+        let mut store = self.store.clone();
+        let mut fork_text = None;
+        match then {
+            AfterShutdown::NewSession(_, parent) => {
+                store.new_session(parent.as_deref());
+            }
+            AfterShutdown::Replace(_, Replacement::Switch(path)) => {
+                store = crate::session::SessionStore::open(std::path::Path::new(path), None, None)?;
+            }
+            AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
+                fork_text = store.fork(entry_id)?;
+            }
+            AfterShutdown::Replace(_, Replacement::Clone) => store.clone_at_leaf()?,
+        }
+        Ok(PreparedSession { store, fork_text })
+    }
+
+    /// The replacement session made before `session_shutdown`, if any.
+    pub(in crate::rpc::session) fn take_prepared_session(&mut self) -> Option<PreparedSession> {
+        self.extensions.as_mut().and_then(|ext| ext.prepared.take())
     }
 
     /// `session_before_switch` (`new`, `resume` with the target file) or
@@ -164,7 +206,16 @@ impl Session {
             command,
             data: serde_json::to_value(data).unwrap_or(Value::Null),
             event,
-            again: 2,
+            // A command's replacement emits it once; the `new_session` command twice.
+            again: if self
+                .extensions
+                .as_ref()
+                .is_some_and(|ext| ext.command_replacement.is_some())
+            {
+                1
+            } else {
+                2
+            },
         });
         if let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) {
             // What the old instances left for their session goes with it.
@@ -201,6 +252,9 @@ impl Session {
             tracing::error!(%error, "the extensions failed to load again");
         }
         ext.host.loaded(commands, tools, events);
+        self.reset_active_tools();
+        self.send_tools_state().await;
+        self.send_model_state_with(true).await;
         self.start_replaced(after).await;
     }
 
@@ -222,6 +276,15 @@ impl Session {
                 Err(error) => tracing::error!(%error, "cannot send an event to the extension host"),
             }
         }
+        if let Some(reply) = self
+            .extensions
+            .as_mut()
+            .and_then(|ext| ext.command_replacement.take())
+        {
+            // A command's `ctx.newSession()` resolves with the answer instead.
+            self.reply_value_to_host(&reply, after.data).await;
+            return;
+        }
         self.respond(after.id, after.command, &after.data).await;
     }
 
@@ -235,22 +298,35 @@ impl Session {
         previous: &pi_rpc_protocol::model::Model,
         source: &str,
     ) {
-        let changed = previous.provider != self.model.provider || previous.id != self.model.id;
-        if changed && handles_event(&self.extensions, "model_select") {
-            let mut event = serde_json::Map::new();
-            event.insert("type".into(), "model_select".into());
-            event.insert("model".into(), json!(self.model));
-            if previous.provider != "unknown" {
-                event.insert("previousModel".into(), json!(previous));
-            }
-            event.insert("source".into(), source.into());
+        if let Some(event) = self.model_select_event(previous, source) {
             let data = serde_json::to_value(data).unwrap_or(Value::Null);
             let pending = Pending::Respond(id.clone(), command, data.clone());
-            if self.send_event(pending, &Value::Object(event)).await {
+            if self.send_event(pending, &event).await {
                 return;
             }
         }
         self.respond(id, command, data).await;
+    }
+
+    /// The `model_select` event (`source` `set` or `cycle`) when the model changed from
+    /// `previous` and some extension handles it.
+    pub(in crate::rpc::session) fn model_select_event(
+        &self,
+        previous: &pi_rpc_protocol::model::Model,
+        source: &str,
+    ) -> Option<Value> {
+        let changed = previous.provider != self.model.provider || previous.id != self.model.id;
+        if !changed || !handles_event(&self.extensions, "model_select") {
+            return None;
+        }
+        let mut event = serde_json::Map::new();
+        event.insert("type".into(), "model_select".into());
+        event.insert("model".into(), json!(self.model));
+        if previous.provider != "unknown" {
+            event.insert("previousModel".into(), json!(previous));
+        }
+        event.insert("source".into(), source.into());
+        Some(Value::Object(event))
     }
 
     /// The `bash` command: its `user_bash` handlers first, when there are some.
@@ -275,16 +351,20 @@ impl Session {
     }
 
     /// A handler's `result` answers the command (and is recorded as the command's run); else
-    /// the command runs.
+    /// the command runs, through the handler's `operations` when it gave some.
     pub(super) async fn after_user_bash(
         &mut self,
         id: Option<RequestId>,
         bash: pi_rpc_protocol::command::BashCommand,
         result: Option<Value>,
     ) {
+        let operations = result
+            .as_ref()
+            .and_then(|result| result.get("operations"))
+            .and_then(Value::as_u64);
         let Some(answer) = result.and_then(|mut result| result.get_mut("result").map(Value::take))
         else {
-            self.start_bash(id, bash);
+            self.start_bash_with(id, bash, operations);
             return;
         };
         match serde_json::from_value::<BashResult>(answer.clone()) {

@@ -275,10 +275,7 @@ impl Session {
         if let Some(images) = images {
             event.insert("images".into(), images);
         }
-        event.insert(
-            "systemPrompt".into(),
-            self.resources.system_prompt(&self.config.cwd).into(),
-        );
+        event.insert("systemPrompt".into(), self.system_prompt().into());
         Value::Object(event)
     }
 
@@ -357,7 +354,7 @@ fn custom_message(message: OutgoingCustomMessage) -> CustomMessage {
         custom_type: message.custom_type,
         content: serde_json::from_value::<MessageContent>(message.content)
             .unwrap_or(MessageContent::Blocks(Vec::new())),
-        display: message.display.unwrap_or(false),
+        display: message.display,
         details: message.details,
         timestamp: crate::now_ms(),
         extra: Default::default(),

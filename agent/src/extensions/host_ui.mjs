@@ -1,0 +1,114 @@
+// pi-agent's extension host, part two: `ctx.ui`, the extension UI that crosses to the client as
+// extension_ui_request records (dialogs wait for the client's extension_ui_response). The agent
+// runs this file appended to host.mjs, as one module: it uses that file's `send` and
+// `pendingDialogs`.
+
+function uiRequest(request) {
+	send({ type: "ui", request: { id: randomUUID(), ...request } });
+}
+
+/** A dialog: resolves with the parsed answer, or `fallback` on timeout or when `signal` aborts. */
+function dialog(request, opts, fallback, parse) {
+	const signal = opts?.signal;
+	if (signal?.aborted) return Promise.resolve(fallback);
+	return new Promise((resolve) => {
+		const id = randomUUID();
+		let timer;
+		const finish = (value) => {
+			if (timer) clearTimeout(timer);
+			signal?.removeEventListener("abort", onAbort);
+			pendingDialogs.delete(id);
+			resolve(value);
+		};
+		const onAbort = () => finish(fallback);
+		signal?.addEventListener("abort", onAbort, { once: true });
+		if (opts?.timeout) {
+			timer = setTimeout(() => finish(fallback), opts.timeout);
+		}
+		pendingDialogs.set(id, (response) => finish(parse(response)));
+		send({ type: "ui", request: { id, ...request } });
+	});
+}
+
+const cancelled = (response) => response.cancelled === true;
+const valueOf = (response) => (cancelled(response) ? undefined : "value" in response ? response.value : undefined);
+
+const ui = {
+	select(title, options, opts) {
+		return dialog({ method: "select", title, options, timeout: opts?.timeout }, opts, undefined, valueOf);
+	},
+	confirm(title, message, opts) {
+		return dialog({ method: "confirm", title, message, timeout: opts?.timeout }, opts, false, (r) =>
+			cancelled(r) ? false : "confirmed" in r ? r.confirmed : false,
+		);
+	},
+	input(title, placeholder, opts) {
+		return dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, opts, undefined, valueOf);
+	},
+	// As in pi's RPC mode, the editor takes no options: no timeout, it waits for an answer.
+	editor(title, prefill) {
+		return dialog({ method: "editor", title, prefill }, undefined, undefined, valueOf);
+	},
+	notify(message, type) {
+		uiRequest({ method: "notify", message, notifyType: type });
+	},
+	setStatus(key, text) {
+		uiRequest({ method: "setStatus", statusKey: key, statusText: text });
+	},
+	setWidget(key, content, options) {
+		// Only lines of text can cross the protocol; component factories are ignored.
+		if (content === undefined || Array.isArray(content)) {
+			uiRequest({
+				method: "setWidget",
+				widgetKey: key,
+				widgetLines: content,
+				widgetPlacement: options?.placement,
+			});
+		}
+	},
+	setTitle(title) {
+		uiRequest({ method: "setTitle", title });
+	},
+	setEditorText(text) {
+		uiRequest({ method: "set_editor_text", text });
+	},
+	pasteToEditor(text) {
+		this.setEditorText(text);
+	},
+	getEditorText() {
+		return "";
+	},
+	async custom() {
+		return undefined;
+	},
+	onTerminalInput() {
+		return () => {};
+	},
+	setWorkingMessage() {},
+	setWorkingVisible() {},
+	setWorkingIndicator() {},
+	setHiddenThinkingLabel() {},
+	setFooter() {},
+	setHeader() {},
+	addAutocompleteProvider() {},
+	setEditorComponent() {},
+	getEditorComponent() {
+		return undefined;
+	},
+	getToolsExpanded() {
+		return false;
+	},
+	setToolsExpanded() {},
+	// No terminal to style: every theme function (`fg(color, text)`, `bold(text)`, ...) gives
+	// the text back unchanged.
+	theme: new Proxy({}, { get: () => (...args) => args[args.length - 1] }),
+	getAllThemes() {
+		return [];
+	},
+	getTheme() {
+		return undefined;
+	},
+	setTheme() {
+		return { success: false, error: "pi-agent has no themes" };
+	},
+};

@@ -1,0 +1,105 @@
+//! The result of a run: the verdict, the transcript, and what each send step wrote.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::Streams;
+
+/// The verdict of one scenario on one agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Everything matched.
+    Pass,
+    /// Matched, but only through alternatives the scenario allows.
+    #[serde(rename = "non-strict")]
+    NonStrict,
+    /// A mismatch.
+    Fail,
+    /// The agent answered `Unknown command` where the scenario expected something else.
+    Unimplemented,
+    /// A harness problem (the agent could not start, the mock failed, a file was unreadable).
+    Error,
+    /// The agent did not answer in time.
+    Timeout,
+}
+
+impl Verdict {
+    /// Whether the verdict counts as passing.
+    pub fn passed(self) -> bool {
+        matches!(self, Verdict::Pass | Verdict::NonStrict)
+    }
+
+    /// The word used in tables and baselines.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::NonStrict => "non-strict",
+            Verdict::Fail => "fail",
+            Verdict::Unimplemented => "unimplemented",
+            Verdict::Error => "error",
+            Verdict::Timeout => "timeout",
+        }
+    }
+}
+
+/// Everything kept about one run.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    /// The agent's streams.
+    pub streams: Streams,
+    /// The mock's journal.
+    pub journal: Value,
+    /// One line per step and event of the run.
+    pub log: Vec<String>,
+    /// The command line run.
+    pub command: Vec<String>,
+    /// What each send step wrote, in order (for `stand-in`).
+    pub sends: Vec<Sent>,
+    /// When each stdout record read by the runner arrived, in ms since the agent started (the
+    /// n-th entry is the n-th line of stdout; for `stand-in --timing recorded`).
+    pub record_ms: Vec<u64>,
+}
+
+/// What one send step wrote to the agent, and where it fell in the agent's stdout.
+#[derive(Debug, Clone, Default)]
+pub struct Sent {
+    /// 0-based index of the step in the scenario.
+    pub step: usize,
+    /// The bytes written.
+    pub bytes: Vec<u8>,
+    /// How many stdout records the runner had read before writing them.
+    pub records_before: usize,
+    /// When they were written, in ms since the agent started.
+    pub at_ms: u64,
+}
+
+/// The result of one scenario on one agent.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Scenario id.
+    pub id: String,
+    /// Scenario title.
+    pub title: String,
+    /// Scenario file.
+    pub file: PathBuf,
+    /// Agent name.
+    pub agent: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// One line saying why (empty on pass).
+    pub message: String,
+    /// The diff or longer explanation.
+    pub detail: String,
+    /// Reasons of non-strict matches.
+    pub non_strict: Vec<String>,
+    /// Wall time.
+    pub duration: Duration,
+    /// Records read by each `expect` step (normalised), for `record` and `diff`.
+    pub collected: Vec<Vec<Value>>,
+    /// The transcript.
+    pub transcript: Transcript,
+}
