@@ -39,9 +39,12 @@ fn usage_error(error: &clap::Error, args: &[String]) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let unknown = match (error.kind(), error.get(ContextKind::InvalidArg)) {
+        // clap names the first option of a cluster (`-x` of `-xq`); the reference names the
+        // argument as given.
         (ErrorKind::UnknownArgument, Some(ContextValue::String(invalid))) => Some(
             args.iter()
-                .find(|arg| arg.starts_with(invalid.as_str()))
+                .find(|arg| *arg == invalid)
+                .or_else(|| args.iter().find(|arg| arg.starts_with(invalid.as_str())))
                 .unwrap_or(invalid),
         ),
         _ => None,

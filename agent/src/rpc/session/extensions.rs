@@ -193,6 +193,16 @@ impl Extensions {
     }
 }
 
+impl Extensions {
+    /// Whether the `before_agent_start` handlers of some extension user message still run
+    /// (a running command's answer then waits for them).
+    fn user_messages_starting(&self) -> bool {
+        self.pending
+            .values()
+            .any(|pending| matches!(pending, Pending::UserBeforeStart(_)))
+    }
+}
+
 /// Whether commands may be read: always without extensions, else after start-up and not while
 /// `agent_settled` waits for its handlers (a command then would act before the agent settled).
 pub(super) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
@@ -589,11 +599,7 @@ impl Session {
                 let Some(ext) = &mut self.extensions else {
                     return;
                 };
-                let waiting = ext
-                    .pending
-                    .values()
-                    .any(|pending| matches!(pending, Pending::UserBeforeStart(_)));
-                if waiting {
+                if ext.user_messages_starting() {
                     ext.command_answer = Some(id);
                     return;
                 }

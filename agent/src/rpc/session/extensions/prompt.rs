@@ -146,11 +146,9 @@ impl Session {
         let Some(ext) = &mut self.extensions else {
             return;
         };
-        let waiting = ext
-            .pending
-            .values()
-            .any(|pending| matches!(pending, Pending::UserBeforeStart(_)));
-        if !waiting && let Some(id) = ext.command_answer.take() {
+        if !ext.user_messages_starting()
+            && let Some(id) = ext.command_answer.take()
+        {
             self.finish_command(id).await;
         }
     }
