@@ -47,13 +47,11 @@ impl Session {
                 }
             }
             Command::NewSession(new_session) => {
-                if self.stop_activity() {
-                    self.deferred
-                        .push(Deferred::NewSession(id, new_session.parent_session));
-                } else {
-                    self.finish_new_session(id, new_session.parent_session)
-                        .await;
-                }
+                let then = super::extensions::AfterShutdown::NewSession(
+                    id,
+                    new_session.parent_session,
+                );
+                self.begin_replacement(then).await;
             }
             Command::GetEntries(get) => match self.store.entries_data(get.since.as_deref()) {
                 Ok(data) => self.respond(id, kind, &data).await,

@@ -1,6 +1,9 @@
 //! Commands that replace the session: `switch_session`, `fork` and `clone` (and the state reset
-//! `new_session` shares with them). A run in progress is aborted first and the answer waits for
-//! it to settle, as the reference tears the old session down before building the new one.
+//! `new_session` shares with them). As in the reference, a replacement asks the extensions'
+//! `session_before_*` handlers first and checks its target while a run goes on; only then is
+//! the run aborted, and the answer waits for it to settle. A replacement that cannot be made
+//! (an unknown entry, a file that is not a session) is answered at once and leaves the run
+//! alone.
 
 use std::path::Path;
 
@@ -9,6 +12,7 @@ use pi_rpc_protocol::response::CancelledResult;
 use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 
+use super::extensions::AfterShutdown;
 use super::{Deferred, Session, log_store_error};
 use crate::model_resolver::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
 use crate::session::SessionStore;
@@ -33,7 +37,7 @@ struct ForkResult {
 }
 
 impl Session {
-    /// Starts a replacement: at once when idle, else after the aborted run settled.
+    /// `switch_session`, `fork` or `clone` from the client.
     pub(super) async fn request_replacement(
         &mut self,
         id: Option<RequestId>,
@@ -45,10 +49,52 @@ impl Session {
                 .await;
             return;
         }
-        if self.stop_activity() {
-            self.deferred.push(Deferred::Replace(id, replacement));
-        } else {
-            self.replace(id, replacement).await;
+        self.begin_replacement(AfterShutdown::Replace(id, replacement))
+            .await;
+    }
+
+    /// Starts a replacement (a command, or a command's `ctx` call): the extensions'
+    /// `session_before_*` handlers first, which may cancel it while a run goes on.
+    pub(super) async fn begin_replacement(&mut self, then: AfterShutdown) {
+        if let Some(then) = self.before_replace_handlers(then).await {
+            self.proceed_with_replacement(then).await;
+        }
+    }
+
+    /// A replacement the `session_before_*` handlers let go on: when the agent is busy, its
+    /// target is checked first (one that fails leaves the run alone), then the run is aborted
+    /// and the replacement carried out once it settled; an idle agent carries it out at once.
+    pub(super) async fn proceed_with_replacement(&mut self, then: AfterShutdown) {
+        if self.streaming
+            && let Err(error) = self.check_replacement(&then)
+        {
+            self.refuse_replacement(then, error.to_string()).await;
+            return;
+        }
+        if !self.stop_activity() {
+            self.carry_out(then).await;
+            return;
+        }
+        let deferred = match then {
+            AfterShutdown::NewSession(id, parent) => Deferred::NewSession(id, parent),
+            AfterShutdown::Replace(id, replacement) => Deferred::Replace(id, replacement),
+        };
+        self.deferred.push(deferred);
+    }
+
+    /// Whether the replacement can be made, without making it: the session file opens (as
+    /// the reference opens it before tearing the old session down), the fork entry is a user
+    /// message, a persisted session to branch is written.
+    pub(super) fn check_replacement(&self, then: &AfterShutdown) -> crate::session::Result<()> {
+        match then {
+            AfterShutdown::NewSession(..) => Ok(()),
+            AfterShutdown::Replace(_, Replacement::Switch(path)) => {
+                SessionStore::open(Path::new(path), None, None).map(drop)
+            }
+            AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
+                self.store.check_fork(entry_id)
+            }
+            AfterShutdown::Replace(_, Replacement::Clone) => self.store.check_clone(),
         }
     }
 
@@ -94,8 +140,8 @@ impl Session {
                             .await;
                     }
                     Err(error) => {
-                        self.write(&Response::error(id, Some(kind), error.to_string()))
-                            .await;
+                        let then = AfterShutdown::Replace(id, Replacement::Switch(path));
+                        self.refuse_replacement(then, error.to_string()).await;
                     }
                 }
             }
@@ -110,8 +156,8 @@ impl Session {
                         .await;
                 }
                 Err(error) => {
-                    self.write(&Response::error(id, Some("fork"), error.to_string()))
-                        .await;
+                    let then = AfterShutdown::Replace(id, Replacement::Fork(entry_id));
+                    self.refuse_replacement(then, error.to_string()).await;
                 }
             },
             Replacement::Clone => match self.store.clone_at_leaf() {
@@ -122,8 +168,8 @@ impl Session {
                         .await;
                 }
                 Err(error) => {
-                    self.write(&Response::error(id, Some("clone"), error.to_string()))
-                        .await;
+                    let then = AfterShutdown::Replace(id, Replacement::Clone);
+                    self.refuse_replacement(then, error.to_string()).await;
                 }
             },
         }

@@ -29,9 +29,48 @@ impl Session {
                 .await
     }
 
-    /// Before a session replacement: the `session_before_switch` / `session_before_fork`
-    /// handlers (which may cancel it), then the `session_shutdown` handlers (with `reason`).
-    /// True when the replacement waits for them; it is then carried out again, as `then`.
+    /// Before a session replacement, while a run may still stream: the
+    /// `session_before_switch` / `session_before_fork` handlers, which may cancel it. `None`
+    /// when it waits for them (it then goes on as `then`); else `then` back.
+    pub(in crate::rpc::session) async fn before_replace_handlers(
+        &mut self,
+        then: AfterShutdown,
+    ) -> Option<AfterShutdown> {
+        let before = self.before_replace_event(&then);
+        let kind = before["type"].as_str().unwrap_or_default();
+        if handles_event(&self.extensions, kind)
+            && self
+                .send_event(Pending::BeforeReplace(then.clone()), &before)
+                .await
+        {
+            return None;
+        }
+        Some(then)
+    }
+
+    /// Answers a replacement that cannot be made: to the extension host when a command's
+    /// `ctx` asked for it (the call rejects), else to the client.
+    pub(in crate::rpc::session) async fn refuse_replacement(&mut self, then: AfterShutdown, error: String) {
+        let reply = self
+            .extensions
+            .as_mut()
+            .and_then(|ext| ext.command_replacement.take());
+        match reply {
+            Some(reply) => {
+                self.reply_value_to_host(&reply, json!({"error": error}))
+                    .await;
+            }
+            None => {
+                let command = then.command();
+                self.write(&Response::error(then.id(), Some(command), error))
+                    .await;
+            }
+        }
+    }
+
+    /// Before a session replacement is carried out: the `session_shutdown` handlers (with
+    /// `reason`). True when the replacement waits for them; it is then carried out again, as
+    /// `then`.
     pub(in crate::rpc::session) async fn shutdown_for_extensions(
         &mut self,
         then: AfterShutdown,
@@ -43,13 +82,6 @@ impl Session {
         if std::mem::take(&mut ext.shut_down) {
             return false;
         }
-        if !std::mem::take(&mut ext.replace_allowed) {
-            let before = self.before_replace_event(&then);
-            let kind = before["type"].as_str().unwrap_or_default();
-            if handles_event(&self.extensions, kind) {
-                return self.send_event(Pending::BeforeReplace(then), &before).await;
-            }
-        }
         if !handles_event(&self.extensions, "session_shutdown") {
             return false;
         }
@@ -58,13 +90,7 @@ impl Session {
         let prepared = match self.prepare_replacement(&then) {
             Ok(prepared) => prepared,
             Err(error) => {
-                let command = then.command();
-                self.write(&Response::error(
-                    then.id(),
-                    Some(command),
-                    error.to_string(),
-                ))
-                .await;
+                self.refuse_replacement(then, error.to_string()).await;
                 return true;
             }
         };
