@@ -47,10 +47,8 @@ impl Session {
                 }
             }
             Command::NewSession(new_session) => {
-                let then = super::extensions::AfterShutdown::NewSession(
-                    id,
-                    new_session.parent_session,
-                );
+                let then =
+                    super::extensions::AfterShutdown::NewSession(id, new_session.parent_session);
                 self.begin_replacement(then).await;
             }
             Command::GetEntries(get) => match self.store.entries_data(get.since.as_deref()) {

@@ -50,7 +50,11 @@ impl Session {
 
     /// Answers a replacement that cannot be made: to the extension host when a command's
     /// `ctx` asked for it (the call rejects), else to the client.
-    pub(in crate::rpc::session) async fn refuse_replacement(&mut self, then: AfterShutdown, error: String) {
+    pub(in crate::rpc::session) async fn refuse_replacement(
+        &mut self,
+        then: AfterShutdown,
+        error: String,
+    ) {
         let reply = self
             .extensions
             .as_mut()
