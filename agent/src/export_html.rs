@@ -54,14 +54,30 @@ pub fn export(
             format!("pi-session-{stem}.html")
         }
     };
-    std::fs::write(&path, html).map_err(|error| {
-        ExportError::Write(crate::tools::node_message(
-            &error,
-            "open",
-            Some(Path::new(&path)),
-        ))
-    })?;
+    write_page(Path::new(&path), &html)?;
     Ok(path)
+}
+
+/// Writes the page to a regular file only: a folder is refused as Node refuses it (`EISDIR`),
+/// a device, FIFO or socket with a sentence saying what it is, before anything is opened.
+fn write_page(path: &Path, html: &str) -> Result<(), ExportError> {
+    use crate::session::paths::{RegularFileError, create_regular_file};
+    use std::io::Write as _;
+    let node_error = |error: &std::io::Error, syscall: &str| {
+        ExportError::Write(crate::tools::node_message(error, syscall, Some(path)))
+    };
+    let mut file = create_regular_file(path).map_err(|error| match error {
+        RegularFileError::NotRegular(special) => match special.folder_error() {
+            Some(folder) => node_error(&folder, "open"),
+            None => ExportError::Write(format!(
+                "Cannot export to {}: it is {}, not a regular file",
+                special.path, special.kind
+            )),
+        },
+        RegularFileError::Io(error) => node_error(&error, "open"),
+    })?;
+    file.write_all(html.as_bytes())
+        .map_err(|error| node_error(&error, "write"))
 }
 
 /// Text with `&`, `<`, `>`, `"` and `'` escaped.

@@ -1,6 +1,11 @@
 //! Paths as the reference builds them: Node's `path.join`/`path.resolve` (lexical, no symlink
-//! resolution), `~` expansion, the default session folder and session file names.
+//! resolution), `~` expansion, the default session folder and session file names; and the
+//! check that a path the user or the model names is a regular file before it is opened (a FIFO
+//! would block the open until someone came to the other end, a device would never end).
 
+use std::fs::{File, FileType, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Lexically normalises a POSIX path as Node's `path.normalize` does: collapses `//` and `.`,
@@ -111,6 +116,116 @@ pub fn session_file_name(timestamp: &str, session_id: &str) -> String {
     format!("{stamp}_{session_id}.jsonl")
 }
 
+/// What a path names when it is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialFile {
+    /// A folder.
+    Folder,
+    /// A character device (`/dev/zero`, a terminal).
+    CharacterDevice,
+    /// A block device (a disk).
+    BlockDevice,
+    /// A named pipe.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+}
+
+impl SpecialFile {
+    /// The kind of a file type that is not a regular file; `None` for a regular file.
+    fn of(file_type: FileType) -> Option<Self> {
+        if file_type.is_file() {
+            None
+        } else if file_type.is_dir() {
+            Some(Self::Folder)
+        } else if file_type.is_char_device() {
+            Some(Self::CharacterDevice)
+        } else if file_type.is_block_device() {
+            Some(Self::BlockDevice)
+        } else if file_type.is_fifo() {
+            Some(Self::Fifo)
+        } else {
+            Some(Self::Socket)
+        }
+    }
+}
+
+impl std::fmt::Display for SpecialFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Folder => "a folder",
+            Self::CharacterDevice => "a character device",
+            Self::BlockDevice => "a block device",
+            Self::Fifo => "a named pipe (FIFO)",
+            Self::Socket => "a socket",
+        })
+    }
+}
+
+/// A path that names something other than a regular file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path} is {kind}, not a regular file")]
+pub struct NotARegularFile {
+    /// The path as given.
+    pub path: String,
+    /// What it names.
+    pub kind: SpecialFile,
+}
+
+impl NotARegularFile {
+    /// The error as the open of a folder fails (`EISDIR`), for callers that word errors as
+    /// Node does; `None` for the other kinds, which have no such code.
+    pub fn folder_error(&self) -> Option<io::Error> {
+        (self.kind == SpecialFile::Folder)
+            .then(|| io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()))
+    }
+}
+
+/// Why a file could not be opened as a regular file.
+#[derive(Debug, thiserror::Error)]
+pub enum RegularFileError {
+    /// The path names a folder, a device, a FIFO or a socket.
+    #[error(transparent)]
+    NotRegular(#[from] NotARegularFile),
+    /// Opening or examining it failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+fn ensure_regular(path: &Path, file_type: FileType) -> Result<(), NotARegularFile> {
+    match SpecialFile::of(file_type) {
+        None => Ok(()),
+        Some(kind) => Err(NotARegularFile {
+            path: text(path),
+            kind,
+        }),
+    }
+}
+
+/// Refuses a path (symbolic links followed) that names something other than a regular file;
+/// a path that names nothing, or cannot be examined, passes (opening it will say why).
+pub fn check_regular_file(path: &Path) -> Result<(), NotARegularFile> {
+    match std::fs::metadata(path) {
+        Ok(metadata) => ensure_regular(path, metadata.file_type()),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Creates `path`, or empties it, for writing: only a regular file (symbolic links followed).
+/// Anything else is refused before it is opened; the open does not wait for a FIFO's reader,
+/// and what was opened is checked again (the path may have changed in between).
+pub fn create_regular_file(path: &Path) -> Result<File, RegularFileError> {
+    check_regular_file(path)?;
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    ensure_regular(path, file.metadata()?.file_type())?;
+    Ok(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +244,52 @@ mod tests {
     fn default_dir_encodes_the_cwd() {
         let dir = default_session_dir(Path::new("/srv/w:x/y"), Path::new("/h/.pi/agent"));
         assert_eq!(dir, PathBuf::from("/h/.pi/agent/sessions/--srv-w-x-y--"));
+    }
+
+    #[test]
+    fn special_files_are_refused_before_they_are_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = |path: &Path| match create_regular_file(path) {
+            Err(RegularFileError::NotRegular(error)) => error.kind,
+            other => panic!("{path:?} was not refused: {other:?}"),
+        };
+        assert_eq!(refused(dir.path()), SpecialFile::Folder);
+        assert_eq!(
+            refused(Path::new("/dev/null")),
+            SpecialFile::CharacterDevice
+        );
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RWXU).unwrap();
+        // Without the check, this open would wait for a reader for ever.
+        assert_eq!(refused(&fifo), SpecialFile::Fifo);
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        assert_eq!(refused(&socket), SpecialFile::Socket);
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert_eq!(refused(&link), SpecialFile::Fifo);
+        let error = create_regular_file(&fifo).unwrap_err().to_string();
+        assert!(
+            error.ends_with("fifo is a named pipe (FIFO), not a regular file"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_regular_file_is_created_or_emptied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.html");
+        std::fs::write(&path, "old contents").unwrap();
+        use std::io::Write as _;
+        create_regular_file(&path)
+            .unwrap()
+            .write_all(b"new")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let missing = dir.path().join("missing.html");
+        create_regular_file(&missing).unwrap();
+        assert!(missing.is_file());
+        assert!(check_regular_file(&dir.path().join("nothing")).is_ok());
     }
 
     #[test]

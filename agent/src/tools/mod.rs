@@ -21,6 +21,7 @@ mod ls;
 mod output;
 mod path;
 mod read;
+mod regular_file;
 mod schema;
 mod selection;
 mod truncate;

@@ -8,7 +8,8 @@ use super::args::ReadArgs;
 use super::image::{self, Processed};
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
 use super::{
-    ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, image_block, js, path, text_block,
+    ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, image_block, js, path, regular_file,
+    text_block,
 };
 
 const NON_VISION_NOTE: &str =
@@ -33,6 +34,7 @@ async fn read(args: ReadArgs, ctx: &ToolContext) -> ToolResult {
             Some(&absolute),
         ))
     })?;
+    regular_file::check_readable(&absolute)?;
     let mime_type = sniff(&absolute).await?;
     let bytes = tokio::fs::read(&absolute)
         .await
