@@ -37,7 +37,12 @@ async fn write_refuses_a_fifo_and_a_device() {
             pipe.display()
         )
     );
-    let outcome = run("write", dir.path(), json!({"path": "/dev/null", "content": "x"})).await;
+    let outcome = run(
+        "write",
+        dir.path(),
+        json!({"path": "/dev/null", "content": "x"}),
+    )
+    .await;
     assert_eq!(
         outcome.text(),
         "Cannot write /dev/null: it is a character device, not a regular file"

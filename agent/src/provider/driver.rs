@@ -243,7 +243,7 @@ async fn exchange(
         };
         let applied = match raw_read {
             Some(outcome) => outcome,
-            None => apply(&mut events, partial, wire),
+            None => apply(&mut events, partial, wire).map_err(Failure::Error),
         };
         if applied.is_ok() && !sink.started && partial.events.is_empty() {
             // Nothing to show yet. The reference serialises its `message_start` a moment after
@@ -267,7 +267,7 @@ async fn exchange(
     }
     drop(response);
     decoder.finish(&mut events);
-    let applied = apply(&mut events, partial, wire);
+    let applied = apply(&mut events, partial, wire).map_err(Failure::Error);
     sink.flush(partial).await?;
     applied?;
     let ended = wire.on_end(partial);
@@ -385,16 +385,16 @@ async fn send(
     }
 }
 
-/// Hands decoded events to the wire format, stopping at the first failure.
-fn apply(
+/// Hands decoded events to the wire format, stopping at the first failure (its error text).
+pub(super) fn apply(
     events: &mut Vec<SseEvent>,
     partial: &mut PartialMessage,
     wire: &mut impl WireFormat,
-) -> Result<(), Failure> {
+) -> Result<(), String> {
     let mut outcome = Ok(());
     for event in events.drain(..) {
         if let Err(text) = wire.on_event(event, partial) {
-            outcome = Err(Failure::Error(text));
+            outcome = Err(text);
             break;
         }
     }

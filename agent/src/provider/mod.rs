@@ -14,13 +14,14 @@
 //!   [`anthropic`] (`anthropic-messages`), [`openai_completions`] (`openai-completions`),
 //!   [`openai_responses`] (`openai-responses`), [`google`] (`google-generative-ai`);
 //! - [`transform`], [`options`], [`cost`], [`json`]: history preparation, token limits and
-//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format.
+//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format;
+//! - [`replay`]: a recorded body read by a format's stream reader without HTTP.
 //!
 //! Adding a wire format: a module beside the others with a `run` that checks the key, builds the
 //! body (after [`transform::transform_messages`] with the format's tool-id rule, limits from
 //! [`options`]) and headers, and hands a `reqwest::RequestBuilder` plus its `driver::WireFormat`
 //! (SSE event in, deltas on the shared partial message out, completeness check at the end) to
-//! `driver::drive`; then one match arm in [`stream_with`]. `WireFormat` has defaults that a
+//! `driver::drive`; then one match arm in [`stream_with`] and one in [`replay::replay`]. `WireFormat` has defaults that a
 //! format overrides where its SDK differs: the wording of HTTP errors (`status_error`; the
 //! Anthropic SDK's by default), of connection failures (`connection_error`) and of an abort
 //! mid-stream (`on_abort`, which may also end blocks first), and reading the body raw instead
@@ -37,6 +38,7 @@ pub mod openai_completions;
 pub mod openai_responses;
 pub mod options;
 mod partial;
+pub mod replay;
 mod retry;
 pub mod sse;
 pub mod transform;

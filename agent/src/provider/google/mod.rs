@@ -19,6 +19,7 @@ use super::driver::{drive, fail_early};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::GeminiEvents;
+use pi_rpc_protocol::model::Model;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "google-generative-ai";
@@ -64,7 +65,7 @@ pub(crate) async fn run(
         .post(stream_url(&request.model.base_url, &request.model.id))
         .headers(headers)
         .body(body);
-    let wire = GeminiEvents::new(request.model);
+    let wire = wire(request.model);
     drive(http_request, partial, wire, options, cancel, tx).await;
 }
 
@@ -87,4 +88,8 @@ fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, String> {
         headers.insert(name, value);
     }
     Ok(headers)
+}
+/// The reader of a response for `model`.
+pub(super) fn wire(model: Model) -> GeminiEvents {
+    GeminiEvents::new(model)
 }

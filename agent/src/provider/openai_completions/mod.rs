@@ -22,6 +22,7 @@ use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use compat::Compat;
 use events::ChatEvents;
+use pi_rpc_protocol::model::Model;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "openai-completions";
@@ -260,6 +261,12 @@ pub(crate) fn js_truthy(value: &Value) -> bool {
         Value::String(text) => !text.is_empty(),
         Value::Array(_) | Value::Object(_) => true,
     }
+}
+
+/// The reader of a response for `model`.
+pub(super) fn wire(model: Model) -> ChatEvents {
+    let expects_finish_reason = Compat::of(&model).finish_reason;
+    ChatEvents::new(model, expects_finish_reason)
 }
 
 #[cfg(test)]

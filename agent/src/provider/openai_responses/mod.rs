@@ -20,6 +20,7 @@ use super::openai_completions::{
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::ResponsesEvents;
+use pi_rpc_protocol::model::Model;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "openai-responses";
@@ -95,7 +96,7 @@ pub(crate) async fn run(
         .post(responses_url(&request.model.base_url))
         .headers(headers)
         .body(body);
-    let wire = ResponsesEvents::new(request.model);
+    let wire = wire(request.model);
     drive(http_request, partial, wire, options, cancel, tx).await;
 }
 
@@ -122,6 +123,11 @@ pub fn status_error(status: u16, body: &str) -> String {
         _ => sdk_message,
     };
     format!("OpenAI API error ({status}): {detail}")
+}
+
+/// The reader of a response for `model`.
+pub(super) fn wire(model: Model) -> ResponsesEvents {
+    ResponsesEvents::new(model)
 }
 
 #[cfg(test)]
