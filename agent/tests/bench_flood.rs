@@ -1,0 +1,176 @@
+//! Memory under a provider flood, ours and the reference side by side in one run: the peak RSS
+//! (`VmHWM`) of an agent that streams 50 MB of text in 500,000 deltas, and one 20 MB delta, to
+//! a client that reads every line (the median of three runs each), against the size of the
+//! streamed text.
+//!
+//! Ignored by default. Run it with an optimised build:
+//! `cargo test --release -p pi-agent --test bench_flood -- --ignored --nocapture`.
+//! The reference is `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`; without it only our
+//! figures are printed. `PI_FLOOD_SCALE=10` divides both texts by 10 for a quick look.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+use support::{DEFAULT_ARGS, TestEnv};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// One flood: this much text in this many deltas.
+#[derive(Clone, Copy)]
+struct Flood {
+    label: &'static str,
+    bytes: usize,
+    deltas: usize,
+}
+
+fn floods() -> [Flood; 2] {
+    let scale: usize = std::env::var("PI_FLOOD_SCALE")
+        .ok()
+        .and_then(|scale| scale.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    [
+        Flood {
+            label: "50 MB in 500,000 deltas",
+            bytes: 50_000_000 / scale,
+            deltas: 500_000 / scale,
+        },
+        Flood {
+            label: "one 20 MB delta",
+            bytes: 20_000_000 / scale,
+            deltas: 1,
+        },
+    ]
+}
+
+struct Implementation {
+    label: &'static str,
+    program: PathBuf,
+}
+
+fn implementations() -> Vec<Implementation> {
+    let mut all = vec![Implementation {
+        label: "pi-agent",
+        program: PathBuf::from(env!("CARGO_BIN_EXE_pi-agent")),
+    }];
+    match pi_reference::launcher() {
+        Some(path) => all.push(Implementation {
+            label: "reference",
+            program: path,
+        }),
+        None => eprintln!("reference pi not found (set PI_REFERENCE); measuring pi-agent only"),
+    }
+    all
+}
+
+fn peak_rss_bytes(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .context("no VmHWM in /proc status")?;
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .context("malformed VmHWM")?
+        .parse()?;
+    Ok(kib * 1024)
+}
+
+/// The process whose memory counts: the reference's launcher is a shell script that runs node
+/// as its child, so the deepest descendant is measured.
+fn measured_pid(pid: u32) -> u32 {
+    let children =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    match children
+        .split_whitespace()
+        .next()
+        .and_then(|c| c.parse().ok())
+    {
+        Some(child) => measured_pid(child),
+        None => pid,
+    }
+}
+
+/// Streams one flood through an agent; its peak RSS and the time from prompt to settled.
+async fn flood_once(implementation: &Implementation, flood: Flood) -> Result<(u64, Duration)> {
+    // Letters and spaces: text a model writes, and nothing JSON must escape.
+    let text: String = "lorem ipsum dolor sit amet "
+        .chars()
+        .cycle()
+        .take(flood.bytes)
+        .collect();
+    let content = if flood.deltas == 1 {
+        json!([{"text": [text]}])
+    } else {
+        json!([{"text": text, "chunks": flood.deltas}])
+    };
+    let script = json!({"responses": [{"content": content, "framing": {"coalesce": true}}]});
+    let server =
+        mock_llm::MockServer::start(mock_llm::Script::from_json_value(script, "flood")?).await?;
+    let env = TestEnv::new(&server.uri())?;
+    let mut agent = env.spawn_program(&implementation.program, &DEFAULT_ARGS)?;
+    agent.timeout = Duration::from_secs(600);
+    let started = Instant::now();
+    agent
+        .send(json!({"type": "prompt", "message": "flood"}))
+        .await?;
+    // Lines are matched as text: parsing them would cost the reader more than the agents spend.
+    let mut deltas = 0;
+    loop {
+        let line = agent.next_line().await?;
+        if line.starts_with(r#"{"type":"message_update""#) && line.contains(r#""text_delta""#) {
+            deltas += 1;
+        }
+        if line.starts_with(r#"{"type":"agent_settled""#) {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    if deltas != flood.deltas {
+        bail!(
+            "{}: {deltas} deltas instead of {}",
+            implementation.label,
+            flood.deltas
+        );
+    }
+    let pid = agent.child.id().context("no pid")?;
+    let peak = peak_rss_bytes(measured_pid(pid))?;
+    agent.close_stdin();
+    agent.wait_exit().await?;
+    Ok((peak, elapsed))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark; run it with --ignored --release"]
+async fn peak_memory_under_a_provider_flood() -> Result<()> {
+    println!(
+        "| implementation | flood | peak RSS (median of 3) | peak / text | time (median of 3) |"
+    );
+    println!("|---|---|---|---|---|");
+    for flood in floods() {
+        for implementation in implementations() {
+            let mut runs = Vec::with_capacity(3);
+            for _ in 0..3 {
+                runs.push(flood_once(&implementation, flood).await?);
+            }
+            let mut peaks: Vec<u64> = runs.iter().map(|(peak, _)| *peak).collect();
+            let mut times: Vec<Duration> = runs.iter().map(|(_, time)| *time).collect();
+            peaks.sort();
+            times.sort();
+            println!(
+                "| {} | {} | {:.1} MiB | {:.1}x | {:.2} s |",
+                implementation.label,
+                flood.label,
+                peaks[1] as f64 / MIB,
+                peaks[1] as f64 / flood.bytes as f64,
+                times[1].as_secs_f64()
+            );
+        }
+    }
+    Ok(())
+}
