@@ -1,11 +1,14 @@
 //! The RPC loop: a stdin reader task feeds lines to the one session task through a bounded
 //! channel; the session writes every record through another bounded channel to the one writer
-//! task, which alone touches stdout.
+//! task, which alone touches stdout. The output channel is bounded in bytes too: long records
+//! (a whole streamed answer in `message_end`) wait for the writer instead of piling up.
+
+use std::sync::Arc;
 
 use pi_rpc_protocol::framing::LineResult;
 use pi_rpc_protocol::io::{LineReader, RecordWriter};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 pub mod session;
 
@@ -17,9 +20,41 @@ const INPUT_QUEUE: usize = 64;
 const OUTPUT_QUEUE: usize = 256;
 /// Stop adding waiting lines to one write beyond this size.
 const WRITE_BATCH_BYTES: usize = 256 * 1024;
+/// Bytes of encoded lines that may wait for the writer; a longer line waits alone.
+const OUTPUT_BUDGET_BYTES: u32 = 4 * 1024 * 1024;
+
+/// A line on its way to the writer, with its share of the output budget.
+type Outgoing = (Vec<u8>, OwnedSemaphorePermit);
 
 /// Where the session sends finished lines (each a JSON record with its LF).
-pub type OutputSender = mpsc::Sender<Vec<u8>>;
+#[derive(Debug, Clone)]
+pub struct OutputSender {
+    lines: mpsc::Sender<Outgoing>,
+    budget: Arc<Semaphore>,
+}
+
+/// The writer is gone (stdout closed).
+#[derive(Debug, thiserror::Error)]
+#[error("the output is closed")]
+pub struct OutputClosed;
+
+impl OutputSender {
+    /// Queues one or more encoded lines for the writer, once the bytes already waiting leave
+    /// room for them.
+    pub async fn send(&self, line: Vec<u8>) -> Result<(), OutputClosed> {
+        let weight = u32::try_from(line.len())
+            .unwrap_or(u32::MAX)
+            .clamp(1, OUTPUT_BUDGET_BYTES);
+        let permit = Arc::clone(&self.budget)
+            .acquire_many_owned(weight)
+            .await
+            .map_err(|_| OutputClosed)?;
+        self.lines
+            .send((line, permit))
+            .await
+            .map_err(|_| OutputClosed)
+    }
+}
 
 /// Serves the protocol until `input` ends (or the output is closed). Lines already handed to
 /// the writer are written before this returns.
@@ -29,10 +64,13 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (line_tx, line_rx) = mpsc::channel::<LineResult>(INPUT_QUEUE);
-    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUTPUT_QUEUE);
+    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(OUTPUT_QUEUE);
     let reader = tokio::spawn(read_lines(input, line_tx));
     let writer = tokio::spawn(write_lines(output, out_rx));
-    let session = session_builder(out_tx);
+    let session = session_builder(OutputSender {
+        lines: out_tx,
+        budget: Arc::new(Semaphore::new(OUTPUT_BUDGET_BYTES as usize)),
+    });
     session.run(line_rx).await;
     reader.abort();
     if let Err(error) = writer.await {
@@ -58,14 +96,31 @@ async fn read_lines<R: AsyncRead + Unpin>(input: R, lines: mpsc::Sender<LineResu
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver<Vec<u8>>) {
+async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver<Outgoing>) {
     let mut writer = RecordWriter::new(output);
-    while let Some(mut batch) = lines.recv().await {
+    let mut next = None;
+    loop {
+        let (mut batch, permit) = match next.take() {
+            Some(outgoing) => outgoing,
+            None => match lines.recv().await {
+                Some(outgoing) => outgoing,
+                None => return,
+            },
+        };
+        let mut permits = vec![permit];
         // Lines already waiting go out in the same write: a burst of deltas costs one write
-        // (stdout is written from a blocking thread, so each write is a thread hop).
+        // (stdout is written from a blocking thread, so each write is a thread hop). A long
+        // line waits for the next write rather than being copied into this one.
         while batch.len() < WRITE_BATCH_BYTES {
             match lines.try_recv() {
-                Ok(line) => batch.extend_from_slice(&line),
+                Ok((line, permit)) if line.len() > WRITE_BATCH_BYTES => {
+                    next = Some((line, permit));
+                    break;
+                }
+                Ok((line, permit)) => {
+                    batch.extend_from_slice(&line);
+                    permits.push(permit);
+                }
                 Err(_) => break,
             }
         }
@@ -73,5 +128,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver
             tracing::warn!(%error, "cannot write stdout; stopping output");
             return;
         }
+        // The written bytes leave room for more.
+        drop(permits);
     }
 }

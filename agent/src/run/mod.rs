@@ -136,15 +136,16 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         cancel,
         batch_updates: _,
     } = spec;
+    // The conversation the model sees; this run's own messages start at `first_new` (they
+    // are `agent_end`'s, moved out at the end rather than kept twice).
     let mut context = history;
-    let mut new_messages = Vec::new();
+    let first_new = context.len();
     emitter.emit(Event::AgentStart(NoFields {})).await?;
     emitter.emit(Event::TurnStart(NoFields {})).await?;
     for prompt in prompts {
         emitter.emit(message_start(prompt.clone())).await?;
         emitter.emit(message_end(prompt.clone())).await?;
-        context.push(prompt.clone());
-        new_messages.push(prompt);
+        context.push(prompt);
     }
     let mut first_turn = true;
     let mut pending = if skip_initial_steering_poll {
@@ -162,8 +163,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             for message in std::mem::take(&mut pending) {
                 emitter.emit(message_start(message.clone())).await?;
                 emitter.emit(message_end(message.clone())).await?;
-                context.push(message.clone());
-                new_messages.push(message);
+                context.push(message);
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
@@ -192,28 +192,32 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             };
             let assistant =
                 stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;
-            let message = AgentMessage::Assistant(assistant.clone());
-            context.push(message.clone());
-            new_messages.push(message.clone());
-            if matches!(
+            let failed = matches!(
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Aborted
-            ) {
+            );
+            // The turn's copy for `turn_end`; the context keeps the message itself.
+            let message = AgentMessage::Assistant(assistant.clone());
+            context.push(AgentMessage::Assistant(assistant));
+            if failed {
                 emitter
                     .emit(Event::TurnEnd(TurnEndEvent {
                         message,
                         tool_results: Vec::new(),
                     }))
                     .await?;
-                return end(emitter, new_messages).await;
+                return end(emitter, context.split_off(first_new)).await;
             }
-            let results = tools::execute_calls(&assistant, &tool_context, emitter).await?;
+            let results = match context.last() {
+                Some(AgentMessage::Assistant(assistant)) => {
+                    tools::execute_calls(assistant, &tool_context, emitter).await?
+                }
+                _ => Vec::new(),
+            };
             more_tool_calls = !results.is_empty();
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
-                let message = AgentMessage::ToolResult(result.clone());
-                context.push(message.clone());
-                new_messages.push(message);
+                context.push(AgentMessage::ToolResult(result.clone()));
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }
             emitter
@@ -230,7 +234,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         }
         pending = follow_ups;
     }
-    end(emitter, new_messages).await
+    end(emitter, context.split_off(first_new)).await
 }
 
 async fn end(emitter: &Emitter, messages: Vec<AgentMessage>) -> Result<(), SessionGone> {
@@ -303,11 +307,12 @@ async fn finish_message(
     message: AssistantMessage,
     started: bool,
 ) -> Result<AssistantMessage, SessionGone> {
-    let wrapped = AgentMessage::Assistant(message.clone());
     if !started {
-        emitter.emit(message_start(wrapped.clone())).await?;
+        let start = AgentMessage::Assistant(message.clone());
+        emitter.emit(message_start(start)).await?;
     }
-    emitter.emit(message_end(wrapped)).await?;
+    let end = AgentMessage::Assistant(message.clone());
+    emitter.emit(message_end(end)).await?;
     Ok(message)
 }
 

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::content::{MessageContent, UserContent};
 use pi_rpc_protocol::event::{
-    AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
+    AutoRetryEndEvent, Event, MessageEvent, NoFields, QueueUpdateEvent, RetryScheduledEvent,
 };
 use pi_rpc_protocol::framing::{LineResult, encode_record};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
@@ -33,6 +33,8 @@ use crate::run::{RunMessage, RunSpec};
 
 /// Run messages waiting for the session.
 const RUN_QUEUE: usize = 256;
+/// Lines longer than this are written on their own, not copied into a batch.
+const LONG_LINE_BYTES: usize = 64 * 1024;
 
 /// What a session starts with.
 #[derive(Debug)]
@@ -98,7 +100,8 @@ pub struct Session {
     /// Whether a run (or its continuation) is in progress: `isStreaming`.
     streaming: bool,
     run: Option<ActiveRun>,
-    /// The last assistant message of the current run, for the post-run retry decision.
+    /// The last assistant message of the current run, without its content, for the post-run
+    /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
     /// Automatic retries made for the current failure (0 when none).
     retry_attempt: u32,
@@ -302,6 +305,15 @@ impl Session {
     /// Writes one already encoded line (with its LF).
     async fn write_line(&mut self, line: Vec<u8>) {
         match &mut self.out_batch {
+            // A long line is not copied into the batch: the batch so far goes first.
+            Some(batch) if line.len() > LONG_LINE_BYTES => {
+                let batch = std::mem::take(batch);
+                if !batch.is_empty() {
+                    self.send_output(batch).await;
+                }
+                self.send_output(line).await;
+            }
+            Some(batch) if batch.is_empty() => *batch = line,
             Some(batch) => batch.extend_from_slice(&line),
             None => self.send_output(line).await,
         }
@@ -375,12 +387,9 @@ impl Session {
             }
             _ => {}
         }
-        let ended = match &event {
-            Event::MessageEnd(end) => Some(end.message.clone()),
-            _ => None,
-        };
-        self.emit(event).await;
-        let Some(message) = ended else {
+        self.write(&event).await;
+        // The ended message is kept as it came, not copied.
+        let Event::MessageEnd(MessageEvent { message }) = event else {
             return;
         };
         if matches!(
@@ -390,8 +399,12 @@ impl Session {
             log_store_error(self.store.append_message(message.clone()));
         }
         self.record_custom_message(&message);
-        self.messages.push(message.clone());
-        if let AgentMessage::Assistant(assistant) = message {
+        let outline = match &message {
+            AgentMessage::Assistant(assistant) => Some(retry::outline(assistant)),
+            _ => None,
+        };
+        self.messages.push(message);
+        if let Some(assistant) = outline {
             if !matches!(
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Length
