@@ -24,6 +24,9 @@ use super::retry::{AttemptError, Decision, decide};
 use super::sse::{SseDecoder, SseEvent};
 use super::{ProviderEvent, StreamOptions};
 
+/// The most deltas one `Deltas` event carries.
+const MAX_BURST: usize = 256;
+
 /// How long `Start` may wait for the first delta after the first read of the body.
 const START_GRACE: Duration = Duration::from_millis(20);
 
@@ -134,11 +137,15 @@ impl Sink {
             self.started = true;
             self.send(ProviderEvent::Start(partial.snapshot())).await?;
         }
-        let events: Vec<_> = partial.take_events().collect();
-        if !events.is_empty() {
-            self.send(ProviderEvent::Deltas(events)).await?;
+        // A long read is sent in several bursts, so that what waits in the channel stays small.
+        let mut events = partial.take_events().collect::<Vec<_>>().into_iter();
+        loop {
+            let burst: Vec<_> = events.by_ref().take(MAX_BURST).collect();
+            if burst.is_empty() {
+                return Ok(());
+            }
+            self.send(ProviderEvent::Deltas(burst)).await?;
         }
-        Ok(())
     }
 
     /// Sends `Start` if it is still due, then `Done`. The consumer always reads these.

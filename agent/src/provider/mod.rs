@@ -53,8 +53,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::tools::ToolDefinition;
 
-/// Capacity of the event channel returned by [`stream`].
-const CHANNEL_CAPACITY: usize = 256;
+/// Capacity of the event channel returned by [`stream`]: a few bursts of deltas (a burst is
+/// at most 256); a reader slower than the provider holds the provider back rather than the
+/// stream piling up in memory.
+const CHANNEL_CAPACITY: usize = 8;
 
 /// One call of a model.
 #[derive(Debug, Clone)]

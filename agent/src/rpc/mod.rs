@@ -27,10 +27,13 @@ const OUTPUT_BUDGET_BYTES: u32 = 4 * 1024 * 1024;
 type Outgoing = (Vec<u8>, OwnedSemaphorePermit);
 
 /// Where the session sends finished lines (each a JSON record with its LF).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct OutputSender {
     lines: mpsc::Sender<Outgoing>,
     budget: Arc<Semaphore>,
+    /// The last line took the whole budget: the next record waits until it is written before
+    /// it is even encoded, so that two long records are never in memory as text at once.
+    long_in_flight: bool,
 }
 
 /// The writer is gone (stdout closed).
@@ -39,12 +42,25 @@ pub struct OutputSender {
 pub struct OutputClosed;
 
 impl OutputSender {
+    /// Waits, after a long line, until the writer has written it.
+    pub async fn ready(&mut self) -> Result<(), OutputClosed> {
+        if std::mem::take(&mut self.long_in_flight) {
+            let _written = self
+                .budget
+                .acquire_many(OUTPUT_BUDGET_BYTES)
+                .await
+                .map_err(|_| OutputClosed)?;
+        }
+        Ok(())
+    }
+
     /// Queues one or more encoded lines for the writer, once the bytes already waiting leave
     /// room for them.
-    pub async fn send(&self, line: Vec<u8>) -> Result<(), OutputClosed> {
+    pub async fn send(&mut self, line: Vec<u8>) -> Result<(), OutputClosed> {
         let weight = u32::try_from(line.len())
             .unwrap_or(u32::MAX)
             .clamp(1, OUTPUT_BUDGET_BYTES);
+        self.long_in_flight = weight == OUTPUT_BUDGET_BYTES;
         let permit = Arc::clone(&self.budget)
             .acquire_many_owned(weight)
             .await
@@ -70,6 +86,7 @@ where
     let session = session_builder(OutputSender {
         lines: out_tx,
         budget: Arc::new(Semaphore::new(OUTPUT_BUDGET_BYTES as usize)),
+        long_in_flight: false,
     });
     session.run(line_rx).await;
     reader.abort();

@@ -31,8 +31,8 @@ use super::OutputSender;
 use crate::config::Config;
 use crate::run::{RunMessage, RunSpec};
 
-/// Run messages waiting for the session.
-const RUN_QUEUE: usize = 256;
+/// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
+const RUN_QUEUE: usize = 32;
 /// Lines longer than this are written on their own, not copied into a batch.
 const LONG_LINE_BYTES: usize = 64 * 1024;
 
@@ -292,14 +292,19 @@ impl Session {
 
     /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
     async fn write<T: Serialize>(&mut self, record: &T) {
-        let line = match encode_record(record) {
-            Ok(line) => line,
-            Err(error) => {
-                tracing::error!(%error, "cannot serialise a record");
-                return;
-            }
-        };
-        self.write_line(line).await;
+        if let Some(line) = self.encode(record).await {
+            self.write_line(line).await;
+        }
+    }
+
+    /// A record as its line, once the output has room for it.
+    async fn encode<T: Serialize>(&mut self, record: &T) -> Option<Vec<u8>> {
+        if self.out.ready().await.is_err() {
+            self.output_closed = true;
+        }
+        encode_record(record)
+            .inspect_err(|error| tracing::error!(%error, "cannot serialise a record"))
+            .ok()
     }
 
     /// Writes one already encoded line (with its LF).
@@ -387,9 +392,16 @@ impl Session {
             }
             _ => {}
         }
-        self.write(&event).await;
-        // The ended message is kept as it came, not copied.
-        let Event::MessageEnd(MessageEvent { message }) = event else {
+        // The event goes as soon as it is text; the ended message is kept as it came.
+        let line = self.encode(&event).await;
+        let ended = match event {
+            Event::MessageEnd(MessageEvent { message }) => Some(message),
+            _ => None,
+        };
+        if let Some(line) = line {
+            self.write_line(line).await;
+        }
+        let Some(message) = ended else {
             return;
         };
         if matches!(
