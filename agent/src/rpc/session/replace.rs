@@ -17,6 +17,23 @@ use super::{Deferred, Session, log_store_error};
 use crate::model_resolver::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
 use crate::session::SessionStore;
 
+/// Why a replacement cannot be made; the text is what the client sees.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ReplaceError {
+    /// The session store refused (an unknown entry, a file that is not a session, ...).
+    #[error(transparent)]
+    Session(#[from] crate::session::Error),
+    /// The session file's working folder is gone (the reference's `MissingSessionCwdError`).
+    #[error(
+        "Stored session working directory does not exist: {session_cwd}\nSession file: {file}\nCurrent working directory: {cwd}"
+    )]
+    MissingCwd {
+        session_cwd: String,
+        file: String,
+        cwd: String,
+    },
+}
+
 /// A session replacement waiting to be carried out.
 #[derive(Debug, Clone)]
 pub(super) enum Replacement {
@@ -85,17 +102,35 @@ impl Session {
     /// Whether the replacement can be made, without making it: the session file opens (as
     /// the reference opens it before tearing the old session down), the fork entry is a user
     /// message, a persisted session to branch is written.
-    pub(super) fn check_replacement(&self, then: &AfterShutdown) -> crate::session::Result<()> {
+    pub(super) fn check_replacement(&self, then: &AfterShutdown) -> Result<(), ReplaceError> {
         match then {
             AfterShutdown::NewSession(..) => Ok(()),
             AfterShutdown::Replace(_, Replacement::Switch(path)) => {
-                SessionStore::open(Path::new(path), None, None).map(drop)
+                self.open_session_file(path).map(drop)
             }
             AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
-                self.store.check_fork(entry_id)
+                Ok(self.store.check_fork(entry_id)?)
             }
-            AfterShutdown::Replace(_, Replacement::Clone) => self.store.check_clone(),
+            AfterShutdown::Replace(_, Replacement::Clone) => Ok(self.store.check_clone()?),
         }
+    }
+
+    /// The session `switch_session` would switch to: the file opened, and its working folder
+    /// still there.
+    pub(super) fn open_session_file(&self, path: &str) -> Result<SessionStore, ReplaceError> {
+        let store = SessionStore::open(Path::new(path), None, None)?;
+        let session_cwd = store.cwd();
+        if let Some(file) = store.session_file()
+            && !session_cwd.as_os_str().is_empty()
+            && !session_cwd.exists()
+        {
+            return Err(ReplaceError::MissingCwd {
+                session_cwd: session_cwd.display().to_string(),
+                file: file.display().to_string(),
+                cwd: self.config.cwd.display().to_string(),
+            });
+        }
+        Ok(store)
     }
 
     /// Carries out a replacement and answers it (after the extensions' `session_shutdown`
@@ -131,7 +166,7 @@ impl Session {
         match replacement {
             Replacement::Switch(path) => {
                 let kind = "switch_session";
-                match SessionStore::open(Path::new(&path), None, None) {
+                match self.open_session_file(&path) {
                     Ok(store) => {
                         self.store = store;
                         self.rebind_session();

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{AfterReload, AfterShutdown, Pending, Session, handles_event, next_message};
 use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
-use crate::rpc::session::replace::Replacement;
+use crate::rpc::session::replace::{ReplaceError, Replacement};
 
 /// A replacement session made before the old session's `session_shutdown` handlers run.
 #[derive(Debug)]
@@ -110,10 +110,7 @@ impl Session {
 
     /// The session that replaces the current one, made as `then` says (the current one stays
     /// until the replacement is carried out).
-    fn prepare_replacement(
-        &self,
-        then: &AfterShutdown,
-    ) -> Result<PreparedSession, crate::session::Error> {
+    fn prepare_replacement(&self, then: &AfterShutdown) -> Result<PreparedSession, ReplaceError> {
         let mut store = self.store.clone();
         let mut fork_text = None;
         match then {
@@ -121,12 +118,14 @@ impl Session {
                 store.new_session(parent.as_deref());
             }
             AfterShutdown::Replace(_, Replacement::Switch(path)) => {
-                store = crate::session::SessionStore::open(std::path::Path::new(path), None, None)?;
+                store = self.open_session_file(path)?;
             }
             AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
                 fork_text = store.fork(entry_id)?;
             }
-            AfterShutdown::Replace(_, Replacement::Clone) => store.clone_at_leaf()?,
+            AfterShutdown::Replace(_, Replacement::Clone) => {
+                store.clone_at_leaf()?;
+            }
         }
         Ok(PreparedSession { store, fork_text })
     }
