@@ -1,7 +1,7 @@
 //! Tools given a path that is not a regular file refuse it before opening it: a FIFO would
 //! block them until someone opened its other end, `/dev/zero` would be read until memory ran
 //! out. (The reference blocks, or reads on.)
-#![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests, outside #[test] functions
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -22,41 +22,46 @@ use serde_json::{Value, json};
 /// The piece-size byte written first in every input.
 const PIECES_OF_64: u8 = 63;
 
-/// The wire formats: target name, path, headers and a minimal streaming request.
-fn formats(
-    model: &str,
-) -> [(
-    &'static str,
-    String,
-    Vec<(&'static str, &'static str)>,
-    Value,
-); 4] {
+/// A wire format as the seeds ask the mock for it.
+struct WireRequest {
+    /// The fuzz target reading this format.
+    target: &'static str,
+    /// The request path (and query).
+    path: String,
+    /// The header that carries the key.
+    auth: (&'static str, &'static str),
+    /// A minimal streaming request.
+    body: Value,
+}
+
+/// The wire formats, each with a minimal streaming request for `model`.
+fn formats(model: &str) -> [WireRequest; 4] {
     let messages = json!([{"role": "user", "content": "hi"}]);
     [
-        (
-            "stream_anthropic",
-            "/v1/messages".to_owned(),
-            vec![("x-api-key", "seed")],
-            json!({"model": model, "max_tokens": 1024, "stream": true, "messages": messages}),
-        ),
-        (
-            "stream_openai_completions",
-            "/v1/chat/completions".to_owned(),
-            vec![("authorization", "Bearer seed")],
-            json!({"model": model, "stream": true, "messages": messages}),
-        ),
-        (
-            "stream_openai_responses",
-            "/v1/responses".to_owned(),
-            vec![("authorization", "Bearer seed")],
-            json!({"model": model, "stream": true, "input": messages}),
-        ),
-        (
-            "stream_google",
-            format!("/v1beta/models/{model}:streamGenerateContent?alt=sse"),
-            vec![("x-goog-api-key", "seed")],
-            json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
-        ),
+        WireRequest {
+            target: "stream_anthropic",
+            path: "/v1/messages".to_owned(),
+            auth: ("x-api-key", "seed"),
+            body: json!({"model": model, "max_tokens": 1024, "stream": true, "messages": messages}),
+        },
+        WireRequest {
+            target: "stream_openai_completions",
+            path: "/v1/chat/completions".to_owned(),
+            auth: ("authorization", "Bearer seed"),
+            body: json!({"model": model, "stream": true, "messages": messages}),
+        },
+        WireRequest {
+            target: "stream_openai_responses",
+            path: "/v1/responses".to_owned(),
+            auth: ("authorization", "Bearer seed"),
+            body: json!({"model": model, "stream": true, "input": messages}),
+        },
+        WireRequest {
+            target: "stream_google",
+            path: format!("/v1beta/models/{model}:streamGenerateContent?alt=sse"),
+            auth: ("x-goog-api-key", "seed"),
+            body: json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
+        },
     ]
 }
 
@@ -191,12 +196,13 @@ async fn render(
         let Ok(one) = Script::from_json_value(json!({"responses": [response]}), name) else {
             continue;
         };
-        for (target, path, headers, body) in formats("mock-model-1") {
+        for wire in formats("mock-model-1") {
             server.load_script(one.clone());
-            let mut request = http.post(format!("{}{path}", server.uri())).json(&body);
-            for (header, value) in headers {
-                request = request.header(header, value);
-            }
+            let (header, key) = wire.auth;
+            let request = http
+                .post(format!("{}{}", server.uri(), wire.path))
+                .header(header, key)
+                .json(&wire.body);
             let Ok(response) = request.send().await else {
                 continue;
             };
@@ -204,7 +210,7 @@ async fn render(
                 continue;
             }
             if let Ok(bytes) = response.bytes().await {
-                seeds.write(target, &format!("{name}-{index}"), &bytes)?;
+                seeds.write(wire.target, &format!("{name}-{index}"), &bytes)?;
             }
         }
     }
