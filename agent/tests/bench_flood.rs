@@ -10,11 +10,11 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
+use support::bench::{Implementation, implementations, measured_pid, peak_rss_kib};
 use support::{DEFAULT_ARGS, TestEnv};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -45,55 +45,6 @@ fn floods() -> [Flood; 2] {
             deltas: 1,
         },
     ]
-}
-
-struct Implementation {
-    label: &'static str,
-    program: PathBuf,
-}
-
-fn implementations() -> Vec<Implementation> {
-    let mut all = vec![Implementation {
-        label: "pi-agent",
-        program: PathBuf::from(env!("CARGO_BIN_EXE_pi-agent")),
-    }];
-    match pi_reference::launcher() {
-        Some(path) => all.push(Implementation {
-            label: "reference",
-            program: path,
-        }),
-        None => eprintln!("reference pi not found (set PI_REFERENCE); measuring pi-agent only"),
-    }
-    all
-}
-
-fn peak_rss_bytes(pid: u32) -> Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .context("no VmHWM in /proc status")?;
-    let kib: u64 = line
-        .split_whitespace()
-        .nth(1)
-        .context("malformed VmHWM")?
-        .parse()?;
-    Ok(kib * 1024)
-}
-
-/// The process whose memory counts: the reference's launcher is a shell script that runs node
-/// as its child, so the deepest descendant is measured.
-fn measured_pid(pid: u32) -> u32 {
-    let children =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    match children
-        .split_whitespace()
-        .next()
-        .and_then(|c| c.parse().ok())
-    {
-        Some(child) => measured_pid(child),
-        None => pid,
-    }
 }
 
 /// Streams one flood through an agent; its peak RSS and the time from prompt to settled.
@@ -139,7 +90,7 @@ async fn flood_once(implementation: &Implementation, flood: Flood) -> Result<(u6
         );
     }
     let pid = agent.child.id().context("no pid")?;
-    let peak = peak_rss_bytes(measured_pid(pid))?;
+    let peak = peak_rss_kib(measured_pid(pid))? * 1024;
     agent.close_stdin();
     agent.wait_exit().await?;
     Ok((peak, elapsed))

@@ -24,29 +24,34 @@ fn fifo(dir: &Path) -> PathBuf {
     path
 }
 
+/// Checks that `outcome` is the tool's refusal to `verb` `path`, which is `kind`.
+fn assert_refused(outcome: &ToolOutcome, verb: &str, path: &Path, kind: &str) {
+    assert!(outcome.is_error, "{outcome:?}");
+    assert_eq!(
+        outcome.text(),
+        format!(
+            "Cannot {verb} {}: it is {kind}, not a regular file",
+            path.display()
+        )
+    );
+}
+
+const FIFO: &str = "a named pipe (FIFO)";
+const DEVICE: &str = "a character device";
+
 #[tokio::test]
 async fn write_refuses_a_fifo_and_a_device() {
     let dir = tempfile::tempdir().unwrap();
     let pipe = fifo(dir.path());
     let outcome = run("write", dir.path(), json!({"path": "pipe", "content": "x"})).await;
-    assert!(outcome.is_error, "{outcome:?}");
-    assert_eq!(
-        outcome.text(),
-        format!(
-            "Cannot write {}: it is a named pipe (FIFO), not a regular file",
-            pipe.display()
-        )
-    );
+    assert_refused(&outcome, "write", &pipe, FIFO);
     let outcome = run(
         "write",
         dir.path(),
         json!({"path": "/dev/null", "content": "x"}),
     )
     .await;
-    assert_eq!(
-        outcome.text(),
-        "Cannot write /dev/null: it is a character device, not a regular file"
-    );
+    assert_refused(&outcome, "write", Path::new("/dev/null"), DEVICE);
 }
 
 #[tokio::test]
@@ -54,19 +59,9 @@ async fn read_refuses_a_fifo_and_an_endless_device() {
     let dir = tempfile::tempdir().unwrap();
     let pipe = fifo(dir.path());
     let outcome = run("read", dir.path(), json!({"path": "pipe"})).await;
-    assert!(outcome.is_error, "{outcome:?}");
-    assert_eq!(
-        outcome.text(),
-        format!(
-            "Cannot read {}: it is a named pipe (FIFO), not a regular file",
-            pipe.display()
-        )
-    );
+    assert_refused(&outcome, "read", &pipe, FIFO);
     let outcome = run("read", dir.path(), json!({"path": "/dev/zero"})).await;
-    assert_eq!(
-        outcome.text(),
-        "Cannot read /dev/zero: it is a character device, not a regular file"
-    );
+    assert_refused(&outcome, "read", Path::new("/dev/zero"), DEVICE);
 }
 
 #[tokio::test]
@@ -75,12 +70,5 @@ async fn edit_refuses_a_fifo() {
     let pipe = fifo(dir.path());
     let edits = json!([{"oldText": "a", "newText": "b"}]);
     let outcome = run("edit", dir.path(), json!({"path": "pipe", "edits": edits})).await;
-    assert!(outcome.is_error, "{outcome:?}");
-    assert_eq!(
-        outcome.text(),
-        format!(
-            "Cannot read {}: it is a named pipe (FIFO), not a regular file",
-            pipe.display()
-        )
-    );
+    assert_refused(&outcome, "read", &pipe, FIFO);
 }
