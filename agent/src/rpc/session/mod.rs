@@ -5,6 +5,7 @@ mod bash;
 mod commands;
 mod compaction;
 mod extensions;
+mod output;
 mod queue;
 mod replace;
 mod retry;
@@ -19,11 +20,10 @@ use pi_rpc_protocol::content::{MessageContent, UserContent};
 use pi_rpc_protocol::event::{
     AutoRetryEndEvent, Event, MessageEvent, NoFields, QueueUpdateEvent, RetryScheduledEvent,
 };
-use pi_rpc_protocol::framing::{LineResult, encode_record};
+use pi_rpc_protocol::framing::LineResult;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use pi_rpc_protocol::{RequestId, Response, parse_line};
-use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -33,8 +33,6 @@ use crate::run::{RunMessage, RunSpec};
 
 /// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
 const RUN_QUEUE: usize = 32;
-/// Lines longer than this are written on their own, not copied into a batch.
-const LONG_LINE_BYTES: usize = 64 * 1024;
 
 /// What a session starts with.
 #[derive(Debug)]
@@ -288,46 +286,6 @@ impl Session {
         response.insert("success".into(), false.into());
         response.insert("error".into(), message.into());
         self.write(&serde_json::Value::Object(response)).await;
-    }
-
-    /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
-    async fn write<T: Serialize>(&mut self, record: &T) {
-        if let Some(line) = self.encode(record).await {
-            self.write_line(line).await;
-        }
-    }
-
-    /// A record as its line, once the output has room for it.
-    async fn encode<T: Serialize>(&mut self, record: &T) -> Option<Vec<u8>> {
-        if self.out.ready().await.is_err() {
-            self.output_closed = true;
-        }
-        encode_record(record)
-            .inspect_err(|error| tracing::error!(%error, "cannot serialise a record"))
-            .ok()
-    }
-
-    /// Writes one already encoded line (with its LF).
-    async fn write_line(&mut self, line: Vec<u8>) {
-        match &mut self.out_batch {
-            // A long line is not copied into the batch: the batch so far goes first.
-            Some(batch) if line.len() > LONG_LINE_BYTES => {
-                let batch = std::mem::take(batch);
-                if !batch.is_empty() {
-                    self.send_output(batch).await;
-                }
-                self.send_output(line).await;
-            }
-            Some(batch) if batch.is_empty() => *batch = line,
-            Some(batch) => batch.extend_from_slice(&line),
-            None => self.send_output(line).await,
-        }
-    }
-
-    async fn send_output(&mut self, line: Vec<u8>) {
-        if self.out.send(line).await.is_err() {
-            self.output_closed = true;
-        }
     }
 
     async fn emit(&mut self, event: Event) {
