@@ -4,9 +4,7 @@
 
 mod tools;
 
-use pi_rpc_protocol::event::{
-    AgentEndEvent, Event, MessageEvent, MessageUpdateEvent, NoFields, TurnEndEvent,
-};
+use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, MessageUpdateEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, oneshot};
@@ -26,6 +24,10 @@ pub enum RunMessage {
     DrainSteering(oneshot::Sender<Vec<AgentMessage>>),
     /// Asks for the follow-up messages due now (per the follow-up mode).
     DrainFollowUp(oneshot::Sender<Vec<AgentMessage>>),
+    /// `turn_end`, with the turn's tool results: its assistant message is the last one the
+    /// session recorded (its `message_end`), so the session writes the record from its own copy
+    /// instead of receiving another.
+    TurnEnd(Vec<TaggedToolResult>),
     /// The run emitted `agent_end` and is over.
     Finished,
 }
@@ -94,6 +96,13 @@ impl Emitter {
         }
         self.tx
             .send(RunMessage::Events(events))
+            .await
+            .map_err(|_| SessionGone)
+    }
+
+    async fn turn_end(&self, tool_results: Vec<TaggedToolResult>) -> Result<(), SessionGone> {
+        self.tx
+            .send(RunMessage::TurnEnd(tool_results))
             .await
             .map_err(|_| SessionGone)
     }
@@ -196,16 +205,9 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Aborted
             );
-            // The turn's copy for `turn_end`; the context keeps the message itself.
-            let message = AgentMessage::Assistant(assistant.clone());
             context.push(AgentMessage::Assistant(assistant));
             if failed {
-                emitter
-                    .emit(Event::TurnEnd(TurnEndEvent {
-                        message,
-                        tool_results: Vec::new(),
-                    }))
-                    .await?;
+                emitter.turn_end(Vec::new()).await?;
                 return end(emitter, context.split_off(first_new)).await;
             }
             let results = match context.last() {
@@ -220,12 +222,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 context.push(AgentMessage::ToolResult(result.clone()));
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }
-            emitter
-                .emit(Event::TurnEnd(TurnEndEvent {
-                    message,
-                    tool_results,
-                }))
-                .await?;
+            emitter.turn_end(tool_results).await?;
             pending = emitter.drain(RunMessage::DrainSteering).await?;
         }
         let follow_ups = emitter.drain(RunMessage::DrainFollowUp).await?;

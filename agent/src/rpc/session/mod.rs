@@ -324,6 +324,7 @@ impl Session {
                 let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
                 send_reply(reply, drained);
             }
+            RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
             RunMessage::Finished => self.on_run_finished().await,
         }
     }

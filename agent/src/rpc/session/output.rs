@@ -1,11 +1,22 @@
 //! How the session writes records: each encoded once the output has room for it (after a long
 //! line, once that line is written, so that two long records are never in memory as text at
-//! once), gathered into one write during a burst of events, long lines on their own.
+//! once), gathered into one write during a burst of events, long lines on their own. A run's
+//! `turn_end` is written from the session's own copy of the turn's message.
 
+use pi_rpc_protocol::event::{Event, TurnEndEvent};
 use pi_rpc_protocol::framing::encode_record;
+use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
 use serde::Serialize;
 
-use super::Session;
+use super::{Session, extensions};
+
+/// `turn_end` as [`Event::TurnEnd`] writes it, borrowing its message.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "turn_end", rename_all = "camelCase")]
+struct TurnEndRecord<'a> {
+    message: &'a AgentMessage,
+    tool_results: &'a [TaggedToolResult],
+}
 
 /// Lines longer than this are written on their own, not copied into a batch.
 const LONG_LINE_BYTES: usize = 64 * 1024;
@@ -48,6 +59,40 @@ impl Session {
     pub(super) async fn send_output(&mut self, line: Vec<u8>) {
         if self.out.send(line).await.is_err() {
             self.output_closed = true;
+        }
+    }
+
+    /// `turn_end` of the turn whose assistant message the session recorded last. Extensions
+    /// that handle `turn_end` get the whole event (a copy is made for them).
+    pub(super) async fn write_turn_end(&mut self, tool_results: Vec<TaggedToolResult>) {
+        let Some(index) = self
+            .messages
+            .iter()
+            .rposition(|message| matches!(message, AgentMessage::Assistant(_)))
+        else {
+            tracing::error!("turn_end without an assistant message");
+            return;
+        };
+        if extensions::handles_event(&self.extensions, "turn_end") {
+            let event = Event::TurnEnd(TurnEndEvent {
+                message: self.messages[index].clone(),
+                tool_results,
+            });
+            if let Some(event) = self.hold_for_extensions(event).await {
+                self.on_run_event(event).await;
+            }
+            return;
+        }
+        if self.out.ready().await.is_err() {
+            self.output_closed = true;
+        }
+        let record = TurnEndRecord {
+            message: &self.messages[index],
+            tool_results: &tool_results,
+        };
+        match encode_record(&record) {
+            Ok(line) => self.write_line(line).await,
+            Err(error) => tracing::error!(%error, "cannot serialise a record"),
         }
     }
 }
