@@ -2,7 +2,7 @@
 //! `~/.pi/agent`), its `settings.json` merged with the project's `.pi/settings.json`, its
 //! `models.json` and `auth.json`.
 
-mod ambient;
+pub(crate) mod ambient;
 pub mod builtin;
 mod env_keys;
 mod models;

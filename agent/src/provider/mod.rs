@@ -27,6 +27,7 @@
 //! of as SSE (`reads_raw_body` / `on_bytes`, for the Google SDK's own splitting).
 
 pub mod anthropic;
+pub mod azure;
 mod copilot;
 pub mod cost;
 mod driver;
@@ -180,6 +181,7 @@ pub fn stream_with(
             openai_responses::API => {
                 openai_responses::run(&http, request, options, cancel, tx).await;
             }
+            azure::API => azure::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =
