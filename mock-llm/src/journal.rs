@@ -69,12 +69,14 @@ pub enum Outcome {
 }
 
 /// Header names whose values are redacted in the journal.
-const SECRET_HEADERS: [&str; 5] = [
+const SECRET_HEADERS: [&str; 7] = [
     "x-api-key",
     "authorization",
     "x-goog-api-key",
     "api-key",
     "proxy-authorization",
+    "cf-aig-authorization",
+    "x-amz-security-token",
 ];
 
 /// Redacts a header value when the header carries a key.

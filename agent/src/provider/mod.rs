@@ -28,6 +28,7 @@
 
 pub mod anthropic;
 pub mod azure;
+mod cloudflare;
 mod copilot;
 pub mod cost;
 mod driver;
@@ -172,6 +173,7 @@ pub fn stream_with(
             return;
         }
         copilot::prepare(&mut request);
+        cloudflare::prepare(&mut request);
         match request.model.api.as_str() {
             anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
             openai_completions::API => {
@@ -191,6 +193,19 @@ pub fn stream_with(
         }
     }));
     rx
+}
+
+/// A variable for the call: the value stored with the provider's `auth.json` key (see
+/// [`crate::config::ModelRegistry::STORED_ENV_KEY`]), else the environment's.
+pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
+    request
+        .model
+        .extra
+        .get(crate::config::ModelRegistry::STORED_ENV_KEY)
+        .and_then(|env| env.get(name))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| crate::config::ambient::env(name))
 }
 
 /// Milliseconds since the Unix epoch.
