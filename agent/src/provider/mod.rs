@@ -35,6 +35,7 @@ mod driver;
 pub mod google;
 pub mod hooks;
 pub mod json;
+pub mod mistral;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod options;
@@ -184,6 +185,7 @@ pub fn stream_with(
                 openai_responses::run(&http, request, options, cancel, tx).await;
             }
             azure::API => azure::run(&http, request, options, cancel, tx).await,
+            mistral::API => mistral::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =
