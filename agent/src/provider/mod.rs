@@ -43,6 +43,7 @@ mod partial;
 mod retry;
 pub mod sse;
 pub mod transform;
+pub mod vertex;
 
 use std::time::Duration;
 
@@ -186,6 +187,7 @@ pub fn stream_with(
             }
             azure::API => azure::run(&http, request, options, cancel, tx).await,
             mistral::API => mistral::run(&http, request, options, cancel, tx).await,
+            vertex::API => vertex::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =
