@@ -28,6 +28,7 @@
 
 pub mod anthropic;
 pub mod azure;
+pub mod bedrock;
 mod cloudflare;
 mod copilot;
 pub mod cost;
@@ -188,6 +189,7 @@ pub fn stream_with(
             azure::API => azure::run(&http, request, options, cancel, tx).await,
             mistral::API => mistral::run(&http, request, options, cancel, tx).await,
             vertex::API => vertex::run(&http, request, options, cancel, tx).await,
+            bedrock::API => bedrock::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =
