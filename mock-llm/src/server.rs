@@ -431,6 +431,11 @@ async fn handle(
         Ok(collected) => collected.to_bytes(),
         Err(err) => return Err(std::io::Error::other(err)),
     };
+    let bytes = match headers.get("content-encoding").map(String::as_str) {
+        // The Codex client compresses its bodies.
+        Some("zstd") => decode_zstd(&bytes).unwrap_or(bytes),
+        _ => bytes,
+    };
     let body_value: Option<Value> = serde_json::from_slice(&bytes).ok();
     let routed = route(&path);
     let token_endpoint = crate::oauth::Endpoint::of(&path).filter(|_| method == "POST");
@@ -583,4 +588,13 @@ async fn handle(
             ))
         }
     }
+}
+
+/// The bytes of a zstd-compressed body, or `None` when it is not zstd.
+fn decode_zstd(bytes: &[u8]) -> Option<Bytes> {
+    use std::io::Read;
+    let mut decoder = ruzstd::decoding::StreamingDecoder::new(bytes).ok()?;
+    let mut out = Vec::new();
+    decoder.read_to_end(&mut out).ok()?;
+    Some(Bytes::from(out))
 }

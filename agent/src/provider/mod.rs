@@ -30,6 +30,7 @@ pub mod anthropic;
 pub mod azure;
 pub mod bedrock;
 mod cloudflare;
+pub mod codex;
 mod copilot;
 pub mod cost;
 mod driver;
@@ -190,6 +191,7 @@ pub fn stream_with(
             mistral::API => mistral::run(&http, request, options, cancel, tx).await,
             vertex::API => vertex::run(&http, request, options, cancel, tx).await,
             bedrock::API => bedrock::run(&http, request, options, cancel, tx).await,
+            codex::API => codex::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =

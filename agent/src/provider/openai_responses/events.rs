@@ -537,6 +537,15 @@ impl WireFormat for ResponsesEvents {
         }
     }
 
+    fn connection_error(&self, timed_out: bool) -> String {
+        match (self.flavor, timed_out) {
+            // The Codex client uses `fetch` directly.
+            (Flavor::Codex, false) => "fetch failed".to_owned(),
+            (_, true) => "Request timed out.".to_owned(),
+            _ => "Connection error.".to_owned(),
+        }
+    }
+
     fn sdk_status_message(&self, status: u16, body: &str) -> String {
         crate::provider::openai_completions::sdk_status_message(status, body)
     }
