@@ -115,12 +115,7 @@ pub fn request_body(request: &LlmRequest) -> Result<Value, String> {
         );
     }
     if !request.tools.is_empty() {
-        let strict = model
-            .compat
-            .as_ref()
-            .and_then(|compat| compat.get("supportsStrictMode"))
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
+        let strict = request::compat_bool(model, "supportsStrictMode").unwrap_or(true);
         let tools = request::convert_tools(request, strict.then_some(Value::Bool(false)));
         body.insert("tools".into(), Value::Array(tools));
     }

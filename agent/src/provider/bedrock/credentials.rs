@@ -122,7 +122,7 @@ pub(super) async fn resolve(http: &reqwest::Client, request: &LlmRequest) -> Res
     let bearer = request
         .api_key
         .clone()
-        .filter(|key| !key.is_empty() && !(key.starts_with('<') && key.ends_with('>')))
+        .filter(|key| !(key.is_empty() || key.starts_with('<') && key.ends_with('>')))
         .or_else(|| stored_env(request, "AWS_BEARER_TOKEN_BEDROCK"));
     if let Some(token) = bearer {
         return Ok(Auth::Bearer(token));

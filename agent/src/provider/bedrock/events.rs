@@ -176,13 +176,11 @@ impl BedrockEvents {
             .cloned()
             .unwrap_or(Value::Null);
         match kind {
-            "messageStart" => {
-                if payload.get("role").and_then(Value::as_str) != Some("assistant") {
-                    return Err(
-                        "Unexpected assistant message start but got user message start instead"
-                            .to_owned(),
-                    );
-                }
+            "messageStart" if payload.get("role").and_then(Value::as_str) != Some("assistant") => {
+                return Err(
+                    "Unexpected assistant message start but got user message start instead"
+                        .to_owned(),
+                );
             }
             "contentBlockStart" => {
                 if let Some(tool) = payload.pointer("/start/toolUse") {

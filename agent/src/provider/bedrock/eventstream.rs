@@ -34,10 +34,7 @@ impl Decoder {
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Message>, String> {
         self.buffer.extend_from_slice(bytes);
         let mut out = Vec::new();
-        loop {
-            let Some(length) = self.buffer.get(..4) else {
-                break;
-            };
+        while let Some(length) = self.buffer.get(..4) {
             let total = u32::from_be_bytes([length[0], length[1], length[2], length[3]]) as usize;
             if total < OVERHEAD {
                 return Err(

@@ -50,13 +50,7 @@ pub fn responses_url(base_url: &str) -> String {
 /// The request body.
 pub fn request_body(request: &LlmRequest) -> Result<Value, String> {
     let model = &request.model;
-    let compat_flag = |key: &str| {
-        model
-            .compat
-            .as_ref()
-            .and_then(|compat| compat.get(key))
-            .and_then(Value::as_bool)
-    };
+    let compat_flag = |key: &str| request::compat_bool(model, key);
     let input = request::convert_messages(
         request,
         InputOptions {

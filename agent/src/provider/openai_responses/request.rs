@@ -47,13 +47,7 @@ const MIN_OUTPUT_TOKENS: i64 = 16;
 /// JSON).
 pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<Value, String> {
     let model = &request.model;
-    let compat_flag = |key: &str| {
-        model
-            .compat
-            .as_ref()
-            .and_then(|compat| compat.get(key))
-            .and_then(Value::as_bool)
-    };
+    let compat_flag = |key: &str| compat_bool(model, key);
     let input = convert_messages(request, OPENAI_INPUT)?;
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
@@ -127,6 +121,15 @@ pub(crate) fn insert_reasoning(request: &LlmRequest, body: &mut Map<String, Valu
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));
         }
     }
+}
+
+/// A boolean switch of the model's `compat`, when set.
+pub(crate) fn compat_bool(model: &Model, key: &str) -> Option<bool> {
+    model
+        .compat
+        .as_ref()
+        .and_then(|compat| compat.get(key))
+        .and_then(Value::as_bool)
 }
 
 /// The function tools; `strict`, when given, is each tool's `strict` value.
