@@ -113,18 +113,7 @@ pub(super) async fn access_token(
     let body: Value = response.json().await.unwrap_or(Value::Null);
     let token = body.get("access_token").and_then(Value::as_str);
     let (true, Some(token)) = (status.is_success(), token) else {
-        let error = body
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown_error");
-        let description = body
-            .get("error_description")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        return Err(format!(
-            "Could not refresh access token: {error}: {description} ({})",
-            status.as_u16()
-        ));
+        return Err(refusal(field("type"), &body, status.as_u16()));
     };
     let lifetime = body
         .get("expires_in")
@@ -144,6 +133,33 @@ pub(super) async fn access_token(
         .unwrap_or_else(PoisonError::into_inner)
         .insert(path.to_path_buf(), cached);
     Ok((token.to_owned(), quota_project))
+}
+
+/// A refused exchange as Google's auth library words it for the credentials' type: `Error code
+/// <error>: <description>` for workforce identity, `<error>: <description>` for a service
+/// account, `<error>` for a user's refresh token.
+fn refusal(kind: &str, body: &Value, status: u16) -> String {
+    let text = |key: &str| body.get(key).and_then(Value::as_str);
+    let Some(error) = text("error") else {
+        return format!("Request failed with status code {status}");
+    };
+    match kind {
+        "external_account_authorized_user" => {
+            let mut message = format!("Error code {error}");
+            if let Some(description) = text("error_description") {
+                message.push_str(&format!(": {description}"));
+            }
+            if let Some(uri) = text("error_uri") {
+                message.push_str(&format!(" - {uri}"));
+            }
+            message
+        }
+        "service_account" => format!(
+            "{error}: {}",
+            text("error_description").unwrap_or("undefined")
+        ),
+        _ => error.to_owned(),
+    }
 }
 
 /// The signed JWT a service account exchanges for a token.
