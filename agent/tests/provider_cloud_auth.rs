@@ -190,3 +190,51 @@ async fn a_vertex_service_account_signs_a_jwt_and_exchanges_it_at_its_token_uri(
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn a_bedrock_web_identity_is_exchanged_at_sts_and_signs_the_call() -> Result<()> {
+    use wiremock::matchers::{body_string_contains, method};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let sts = MockServer::start().await;
+    let answer = "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>ASIAMOCK</AccessKeyId><SecretAccessKey>sts-secret</SecretAccessKey><SessionToken>sts-session</SessionToken></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>";
+    Mock::given(method("POST"))
+        .and(body_string_contains("Action=AssumeRoleWithWebIdentity"))
+        .and(body_string_contains(
+            "RoleArn=arn%3Aaws%3Aiam%3A%3A123%3Arole%2Fagent",
+        ))
+        .and(body_string_contains("WebIdentityToken=the-oidc-token"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(answer))
+        .expect(1)
+        .mount(&sts)
+        .await;
+    let server = mock("responses:\n  - text: \"from bedrock\"\n").await?;
+    let env = TestEnv::empty()?;
+    env.write_models(&json!({"providers": {"amazon-bedrock": {"baseUrl": server.uri()}}}))?;
+    let token_file = env.agent_dir().join("token");
+    std::fs::write(&token_file, "the-oidc-token\n")?;
+    let sts_url = sts.uri();
+    let mut agent = env.spawn_with_env(
+        &[
+            "--provider",
+            "amazon-bedrock",
+            "--model",
+            "amazon.nova-pro-v1:0",
+        ],
+        &[
+            ("AWS_WEB_IDENTITY_TOKEN_FILE", token_file.as_path()),
+            ("AWS_ROLE_ARN", Path::new("arn:aws:iam::123:role/agent")),
+            ("AWS_ENDPOINT_URL_STS", Path::new(&sts_url)),
+            ("AWS_REGION", Path::new("us-west-2")),
+        ],
+    )?;
+    agent.prompt("hello").await?;
+    let records = agent.until_settled().await?;
+    agent.close_stdin();
+    agent.wait_exit().await?;
+    assert_eq!(last_assistant(&records)["stopReason"], "stop");
+    let call = &server.journal()[0];
+    // The mock accepted the SigV4 header; only STS's keys come with a session token.
+    assert_eq!(call.headers["x-amz-security-token"], "[redacted]");
+    assert!(call.headers.contains_key("x-amz-date"));
+    Ok(())
+}

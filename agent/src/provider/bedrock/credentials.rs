@@ -7,6 +7,7 @@
 //!   (unless a profile was stored with the key), then the profile (`AWS_PROFILE`, else
 //!   `default`) of the shared files (`AWS_SHARED_CREDENTIALS_FILE`, `AWS_CONFIG_FILE`, by
 //!   default `~/.aws/credentials` and `~/.aws/config`): static keys or a `credential_process`,
+//!   then a web identity (`AWS_WEB_IDENTITY_TOKEN_FILE` with `AWS_ROLE_ARN`, exchanged at STS),
 //!   then an ECS task role (`AWS_CONTAINER_CREDENTIALS_FULL_URI` or `..._RELATIVE_URI`).
 //!
 //! The region is the inference profile ARN's, else `AWS_REGION` / `AWS_DEFAULT_REGION`, else
@@ -162,6 +163,12 @@ pub(super) async fn resolve(http: &reqwest::Client, request: &LlmRequest) -> Res
         return keys_from_json(&value)
             .map(Auth::SigV4)
             .ok_or_else(|| format!("credential_process of profile {name} gave no credentials"));
+    }
+    if let Some(token_file) = stored_env(request, "AWS_WEB_IDENTITY_TOKEN_FILE") {
+        let (region, _) = region_and_endpoint(request)?;
+        let credentials =
+            super::web_identity::assume_role(http, request, &token_file, &region).await?;
+        return Ok(Auth::SigV4(credentials));
     }
     let container = stored_env(request, "AWS_CONTAINER_CREDENTIALS_FULL_URI").or_else(|| {
         stored_env(request, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")

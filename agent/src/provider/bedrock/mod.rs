@@ -12,6 +12,7 @@ mod events;
 mod eventstream;
 pub mod request;
 mod sigv4;
+mod web_identity;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
