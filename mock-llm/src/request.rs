@@ -277,3 +277,12 @@ pub(crate) fn missing_field(format: Format, body: &Value) -> Option<String> {
         _ => None,
     }
 }
+
+/// The bytes of a zstd-compressed body, or `None` when it is not zstd.
+pub(crate) fn decode_zstd(bytes: &[u8]) -> Option<bytes::Bytes> {
+    use std::io::Read;
+    let mut decoder = ruzstd::decoding::StreamingDecoder::new(bytes).ok()?;
+    let mut out = Vec::new();
+    decoder.read_to_end(&mut out).ok()?;
+    Some(bytes::Bytes::from(out))
+}

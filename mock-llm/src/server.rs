@@ -433,7 +433,7 @@ async fn handle(
     };
     let bytes = match headers.get("content-encoding").map(String::as_str) {
         // The Codex client compresses its bodies.
-        Some("zstd") => decode_zstd(&bytes).unwrap_or(bytes),
+        Some("zstd") => crate::request::decode_zstd(&bytes).unwrap_or(bytes),
         _ => bytes,
     };
     let body_value: Option<Value> = serde_json::from_slice(&bytes).ok();
@@ -588,13 +588,4 @@ async fn handle(
             ))
         }
     }
-}
-
-/// The bytes of a zstd-compressed body, or `None` when it is not zstd.
-fn decode_zstd(bytes: &[u8]) -> Option<Bytes> {
-    use std::io::Read;
-    let mut decoder = ruzstd::decoding::StreamingDecoder::new(bytes).ok()?;
-    let mut out = Vec::new();
-    decoder.read_to_end(&mut out).ok()?;
-    Some(Bytes::from(out))
 }
