@@ -64,11 +64,27 @@ const UI_METHODS: [&str; 9] = [
 const UI_ANSWERS: [&str; 3] = ["value", "confirmed", "cancelled"];
 
 /// Provider wire formats.
-const APIS: [&str; 4] = [
+const APIS: [&str; 9] = [
     "anthropic-messages",
     "openai-completions",
     "openai-responses",
     "google-generative-ai",
+    "bedrock-converse-stream",
+    "google-vertex",
+    "mistral-conversations",
+    "azure-openai-responses",
+    "openai-codex-responses",
+];
+
+/// The wire format of the built-in providers that have one of their own, for scenarios that
+/// choose them with `--provider` rather than `setup.api`.
+const PROVIDER_APIS: [(&str, &str); 6] = [
+    ("amazon-bedrock", "bedrock-converse-stream"),
+    ("cloudflare-workers-ai", "openai-completions"),
+    ("google-vertex", "google-vertex"),
+    ("mistral", "mistral-conversations"),
+    ("azure-openai-responses", "azure-openai-responses"),
+    ("openai-codex", "openai-codex-responses"),
 ];
 
 /// What one scenario touches.
@@ -196,11 +212,20 @@ pub fn render(scenarios: &[Loaded], quirk_names: &[&str]) -> String {
 
 fn touches_of(loaded: &Loaded) -> Touches {
     let scenario = &loaded.scenario;
+    let provider_api = scenario.setup.args.as_ref().and_then(|args| {
+        let position = args.iter().position(|arg| arg == "--provider")?;
+        let provider = args.get(position + 1)?;
+        PROVIDER_APIS
+            .iter()
+            .find(|(name, _)| name == provider)
+            .map(|(_, api)| (*api).to_owned())
+    });
     let mut touches = Touches {
         api: scenario
             .setup
             .api
             .clone()
+            .or(provider_api)
             .unwrap_or_else(|| APIS[0].to_owned()),
         ..Touches::default()
     };

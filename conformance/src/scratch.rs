@@ -30,6 +30,8 @@ pub fn prepare(scenario: &Scenario, scratch: &Path, mock_uri: &str) -> std::io::
     let api = setup.api.as_deref().unwrap_or("anthropic-messages");
     let base_url = match api {
         "openai-completions" | "openai-responses" => format!("{mock_uri}/v1"),
+        "mistral-conversations" => format!("{mock_uri}/mistral"),
+        "azure-openai-responses" => format!("{mock_uri}/openai/v1"),
         _ => mock_uri.to_owned(),
     };
     let models_json = match &setup.models_json {

@@ -204,9 +204,9 @@ mod tests {
     #[test]
     fn the_catalog_parses_and_keeps_the_reference_key_order() {
         let providers = providers();
-        assert_eq!(providers.len(), 32);
+        assert_eq!(providers.len(), 39);
         let registry_models: Vec<&Model> = providers.iter().flat_map(|p| p.models()).collect();
-        assert_eq!(registry_models.len(), 962);
+        assert_eq!(registry_models.len(), 1220);
         let sonnet = registry_models
             .iter()
             .find(|m| m.provider == "anthropic" && m.id == "claude-sonnet-4-6")

@@ -2,10 +2,12 @@
 //! `~/.pi/agent`), its `settings.json` merged with the project's `.pi/settings.json`, its
 //! `models.json` and `auth.json`.
 
+pub(crate) mod ambient;
 pub mod builtin;
 mod env_keys;
 mod models;
 mod settings;
+mod stored;
 mod trust;
 pub mod values;
 

@@ -27,12 +27,17 @@
 //! of as SSE (`reads_raw_body` / `on_bytes`, for the Google SDK's own splitting).
 
 pub mod anthropic;
+pub mod azure;
+pub mod bedrock;
+mod cloudflare;
+pub mod codex;
 mod copilot;
 pub mod cost;
 mod driver;
 pub mod google;
 pub mod hooks;
 pub mod json;
+pub mod mistral;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod options;
@@ -40,6 +45,7 @@ mod partial;
 mod retry;
 pub mod sse;
 pub mod transform;
+pub mod vertex;
 
 use std::time::Duration;
 
@@ -171,6 +177,7 @@ pub fn stream_with(
             return;
         }
         copilot::prepare(&mut request);
+        cloudflare::prepare(&mut request);
         match request.model.api.as_str() {
             anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
             openai_completions::API => {
@@ -180,6 +187,11 @@ pub fn stream_with(
             openai_responses::API => {
                 openai_responses::run(&http, request, options, cancel, tx).await;
             }
+            azure::API => azure::run(&http, request, options, cancel, tx).await,
+            mistral::API => mistral::run(&http, request, options, cancel, tx).await,
+            vertex::API => vertex::run(&http, request, options, cancel, tx).await,
+            bedrock::API => bedrock::run(&http, request, options, cancel, tx).await,
+            codex::API => codex::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =
@@ -189,6 +201,19 @@ pub fn stream_with(
         }
     }));
     rx
+}
+
+/// A variable for the call: the value stored with the provider's `auth.json` key (see
+/// [`crate::config::ModelRegistry::STORED_ENV_KEY`]), else the environment's.
+pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
+    request
+        .model
+        .extra
+        .get(crate::config::ModelRegistry::STORED_ENV_KEY)
+        .and_then(|env| env.get(name))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| crate::config::ambient::env(name))
 }
 
 /// Milliseconds since the Unix epoch.

@@ -358,7 +358,11 @@ impl WireFormat for GeminiEvents {
         self.end_current(partial);
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err("Google stream ended without a finish reason".to_owned()),
+            StopReason::Pending => Err(if self.model.api == super::super::vertex::API {
+                "Google Vertex stream ended without a finish reason".to_owned()
+            } else {
+                "Google stream ended without a finish reason".to_owned()
+            }),
             StopReason::Error | StopReason::Aborted => Err(match &message.raw_stop_reason {
                 Some(raw) if !raw.is_empty() => format!("Provider stopped with: {raw}"),
                 _ => "An unknown error occurred".to_owned(),

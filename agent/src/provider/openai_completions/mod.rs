@@ -117,8 +117,11 @@ pub(crate) fn bearer_headers(
     ];
     pairs.extend(extra);
     for (name, value) in request.model.headers.iter().flatten() {
-        if let Value::String(value) = value {
-            pairs.push((name.clone(), value.clone()));
+        match value {
+            Value::String(value) => pairs.push((name.clone(), value.clone())),
+            // A null header removes the one set before (a gateway's own auth replaces ours).
+            Value::Null => pairs.retain(|(existing, _)| !existing.eq_ignore_ascii_case(name)),
+            _ => {}
         }
     }
     let mut headers = HeaderMap::new();
