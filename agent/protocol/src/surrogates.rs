@@ -163,6 +163,19 @@ pub fn write_fragment<W: ?Sized + io::Write>(writer: &mut W, fragment: &str) -> 
 /// `text` as UTF-8 outside JSON, as Node encodes a JavaScript string for a stream: each lone
 /// surrogate becomes U+FFFD. Borrows when there is none.
 pub fn to_utf8_lossy(text: &str) -> Cow<'_, str> {
+    replace_stand_ins(text, "\u{FFFD}", false)
+}
+
+/// `text` without its lone surrogates, as the reference's providers clean the texts they send
+/// (`sanitizeSurrogates`); the result is still text for JSON (a literal [`MARK`] stays
+/// doubled). Borrows when there is none.
+pub fn remove_lone(text: &str) -> Cow<'_, str> {
+    replace_stand_ins(text, "", true)
+}
+
+/// `text` with each stand-in replaced by `with`, and each doubled [`MARK`] made single unless
+/// `keep_doubled`.
+fn replace_stand_ins<'a>(text: &'a str, with: &str, keep_doubled: bool) -> Cow<'a, str> {
     if !has_stand_ins(text) {
         return Cow::Borrowed(text);
     }
@@ -177,10 +190,13 @@ pub fn to_utf8_lossy(text: &str) -> Cow<'_, str> {
             Some(MARK) => {
                 chars.next();
                 out.push(MARK);
+                if keep_doubled {
+                    out.push(MARK);
+                }
             }
             Some(payload) if unit_of(payload).is_some() => {
                 chars.next();
-                out.push('\u{FFFD}');
+                out.push_str(with);
             }
             _ => out.push(MARK),
         }
@@ -277,6 +293,7 @@ mod tests {
         let text = format!("a{}b{MARK}{MARK}\\u", lone(0xD800));
         assert_eq!(to_utf8_lossy(&text), format!("a\u{FFFD}b{MARK}\\u"));
         assert!(matches!(to_utf8_lossy("plain"), Cow::Borrowed(_)));
+        assert_eq!(remove_lone(&text), format!("ab{MARK}{MARK}\\u"));
     }
 
     #[test]
