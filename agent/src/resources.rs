@@ -110,11 +110,7 @@ impl Resources {
         if options.no_prompt_templates {
             resources.templates.clear();
         }
-        template_paths::add(
-            &mut resources.templates,
-            &options.prompt_template_paths,
-            cwd,
-        );
+        template_paths::add(&mut resources.templates, &options, cwd);
         // Skills in the reference's precedence: per scope (project, then user) those the
         // settings name, then those discovered; then `--skill` paths.
         let discovered = std::mem::take(&mut resources.skills);

@@ -10,7 +10,8 @@ use crate::cli::Cli;
 use crate::config::{self, Config};
 use crate::model_resolver::{self, Diagnostic, Startup};
 use crate::report;
-use crate::session::{self, SessionPlace, SessionStore, Target};
+use crate::session::select::{SessionPlace, Target};
+use crate::session::{self, SessionStore};
 
 /// The environment variable naming the session folder (after `--session-dir`).
 const SESSION_DIR_ENV: &str = "PI_CODING_AGENT_SESSION_DIR";
@@ -154,7 +155,7 @@ pub(super) fn open_session(
         .map_err(store_error)
 }
 
-fn store_error(error: session::Error) -> Stop {
+fn store_error(error: impl std::fmt::Display) -> Stop {
     Stop::error(error.to_string())
 }
 

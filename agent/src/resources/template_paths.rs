@@ -4,16 +4,16 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{PromptTemplate, collect_markdown, load_template, skill_paths};
+use super::{PromptTemplate, ResourceOptions, collect_markdown, load_template, skill_paths};
 
-/// Adds the templates of `paths` (relative to `cwd`) to `templates`.
-pub(super) fn add(templates: &mut Vec<PromptTemplate>, paths: &[PathBuf], cwd: &Path) {
+/// Adds the templates of the `--prompt-template` paths (relative to `cwd`) to `templates`.
+pub(super) fn add(templates: &mut Vec<PromptTemplate>, options: &ResourceOptions, cwd: &Path) {
     let real = |file: &Path| std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let mut seen: HashSet<PathBuf> = templates
         .iter()
         .map(|template| real(Path::new(&template.source_info.path)))
         .collect();
-    for path in paths {
+    for path in &options.prompt_template_paths {
         let path = skill_paths::resolve(&path.to_string_lossy(), cwd);
         let (files, base) = if path.is_dir() {
             let mut files = Vec::new();

@@ -35,7 +35,7 @@ mod discover;
 mod entry;
 mod load;
 pub mod paths;
-mod select;
+pub mod select;
 mod start;
 pub mod time;
 mod tree;
@@ -56,7 +56,6 @@ pub(crate) use context::context_message;
 pub use context::{ModelRef, SessionContext};
 pub use discover::{most_recent_session, read_header};
 pub use entry::Entry;
-pub use select::{SessionInfo, SessionPlace, Target};
 pub use start::is_valid_session_id;
 pub use tree::TreeNode;
 
@@ -94,9 +93,6 @@ pub enum Error {
         "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character"
     )]
     InvalidSessionId,
-    /// `--fork` of a session that cannot be read as one (the reference's words).
-    #[error("{0}")]
-    Fork(String),
     /// `clone` of a session without entries.
     #[error("Cannot clone session: no current entry selected")]
     NothingToClone,

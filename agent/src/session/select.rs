@@ -7,6 +7,17 @@ use serde_json::{Map, Value};
 
 use super::{Error, Result, SessionStore, is_valid_session_id, load, paths, time};
 
+/// Why the session asked for cannot be opened, created or forked.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    /// The store failed (its error says how).
+    #[error(transparent)]
+    Store(#[from] Error),
+    /// `--fork` of a file that holds no session (the reference's words).
+    #[error("{0}")]
+    Fork(String),
+}
+
 /// A session file found in a folder, with what matching and ordering need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionInfo {
@@ -213,18 +224,22 @@ impl SessionPlace {
 
     /// `--fork`: copies the session at `source` into a new session of the working folder
     /// (written at once: its header names `source` as the parent), and opens the copy.
-    pub fn fork_from(&self, source: &Path, session_id: Option<&str>) -> Result<SessionStore> {
+    pub fn fork_from(
+        &self,
+        source: &Path,
+        session_id: Option<&str>,
+    ) -> Result<SessionStore, SelectError> {
         let source_text = paths::resolve(&paths::text(source));
         let lines = load::read_entries(&source_text)?.unwrap_or_default();
         if lines.is_empty() {
-            return Err(Error::Fork(format!(
+            return Err(SelectError::Fork(format!(
                 "Cannot fork: source session file is empty or invalid: {source_text}"
             )));
         }
         if let Some(id) = session_id
             && !is_valid_session_id(id)
         {
-            return Err(Error::InvalidSessionId);
+            return Err(Error::InvalidSessionId.into());
         }
         let dir = paths::text(&self.dir());
         std::fs::create_dir_all(&dir).map_err(super::io_error(&dir))?;
@@ -240,17 +255,21 @@ impl SessionPlace {
             "cwd": cwd,
             "parentSession": source_text,
         });
-        let mut text = pi_rpc_protocol::json::to_string(&header)?;
+        let mut text = pi_rpc_protocol::json::to_string(&header).map_err(Error::from)?;
         text.push('\n');
         for entry in lines
             .iter()
             .filter(|entry| entry.get("type").and_then(Value::as_str) != Some("session"))
         {
-            text.push_str(&pi_rpc_protocol::json::to_string(entry)?);
+            text.push_str(&pi_rpc_protocol::json::to_string(entry).map_err(Error::from)?);
             text.push('\n');
         }
         write_new(&file, &text)?;
-        SessionStore::open(Path::new(&file), Some(Path::new(&dir)), None)
+        Ok(SessionStore::open(
+            Path::new(&file),
+            Some(Path::new(&dir)),
+            None,
+        )?)
     }
 }
 

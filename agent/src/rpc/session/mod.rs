@@ -17,7 +17,6 @@ pub(crate) use commands::session_name_of;
 use std::collections::VecDeque;
 
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::content::{MessageContent, UserContent};
 use pi_rpc_protocol::event::{
     AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
 };
@@ -313,7 +312,7 @@ impl Session {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
                     self.compaction.overflow_recovery_attempted = false;
-                    let text = content_text(&user.content);
+                    let text = queue::content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
                             &mut self.steering_texts,
@@ -579,20 +578,6 @@ impl Session {
 fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMessage>) {
     // The run may have been dropped meanwhile; then nobody needs the messages.
     let _ = reply.send(messages);
-}
-
-/// The text blocks of a message's content, joined without separator.
-pub fn content_text(content: &MessageContent) -> String {
-    match content {
-        MessageContent::Text(text) => text.clone(),
-        MessageContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                UserContent::Text(text) => Some(text.text.as_str()),
-                UserContent::Image(_) => None,
-            })
-            .collect(),
-    }
 }
 
 /// Session-file problems are logged; the conversation goes on in memory, as it must not stop
