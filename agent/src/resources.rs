@@ -5,6 +5,7 @@
 
 pub(crate) mod patterns;
 mod skill_paths;
+mod template_paths;
 
 use std::path::{Path, PathBuf};
 
@@ -87,6 +88,8 @@ pub struct ResourceOptions {
     pub tools: crate::tools::ToolSelection,
     /// `--skill` paths (relative to the working folder), loaded even with `--no-skills`.
     pub skill_paths: Vec<PathBuf>,
+    /// `--prompt-template` paths, loaded even with `--no-prompt-templates`.
+    pub prompt_template_paths: Vec<PathBuf>,
 }
 
 /// Whether the project in `cwd` is trusted without `--approve` / `--no-approve`: a saved
@@ -107,6 +110,7 @@ impl Resources {
         if options.no_prompt_templates {
             resources.templates.clear();
         }
+        template_paths::add(&mut resources.templates, &options, cwd);
         // Skills in the reference's precedence: per scope (project, then user) those the
         // settings name, then those discovered; then `--skill` paths.
         let discovered = std::mem::take(&mut resources.skills);

@@ -87,6 +87,66 @@ const PROVIDER_APIS: [(&str, &str); 6] = [
     ("openai-codex", "openai-codex-responses"),
 ];
 
+/// Every option of the reference's `pi --help`, each spelling its own item.
+const OPTIONS: [&str; 56] = [
+    "--provider",
+    "--model",
+    "--api-key",
+    "--system-prompt",
+    "--append-system-prompt",
+    "--mode",
+    "--print",
+    "-p",
+    "--continue",
+    "-c",
+    "--resume",
+    "-r",
+    "--session",
+    "--session-id",
+    "--fork",
+    "--session-dir",
+    "--no-session",
+    "--name",
+    "-n",
+    "--models",
+    "--no-tools",
+    "-nt",
+    "--no-builtin-tools",
+    "-nbt",
+    "--tools",
+    "-t",
+    "--exclude-tools",
+    "-xt",
+    "--thinking",
+    "--extension",
+    "-e",
+    "--no-extensions",
+    "-ne",
+    "--skill",
+    "--no-skills",
+    "-ns",
+    "--prompt-template",
+    "--no-prompt-templates",
+    "-np",
+    "--theme",
+    "--no-themes",
+    "--no-context-files",
+    "-nc",
+    "--export",
+    "--list-models",
+    "--verbose",
+    "--tui-mode",
+    "--approve",
+    "-a",
+    "--no-approve",
+    "-na",
+    "--offline",
+    "--help",
+    "-h",
+    "--version",
+    "-v",
+];
+
 /// What one scenario touches.
 #[derive(Debug, Default)]
 struct Touches {
@@ -99,6 +159,7 @@ struct Touches {
     ui_answers: BTreeSet<String>,
     api: String,
     quirks: BTreeSet<String>,
+    options: BTreeSet<String>,
 }
 
 /// One section of the table: item -> scenario ids.
@@ -168,6 +229,10 @@ pub fn render(scenarios: &[Loaded], quirk_names: &[&str]) -> String {
             "Mock quirk fixtures",
             section(quirk_names, &|t, item| t.quirks.contains(item)),
         ),
+        (
+            "Command-line options (given in `setup.args` or `setup.extra_args`)",
+            section(&OPTIONS, &|t, item| t.options.contains(item)),
+        ),
     ];
     let mut out = String::new();
     let _ = writeln!(out, "# Scenario coverage\n");
@@ -232,6 +297,12 @@ fn touches_of(loaded: &Loaded) -> Touches {
     if let Some(mock) = &scenario.mock {
         collect_quirks(mock, &mut touches.quirks);
     }
+    let args = scenario.setup.args.iter().flatten();
+    touches.options = args
+        .chain(&scenario.setup.extra_args)
+        .filter(|arg| OPTIONS.contains(&arg.as_str()))
+        .cloned()
+        .collect();
     for step in &scenario.steps {
         match step {
             Step::Send(value) => note_sent(value, &mut touches),

@@ -131,6 +131,16 @@ async fn execute(
     outcome: &mut Outcome,
 ) -> Result<(), Failure> {
     let scenario = &loaded.scenario;
+    let missing = scenario.missing_reference_programs();
+    if agent.name == "reference" && !missing.is_empty() {
+        return Err(Failure::new(
+            Verdict::Error,
+            format!(
+                "not run: the reference needs {} on PATH for this scenario (see its comments)",
+                missing.join(", ")
+            ),
+        ));
+    }
     let scratch = tempfile::Builder::new()
         .prefix("pi-conformance-")
         .tempdir()

@@ -16,6 +16,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use pi_rpc_protocol::command::ExtensionUiResponse;
+use pi_rpc_protocol::json::to_vec as to_json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -422,7 +423,7 @@ impl Host {
             files,
         };
         let extensions: Vec<&Path> = host.files.iter().map(|file| file.path.as_path()).collect();
-        let init = serde_json::to_vec(&ToHost::Init {
+        let init = to_json(&ToHost::Init {
             cwd,
             extensions: &extensions,
             flags,
@@ -508,12 +509,12 @@ impl Host {
 
     /// Sends the host a message the session composed (`model_state`, `reply`).
     pub async fn send_value(&mut self, message: &Value) -> Result<(), Error> {
-        self.send_line(serde_json::to_vec(message)?).await
+        self.send_line(to_json(message)?).await
     }
 
     /// Tells the host whether the agent runs now (without waiting: runs start from sync code).
     pub fn set_streaming(&self, value: bool) {
-        match serde_json::to_vec(&ToHost::Streaming { value }) {
+        match to_json(&ToHost::Streaming { value }) {
             Ok(mut line) => {
                 line.push(b'\n');
                 if self.writer.try_send(line).is_err() {
@@ -570,7 +571,7 @@ impl Host {
     }
 
     async fn send(&mut self, message: &ToHost<'_>) -> Result<(), Error> {
-        self.send_line(serde_json::to_vec(message)?).await
+        self.send_line(to_json(message)?).await
     }
 
     async fn send_line(&mut self, mut line: Vec<u8>) -> Result<(), Error> {
@@ -612,7 +613,7 @@ async fn read_messages(
                 break;
             }
         };
-        match serde_json::from_str::<HostMessage>(&line) {
+        match pi_rpc_protocol::surrogates::from_str::<HostMessage>(&line) {
             Ok(HostMessage::ToolUpdate { id, partial_result }) => {
                 tool_calls.deliver(id, ToolReply::Update(partial_result));
             }

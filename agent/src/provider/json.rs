@@ -62,6 +62,8 @@ pub fn repair(json: &str) -> String {
 /// Parses JSON; when that fails, parses the [`repair`]ed text once. The error is worded as
 /// JavaScript's `JSON.parse` words the common cases.
 pub fn parse_with_repair(json: &str) -> Result<Value, String> {
+    // Lone surrogate escapes are kept, as `JSON.parse` keeps them (see `surrogates`).
+    let json: &str = &pi_rpc_protocol::surrogates::decode_json(json);
     match serde_json::from_str::<Value>(json) {
         Ok(mut value) => {
             js_key_order(&mut value);
@@ -86,6 +88,7 @@ pub fn parse_with_repair(json: &str) -> Result<Value, String> {
 /// Parses JSON as JavaScript's `JSON.parse` does, without repair (keys in JavaScript's order,
 /// errors worded as V8 words them).
 pub(crate) fn parse_strict(json: &str) -> Result<Value, String> {
+    let json: &str = &pi_rpc_protocol::surrogates::decode_json(json);
     match serde_json::from_str::<Value>(json) {
         Ok(mut value) => {
             js_key_order(&mut value);

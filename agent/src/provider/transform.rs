@@ -105,9 +105,44 @@ pub fn transform_messages(
             }
             other => other.clone(),
         };
-        transformed.push(message);
+        transformed.push(without_lone_surrogates(message));
     }
     answer_orphaned_calls(transformed)
+}
+
+/// The message with lone surrogates removed from its texts, as the reference's providers send
+/// them (`sanitizeSurrogates`).
+fn without_lone_surrogates(mut message: AgentMessage) -> AgentMessage {
+    let clean = |text: &mut String| {
+        if let std::borrow::Cow::Owned(cleaned) = pi_rpc_protocol::surrogates::remove_lone(text) {
+            *text = cleaned;
+        }
+    };
+    let clean_blocks = |blocks: &mut Vec<UserContent>| {
+        for block in blocks {
+            if let UserContent::Text(text) = block {
+                clean(&mut text.text);
+            }
+        }
+    };
+    match &mut message {
+        AgentMessage::User(user) => match &mut user.content {
+            MessageContent::Text(text) => clean(text),
+            MessageContent::Blocks(blocks) => clean_blocks(blocks),
+        },
+        AgentMessage::ToolResult(result) => clean_blocks(&mut result.content),
+        AgentMessage::Assistant(assistant) => {
+            for block in &mut assistant.content {
+                match block {
+                    AssistantContent::Text(text) => clean(&mut text.text),
+                    AssistantContent::Thinking(thinking) => clean(&mut thinking.thinking),
+                    AssistantContent::ToolCall(_) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    message
 }
 
 /// Drops failed assistant messages and inserts `No result provided` results for calls that

@@ -32,7 +32,7 @@ pub fn read_header(path: &Path) -> Option<Map<String, Value>> {
 pub fn most_recent_session(dir: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
     let dir_text = paths::expand_tilde(&paths::text(dir));
     let wanted = cwd.map(|cwd| paths::resolve(&paths::text(cwd)));
-    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    let mut best: Option<(u128, PathBuf)> = None;
     for entry in std::fs::read_dir(&dir_text).ok()?.flatten() {
         let name = entry.file_name();
         if !name.to_string_lossy().ends_with(".jsonl") {
@@ -51,6 +51,11 @@ pub fn most_recent_session(dir: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
         let Ok(modified) = entry.metadata().and_then(|meta| meta.modified()) else {
             continue;
         };
+        // Compared in whole milliseconds, as the reference compares them: of files modified in
+        // the same millisecond, the first listed wins.
+        let modified = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_millis());
         if best.as_ref().is_none_or(|(time, _)| modified > *time) {
             best = Some((modified, path));
         }

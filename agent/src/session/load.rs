@@ -23,10 +23,12 @@ pub fn read_entries(path: &str) -> Result<Option<Vec<Map<String, Value>>>> {
     let lines: Vec<Map<String, Value>> = text
         .split('\n')
         .filter(|line| !line.trim().is_empty())
-        .filter_map(|line| match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(map)) => Some(map),
-            _ => None,
-        })
+        .filter_map(
+            |line| match pi_rpc_protocol::surrogates::from_str::<Value>(line) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => None,
+            },
+        )
         .collect();
     let valid = lines.first().is_some_and(|header| {
         header.get("type").and_then(Value::as_str) == Some("session")

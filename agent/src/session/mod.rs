@@ -35,6 +35,7 @@ mod discover;
 mod entry;
 mod load;
 pub mod paths;
+pub mod select;
 mod start;
 pub mod time;
 mod tree;

@@ -349,14 +349,14 @@ fn block_delta(delta: BlockDelta<'_>, partial: &mut PartialMessage) {
     let block = &mut partial.message.content[content_index];
     let event = match (delta.kind, block) {
         (Some("text_delta"), AssistantContent::Text(block)) => {
-            block.text.push_str(delta.text);
+            pi_rpc_protocol::surrogates::push_str(&mut block.text, delta.text);
             AssistantMessageEvent::TextDelta(ContentDelta {
                 content_index,
                 delta: delta.text.to_owned(),
             })
         }
         (Some("thinking_delta"), AssistantContent::Thinking(block)) => {
-            block.thinking.push_str(delta.thinking);
+            pi_rpc_protocol::surrogates::push_str(&mut block.thinking, delta.thinking);
             AssistantMessageEvent::ThinkingDelta(ContentDelta {
                 content_index,
                 delta: delta.thinking.to_owned(),

@@ -217,14 +217,14 @@ impl GeminiEvents {
         };
         let event = match &mut partial.message.content[index] {
             AssistantContent::Thinking(block) => {
-                block.thinking.push_str(text);
+                pi_rpc_protocol::surrogates::push_str(&mut block.thinking, text);
                 if let Some(signature) = signature {
                     block.thinking_signature = Some(signature.to_owned());
                 }
                 AssistantMessageEvent::ThinkingDelta(delta)
             }
             AssistantContent::Text(block) => {
-                block.text.push_str(text);
+                pi_rpc_protocol::surrogates::push_str(&mut block.text, text);
                 if let Some(signature) = signature {
                     block.text_signature = Some(signature.to_owned());
                 }

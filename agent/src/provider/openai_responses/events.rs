@@ -203,14 +203,14 @@ impl ResponsesEvents {
         };
         let event = match &mut partial.message.content[index] {
             AssistantContent::Thinking(block) => {
-                block.thinking.push_str(delta);
+                pi_rpc_protocol::surrogates::push_str(&mut block.thinking, delta);
                 AssistantMessageEvent::ThinkingDelta(ContentDelta {
                     content_index: index,
                     delta: delta.to_owned(),
                 })
             }
             AssistantContent::Text(block) => {
-                block.text.push_str(delta);
+                pi_rpc_protocol::surrogates::push_str(&mut block.text, delta);
                 AssistantMessageEvent::TextDelta(ContentDelta {
                     content_index: index,
                     delta: delta.to_owned(),

@@ -31,13 +31,13 @@ impl Session {
             Command::Steer(mut queued) => {
                 queued.message = self.resources.expand(&queued.message);
                 self.queue_message(queued, StreamingBehavior::Steer).await;
-                self.write(&Response::ok(id, kind)).await;
+                self.answer_queued(id, kind).await;
             }
             Command::FollowUp(mut queued) => {
                 queued.message = self.resources.expand(&queued.message);
                 self.queue_message(queued, StreamingBehavior::FollowUp)
                     .await;
-                self.write(&Response::ok(id, kind)).await;
+                self.answer_queued(id, kind).await;
             }
             Command::Abort(_) => {
                 if self.stop_activity() {
@@ -510,16 +510,7 @@ impl Session {
                 self.store.new_session(parent_session.as_deref());
             }
         }
-        if self.model.provider != "unknown" {
-            log_store_error(
-                self.store
-                    .append_model_change(&self.model.provider, &self.model.id),
-            );
-        }
-        log_store_error(
-            self.store
-                .append_thinking_level_change(self.thinking_level.as_str()),
-        );
+        self.start_on_store();
         let result = CancelledResult { cancelled: false };
         self.respond_replaced(id, "new_session", &result, "new", previous)
             .await;

@@ -5,9 +5,11 @@ mod bash;
 mod commands;
 mod compaction;
 mod extensions;
+mod input;
 mod queue;
 mod replace;
 mod retry;
+mod start;
 mod stats;
 
 pub(crate) use commands::session_name_of;
@@ -15,14 +17,13 @@ pub(crate) use commands::session_name_of;
 use std::collections::VecDeque;
 
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::content::{MessageContent, UserContent};
 use pi_rpc_protocol::event::{
     AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
 };
-use pi_rpc_protocol::framing::{LineResult, encode_record};
+use pi_rpc_protocol::framing::encode_record;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use pi_rpc_protocol::{RequestId, Response, parse_line};
+use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -39,16 +40,14 @@ const RUN_QUEUE: usize = 256;
 pub struct SessionInit {
     /// Loaded configuration.
     pub config: Config,
-    /// The start-up model (the `unknown` placeholder when none is available).
-    pub model: Model,
-    /// The effective thinking level.
-    pub thinking_level: ThinkingLevel,
-    /// `--name`.
+    /// `--name`, recorded in the session first.
     pub name: Option<String>,
-    /// Whether `model` is a real model (not the placeholder).
-    pub has_model: bool,
     /// The models `cycle_model` walks (`--models`); empty for every available model.
     pub scoped_models: Vec<crate::model_resolver::ScopedModel>,
+    /// The model `--model` chose, for every session this process starts or opens.
+    pub cli_model: Option<Model>,
+    /// The thinking level `--thinking` (or the `--model` suffix) chose, for every session.
+    pub cli_thinking_level: Option<ThinkingLevel>,
     /// The session store (in memory with `--no-session`).
     pub store: crate::session::SessionStore,
     /// Discovery of prompt templates and skills (`--approve`, `--no-skills`,
@@ -109,6 +108,11 @@ pub struct Session {
     retry_rx: mpsc::Receiver<bool>,
     deferred: Vec<Deferred>,
     out: OutputSender,
+    /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
+    /// written after the read's last line.
+    held_answers: Option<Vec<u8>>,
+    /// What the command line fixed for every session ([`start`]).
+    cli_start: start::CliStart,
     /// Lines collected while a burst of events is handled, sent to the writer as one piece.
     out_batch: Option<Vec<u8>>,
     output_closed: bool,
@@ -152,19 +156,15 @@ impl Session {
         if let Some(name) = &init.name {
             log_store_error(store.append_session_info(name));
         }
-        if init.has_model {
-            log_store_error(store.append_model_change(&init.model.provider, &init.model.id));
-        }
-        log_store_error(store.append_thinking_level_change(init.thinking_level.as_str()));
-        Self {
+        let mut session = Self {
             config: init.config,
-            model: init.model,
-            thinking_level: init.thinking_level,
+            model: crate::model_resolver::unknown_model(),
+            thinking_level: ThinkingLevel::Off,
             steering_mode,
             follow_up_mode,
             store,
             scoped_models: init.scoped_models,
-            session_name: init.name,
+            session_name: None,
             auto_compaction,
             messages: Vec::new(),
             steering_texts: Vec::new(),
@@ -180,6 +180,11 @@ impl Session {
             retry_rx,
             deferred: Vec::new(),
             out,
+            held_answers: None,
+            cli_start: start::CliStart {
+                model: init.cli_model,
+                thinking_level: init.cli_thinking_level,
+            },
             out_batch: None,
             output_closed: false,
             run_tx,
@@ -195,11 +200,13 @@ impl Session {
             resources,
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
-        }
+        };
+        session.start_on_store();
+        session
     }
 
     /// Serves lines until the input ends (or stdout is gone), then cancels any run.
-    pub async fn run(mut self, mut lines: mpsc::Receiver<LineResult>) {
+    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
             let run_events = extensions::accepts_run_events(&self.extensions);
@@ -218,7 +225,7 @@ impl Session {
                     self.on_compaction_message(message).await;
                 }
                 line = lines.recv(), if commands => match line {
-                    Some(line) => self.on_line(line).await,
+                    Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
                 },
             }
@@ -232,59 +239,6 @@ impl Session {
         self.abort_bash();
         self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
-    }
-
-    async fn on_line(&mut self, line: LineResult) {
-        let line = match line {
-            Ok(line) => line,
-            Err(error) => {
-                let message = format!("Failed to parse command: {error}");
-                self.write(&Response::error(None, Some("parse"), message))
-                    .await;
-                return;
-            }
-        };
-        match parse_line(&line) {
-            Ok(pi_rpc_protocol::Incoming::Request(request)) => {
-                self.handle_command(request).await;
-            }
-            Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
-                self.answer_extension_dialog(response).await;
-            }
-            Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
-                self.answer_missing_type(&line, id).await;
-            }
-            Err(error) => {
-                let response =
-                    Response::error(error.id().cloned(), error.command(), error.to_string());
-                self.write(&response).await;
-            }
-        }
-    }
-
-    /// An object without a string `type`. A `type` of another kind (`5`, `null`) is echoed in
-    /// `command` and named in the error, as the reference does; a missing one is said to be
-    /// missing.
-    async fn answer_missing_type(&mut self, line: &str, id: Option<RequestId>) {
-        let kind = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|value| value.get("type").cloned());
-        let Some(kind) = kind else {
-            let error = pi_rpc_protocol::CommandError::MissingType { id: id.clone() };
-            self.write(&Response::error(id, None, error.to_string()))
-                .await;
-            return;
-        };
-        let mut response = serde_json::Map::new();
-        if let Some(id) = id {
-            response.insert("id".into(), serde_json::to_value(id).unwrap_or_default());
-        }
-        response.insert("type".into(), "response".into());
-        let message = format!("Unknown command: {}", js_string(&kind));
-        response.insert("command".into(), kind);
-        response.insert("success".into(), false.into());
-        response.insert("error".into(), message.into());
-        self.write(&serde_json::Value::Object(response)).await;
     }
 
     /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
@@ -358,7 +312,7 @@ impl Session {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
                     self.compaction.overflow_recovery_attempted = false;
-                    let text = content_text(&user.content);
+                    let text = queue::content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
                             &mut self.steering_texts,
@@ -624,43 +578,6 @@ impl Session {
 fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMessage>) {
     // The run may have been dropped meanwhile; then nobody needs the messages.
     let _ = reply.send(messages);
-}
-
-/// The text blocks of a message's content, joined without separator.
-pub fn content_text(content: &MessageContent) -> String {
-    match content {
-        MessageContent::Text(text) => text.clone(),
-        MessageContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                UserContent::Text(text) => Some(text.text.as_str()),
-                UserContent::Image(_) => None,
-            })
-            .collect(),
-    }
-}
-
-/// A JSON value as JavaScript's `String(value)` writes it.
-fn js_string(value: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Number(number) => number
-            .as_f64()
-            .map(pi_rpc_protocol::json::format_js_number)
-            .unwrap_or_else(|| number.to_string()),
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(other),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
-    }
 }
 
 /// Session-file problems are logged; the conversation goes on in memory, as it must not stop
