@@ -10,6 +10,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod client;
+
+pub use client::{
+    ClientSpec, ClientStep, Departure, DepartureKind, OutcomeCheck, StderrText, action_name,
+};
+
 /// One scenario: a fresh agent process, its own mock LLM, and a list of steps.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -41,6 +47,11 @@ pub struct Scenario {
     pub timeout_ms: Option<u64>,
     /// The steps, run in order.
     pub steps: Vec<Step>,
+    /// Makes the scenario a client scenario too (`pi-conformance client`): the user's actions,
+    /// what the client must surface, and where the stand-in departs from the transcript. `run`
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientSpec>,
 }
 
 /// The mock script as the schema describes it (the runner keeps it as raw JSON).
