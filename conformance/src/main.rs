@@ -110,21 +110,11 @@ struct ClientArgs {
     /// Where the transcripts come from: `ours`, `reference`, or a whole command line.
     #[arg(long, default_value = "ours")]
     agent: String,
-    /// Cases run at once.
-    #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
-    jobs: usize,
-    /// Output on stdout (json and junit: one document per client, in order).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Folder for transcripts and results.
-    #[arg(long, default_value = "conformance-out")]
-    out: PathBuf,
+    #[command(flatten)]
+    report: Reporting,
     /// Folder of the expected-failure baselines, `client-NAME.txt` each.
     #[arg(long, default_value = "conformance/baselines")]
     baselines: PathBuf,
-    /// Rewrite each client's baseline from this run's failures (keeping existing reasons).
-    #[arg(long)]
-    update_baseline: bool,
 }
 
 #[derive(Debug, Args)]
@@ -172,21 +162,42 @@ struct RunArgs {
     /// `ours`, `reference`, or a whole command line.
     #[arg(long, default_value = "ours")]
     agent: String,
+    #[command(flatten)]
+    report: Reporting,
+    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt when it exists).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+}
+
+/// How a judging run (`run`, `client`) works and reports.
+#[derive(Debug, Args)]
+struct Reporting {
     /// Scenarios run at once.
     #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
     jobs: usize,
-    /// Output on stdout.
+    /// Output on stdout (json and junit with several clients: one document each, in order).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Folder for transcripts and results.
     #[arg(long, default_value = "conformance-out")]
     out: PathBuf,
-    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt when it exists).
-    #[arg(long)]
-    baseline: Option<PathBuf>,
-    /// Rewrite the baseline from this run's failures (keeping existing reasons).
+    /// Rewrite the baseline(s) from this run's failures (keeping existing reasons).
     #[arg(long)]
     update_baseline: bool,
+}
+
+impl Reporting {
+    /// Where and how the results of a run that took `wall` go, compared with `baseline_path`.
+    fn emit<'a>(&'a self, baseline_path: &'a Path, wall: std::time::Duration) -> Emit<'a> {
+        Emit {
+            out: &self.out,
+            format: self.format,
+            baseline_path,
+            update_baseline: self.update_baseline,
+            wall,
+            jobs: self.jobs,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -345,18 +356,11 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         &scenarios,
         &agent,
         RunOptions::new(Mode::Judge),
-        args.jobs,
+        args.report.jobs,
         |o, d, t| progress.update(o, d, t),
     )
     .await;
-    let emit = Emit {
-        out: &args.out,
-        format: args.format,
-        baseline_path: &baseline_path,
-        update_baseline: args.update_baseline,
-        wall: started.elapsed(),
-        jobs: args.jobs,
-    };
+    let emit = args.report.emit(&baseline_path, started.elapsed());
     Ok(output::emit(&emit, &agent.name, &outcomes)?)
 }
 
@@ -391,24 +395,17 @@ async fn client(args: ClientArgs) -> anyhow::Result<bool> {
         &agent,
         &clients,
         &options,
-        args.jobs,
+        args.report.jobs,
         |o, d, t| progress.update(o, d, t),
     )
     .await;
     let mut ok = true;
     for (client, outcomes) in clients.iter().zip(&results) {
-        if clients.len() > 1 && args.format == Format::Text {
+        if clients.len() > 1 && args.report.format == Format::Text {
             println!("\n=== client {}", client.name);
         }
         let baseline_path = args.baselines.join(format!("client-{}.txt", client.name));
-        let emit = Emit {
-            out: &args.out,
-            format: args.format,
-            baseline_path: &baseline_path,
-            update_baseline: args.update_baseline,
-            wall: started.elapsed(),
-            jobs: args.jobs,
-        };
+        let emit = args.report.emit(&baseline_path, started.elapsed());
         ok &= output::emit(&emit, &client.name, outcomes)?;
     }
     Ok(ok)

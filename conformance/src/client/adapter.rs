@@ -12,7 +12,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::Instant as Deadline;
 
-use crate::agent::{AgentError, split_command_line};
+use crate::agent::{AgentError, program_and_args};
 
 /// Adapter stderr kept for the transcript.
 const MAX_STDERR_BYTES: usize = 1 << 20;
@@ -31,17 +31,11 @@ pub struct ClientCommand {
 impl ClientCommand {
     /// Parses a command line (split like a shell does) into a client named `name`.
     pub fn parse(name: &str, line: &str) -> Result<Self, AgentError> {
-        let mut words = split_command_line(line)
-            .filter(|w| !w.is_empty())
-            .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
-            .into_iter();
-        let program = words
-            .next()
-            .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+        let (program, args) = program_and_args(line)?;
         Ok(Self {
             name: name.to_owned(),
-            program: PathBuf::from(program),
-            args: words.collect(),
+            program,
+            args,
         })
     }
 

@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 
 use crate::agent::AgentCommand;
 use crate::load::Loaded;
-use crate::run::{Mode, Outcome, RunOptions, Transcript, Verdict, run_scenario};
+use crate::run::{Mode, Outcome, RunOptions, run_scenario};
 use crate::standin::Script;
 
 pub mod adapter;
@@ -104,17 +104,7 @@ pub async fn run_all(
 
 /// The outcome of a case whose transcript could not be captured.
 fn not_captured(loaded: &Loaded, client: &ClientCommand, agent: &str, why: &str) -> Outcome {
-    Outcome {
-        id: loaded.scenario.id.clone(),
-        title: loaded.scenario.title.clone(),
-        file: loaded.file.clone(),
-        agent: client.name.clone(),
-        verdict: Verdict::Error,
-        message: format!("no transcript to play from {agent}: {why}"),
-        detail: String::new(),
-        non_strict: Vec::new(),
-        duration: std::time::Duration::ZERO,
-        collected: Vec::new(),
-        transcript: Transcript::default(),
-    }
+    let mut outcome = Outcome::new(loaded, &client.name);
+    outcome.message = format!("no transcript to play from {agent}: {why}");
+    outcome
 }

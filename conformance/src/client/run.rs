@@ -15,7 +15,7 @@ use super::log::Log;
 use super::session;
 use super::steps::{Drive, Failure, short};
 use crate::load::Loaded;
-use crate::run::{Outcome, RunOptions, Transcript, Verdict};
+use crate::run::{Outcome, RunOptions, Verdict};
 use crate::scenario::ClientSpec;
 use crate::standin::{Report, Script, Status};
 
@@ -38,19 +38,7 @@ pub async fn run_case(
 ) -> Outcome {
     let started = Instant::now();
     let scenario = &loaded.scenario;
-    let mut outcome = Outcome {
-        id: scenario.id.clone(),
-        title: scenario.title.clone(),
-        file: loaded.file.clone(),
-        agent: client.name.clone(),
-        verdict: Verdict::Error,
-        message: String::new(),
-        detail: String::new(),
-        non_strict: Vec::new(),
-        duration: Duration::ZERO,
-        collected: Vec::new(),
-        transcript: Transcript::default(),
-    };
+    let mut outcome = Outcome::new(loaded, &client.name);
     let Some(spec) = &scenario.client else {
         outcome.message = "the scenario has no `client` block".into();
         return outcome;

@@ -43,6 +43,62 @@ const JS_KNOWN: &str = r#"    handleLine(line) {
         for (const key of Object.keys(record)) if (!fields.includes(key)) throw new Error(`unknown field ${key}`);
         try {"#;
 
+type Fails = &'static [(&'static str, &'static str)];
+
+// The cases a copy with each mistake fails, in either language, and the cause each message names.
+
+const DECODES_EACH_READ: Fails = &[("client.005", "multi-byte character(s) cut")];
+
+const READS_ARE_RECORDS: Fails = &[
+    ("client.004", "writes of 1 byte"),
+    ("client.005", "writes of 1 byte"),
+    ("client.017", "KiB long"),
+    ("client.018", "MiB long"),
+];
+
+const RESPONSES_BY_ORDER: Fails = &[
+    ("client.009", "still waits"),
+    ("client.010", "without `id`"),
+];
+
+const NEXT_RECORD_ANSWERS: Fails = &[
+    ("client.006", "next record"),
+    ("client.007", "next record"),
+    ("client.009", "next record"),
+    ("client.010", "next record"),
+    ("client.011", "next record"),
+    ("client.012", "next record"),
+    ("client.013", "next record"),
+    ("client.014", "next record"),
+    ("client.017", "next record"),
+    ("client.018", "next record"),
+    ("client.022", "next record"),
+    ("client.025", "next record"),
+];
+
+const ANY_RECORD_WITH_THE_ID: Fails = &[
+    ("client.007", "carries the id"),
+    ("client.009", "carries the id"),
+];
+
+const IDLE_AT_AGENT_END: Fails = &[
+    ("client.021", "before it surfaced"),
+    ("client.023", "before it surfaced"),
+    ("client.024", "before it surfaced"),
+];
+
+const STDERR_UNREAD: Fails = &[("client.020", "does not read the agent's stderr")];
+
+const STRICT_SCHEMA: Fails = &[
+    ("client.015", "does not write"),
+    ("client.016", "merged in"),
+];
+
+const EXIT_UNNOTICED: Fails = &[("client.019", "exited with code 134")];
+
+const IGNORES_RECORDS_BEFORE_A_COMMAND: Fails =
+    &[("client.008", "before the client sent any command")];
+
 /// Copies of pi's `RpcClient` (`rpc-client.js` and its `jsonl.js`).
 pub const RPC_CLIENT: &[Broken] = &[
     Broken {
@@ -70,7 +126,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: "decoder.write(chunk)",
             replace: "chunk.toString(\"utf8\")",
         }],
-        fails: &[("client.005", "multi-byte character(s) cut")],
+        fails: DECODES_EACH_READ,
     },
     Broken {
         name: "rpc-client-reads-are-records",
@@ -80,12 +136,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: "            if (newlineIndex === -1) {\n                return;",
             replace: "            if (newlineIndex === -1) {\n                buffer = \"\";\n                return;",
         }],
-        fails: &[
-            ("client.004", "writes of 1 byte"),
-            ("client.005", "writes of 1 byte"),
-            ("client.017", "KiB long"),
-            ("client.018", "MiB long"),
-        ],
+        fails: READS_ARE_RECORDS,
     },
     Broken {
         name: "rpc-client-line-limit",
@@ -107,10 +158,7 @@ pub const RPC_CLIENT: &[Broken] = &[
                 const [oldest, pending] = this.pendingRequests.entries().next().value;
                 this.pendingRequests.delete(oldest);",
         }],
-        fails: &[
-            ("client.009", "still waits"),
-            ("client.010", "without `id`"),
-        ],
+        fails: RESPONSES_BY_ORDER,
     },
     Broken {
         name: "rpc-client-next-record-answers",
@@ -122,20 +170,7 @@ pub const RPC_CLIENT: &[Broken] = &[
                 const [oldest, pending] = this.pendingRequests.entries().next().value;
                 this.pendingRequests.delete(oldest);",
         }],
-        fails: &[
-            ("client.006", "next record"),
-            ("client.007", "next record"),
-            ("client.009", "next record"),
-            ("client.010", "next record"),
-            ("client.011", "next record"),
-            ("client.012", "next record"),
-            ("client.013", "next record"),
-            ("client.014", "next record"),
-            ("client.017", "next record"),
-            ("client.018", "next record"),
-            ("client.022", "next record"),
-            ("client.025", "next record"),
-        ],
+        fails: NEXT_RECORD_ANSWERS,
     },
     Broken {
         name: "rpc-client-any-record-with-the-id",
@@ -145,10 +180,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: "if (data.type === \"response\" && data.id && this.pendingRequests.has(data.id)) {",
             replace: "if (data.id && this.pendingRequests.has(data.id)) {",
         }],
-        fails: &[
-            ("client.007", "carries the id"),
-            ("client.009", "carries the id"),
-        ],
+        fails: ANY_RECORD_WITH_THE_ID,
     },
     Broken {
         name: "rpc-client-idle-at-agent-end",
@@ -158,11 +190,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: "if (event.type === \"agent_settled\") {\n                    clearTimeout(timer);\n                    unsubscribe();\n                    resolve();",
             replace: "if (event.type === \"agent_end\") {\n                    clearTimeout(timer);\n                    unsubscribe();\n                    resolve();",
         }],
-        fails: &[
-            ("client.021", "before it surfaced"),
-            ("client.023", "before it surfaced"),
-            ("client.024", "before it surfaced"),
-        ],
+        fails: IDLE_AT_AGENT_END,
     },
     Broken {
         name: "rpc-client-stderr-unread",
@@ -172,7 +200,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: "        childProcess.stderr?.on(\"data\", (data) => {\n            this.stderr += data.toString();\n            process.stderr.write(data);\n        });\n",
             replace: "",
         }],
-        fails: &[("client.020", "does not read the agent's stderr")],
+        fails: STDERR_UNREAD,
     },
     Broken {
         name: "rpc-client-strict-schema",
@@ -182,10 +210,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: "    handleLine(line) {\n        try {",
             replace: JS_KNOWN,
         }],
-        fails: &[
-            ("client.015", "does not write"),
-            ("client.016", "merged in"),
-        ],
+        fails: STRICT_SCHEMA,
     },
     Broken {
         name: "rpc-client-exit-unnoticed",
@@ -202,7 +227,7 @@ pub const RPC_CLIENT: &[Broken] = &[
                 replace: "        if (false) {",
             },
         ],
-        fails: &[("client.019", "exited with code 134")],
+        fails: EXIT_UNNOTICED,
     },
     Broken {
         name: "rpc-client-answers-ui",
@@ -228,7 +253,7 @@ pub const RPC_CLIENT: &[Broken] = &[
             find: JS_PARSED,
             replace: "            const data = JSON.parse(line);\n            if (this.requestId === 0) return;\n",
         }],
-        fails: &[("client.008", "before the client sent any command")],
+        fails: IGNORES_RECORDS_BEFORE_A_COMMAND,
     },
 ];
 
@@ -286,7 +311,7 @@ pub const PYTHON: &[Broken] = &[
                 self._record(line.encode(\"utf-8\"))
 ",
         }],
-        fails: &[("client.005", "multi-byte character(s) cut")],
+        fails: DECODES_EACH_READ,
     },
     Broken {
         name: "python-reads-are-records",
@@ -298,12 +323,7 @@ pub const PYTHON: &[Broken] = &[
                 self._record(line)
 ",
         }],
-        fails: &[
-            ("client.004", "writes of 1 byte"),
-            ("client.005", "writes of 1 byte"),
-            ("client.017", "KiB long"),
-            ("client.018", "MiB long"),
-        ],
+        fails: READS_ARE_RECORDS,
     },
     Broken {
         name: "python-64-kib-line-limit",
@@ -328,7 +348,7 @@ pub const PYTHON: &[Broken] = &[
             with self._lock:
                 waiter = self._pending.pop(next(iter(self._pending)), None)",
         }],
-        fails: &[("client.009", "still waits"), ("client.010", "without `id`")],
+        fails: RESPONSES_BY_ORDER,
     },
     Broken {
         name: "python-next-record-answers",
@@ -340,20 +360,7 @@ pub const PYTHON: &[Broken] = &[
             with self._lock:
                 waiter = self._pending.pop(next(iter(self._pending)), None)",
         }],
-        fails: &[
-            ("client.006", "next record"),
-            ("client.007", "next record"),
-            ("client.009", "next record"),
-            ("client.010", "next record"),
-            ("client.011", "next record"),
-            ("client.012", "next record"),
-            ("client.013", "next record"),
-            ("client.014", "next record"),
-            ("client.017", "next record"),
-            ("client.018", "next record"),
-            ("client.022", "next record"),
-            ("client.025", "next record"),
-        ],
+        fails: NEXT_RECORD_ANSWERS,
     },
     Broken {
         name: "python-any-record-with-the-id",
@@ -363,7 +370,7 @@ pub const PYTHON: &[Broken] = &[
             find: "        if record.get(\"type\") == \"response\" and isinstance(record.get(\"id\"), str):",
             replace: "        if isinstance(record.get(\"id\"), str):",
         }],
-        fails: &[("client.007", "carries the id"), ("client.009", "carries the id")],
+        fails: ANY_RECORD_WITH_THE_ID,
     },
     Broken {
         name: "python-idle-at-agent-end",
@@ -373,11 +380,7 @@ pub const PYTHON: &[Broken] = &[
             find: "        if record.get(\"type\") == \"agent_settled\":",
             replace: "        if record.get(\"type\") == \"agent_end\":",
         }],
-        fails: &[
-            ("client.021", "before it surfaced"),
-            ("client.023", "before it surfaced"),
-            ("client.024", "before it surfaced"),
-        ],
+        fails: IDLE_AT_AGENT_END,
     },
     Broken {
         name: "python-stderr-unread",
@@ -387,7 +390,7 @@ pub const PYTHON: &[Broken] = &[
             find: "threading.Thread(target=self._read_stderr, daemon=True)",
             replace: "threading.Thread(target=lambda: None, daemon=True)",
         }],
-        fails: &[("client.020", "does not read the agent's stderr")],
+        fails: STDERR_UNREAD,
     },
     Broken {
         name: "python-strict-schema",
@@ -404,7 +407,7 @@ pub const PYTHON: &[Broken] = &[
                 "            raise ValueError(f\"unknown record type or field in {sorted(record)}\")\n",
             ),
         }],
-        fails: &[("client.015", "does not write"), ("client.016", "merged in")],
+        fails: STRICT_SCHEMA,
     },
     Broken {
         name: "python-exit-unnoticed",
@@ -421,7 +424,7 @@ pub const PYTHON: &[Broken] = &[
                 replace: "raise OSError(\"write failed\") from error",
             },
         ],
-        fails: &[("client.019", "exited with code 134")],
+        fails: EXIT_UNNOTICED,
     },
     Broken {
         name: "python-answers-ui",
@@ -464,7 +467,7 @@ pub const PYTHON: &[Broken] = &[
                 replace: "        self._sent_any = True\n        with self._write_lock:\n            if self._exit_error is not None:",
             },
         ],
-        fails: &[("client.008", "before the client sent any command")],
+        fails: IGNORES_RECORDS_BEFORE_A_COMMAND,
     },
 ];
 
