@@ -199,11 +199,6 @@ impl Adapter {
         }
     }
 
-    /// Whether it has exited, and with which code, without waiting.
-    pub fn exited(&mut self) -> Option<Option<i32>> {
-        self.child.try_wait().ok().flatten().map(|s| s.code())
-    }
-
     /// Its stderr so far.
     pub fn stderr(&self) -> Vec<u8> {
         self.stderr

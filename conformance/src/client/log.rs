@@ -56,12 +56,8 @@ pub struct Log {
     pub events: Vec<String>,
     /// Lines that were not written because the agent had exited.
     pub dropped: usize,
-    /// The client closed the agent's stdin.
-    pub stdin_closed: bool,
     /// The relay connected.
     pub connected: bool,
-    /// The relay's connection ended.
-    pub relay_gone: bool,
     /// The client's commands so far (complete lines of its stdin), in order.
     pub commands: Vec<Command>,
     /// Lines of stdin the client has completed (commands with an id or not).

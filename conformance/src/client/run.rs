@@ -114,6 +114,9 @@ async fn execute(
     if result.is_ok() {
         result = drive.finish(spec.trailing).await;
     } else {
+        // What the client still writes right after the failure (an answer it should not send)
+        // is part of the verdict: it is given until it has been quiet a moment.
+        settle(&log).await;
         drive.abort().await;
     }
     let session = match tokio::time::timeout(Duration::from_secs(1), accepted).await {
@@ -147,6 +150,26 @@ async fn execute(
         outcome.transcript.log.push(report.text());
     }
     verdict(result, report.as_ref(), log.connected, &observations)
+}
+
+/// Waits until the client has written nothing on the agent's stdin for 300 ms (3 s at most).
+async fn settle(log: &Mutex<Log>) {
+    let written = || {
+        log.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .stdin
+            .len()
+    };
+    let until = Deadline::now() + Duration::from_secs(3);
+    let mut before = written();
+    while Deadline::now() < until {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let now = written();
+        if now == before {
+            return;
+        }
+        before = now;
+    }
 }
 
 /// Sends `start` with the agent's command line and waits for the client to start.

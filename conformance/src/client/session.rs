@@ -4,7 +4,6 @@
 //! what the client's pipes took.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::net::tcp::OwnedReadHalf;
@@ -118,7 +117,6 @@ async fn pump(mut relay: BufReader<OwnedReadHalf>, mut stdin: DuplexStream, log:
                     open = stdin.write_all(&payload).await.is_ok();
                 }
                 wire::STDIN_END if open => {
-                    lock().stdin_closed = true;
                     let _ = stdin.shutdown().await;
                     open = false;
                 }
@@ -131,10 +129,7 @@ async fn pump(mut relay: BufReader<OwnedReadHalf>, mut stdin: DuplexStream, log:
             }
         }
     }
-    lock().relay_gone = true;
     if open {
         let _ = stdin.shutdown().await;
     }
-    // Let the stand-in see the end before the duplex is dropped.
-    tokio::time::sleep(Duration::from_millis(1)).await;
 }

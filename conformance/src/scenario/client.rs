@@ -236,15 +236,6 @@ impl Departure {
         }
         Ok(kind)
     }
-
-    /// The record pattern that chooses where the departure applies (`before`, `after` or
-    /// `records`), if any.
-    pub fn pattern(&self) -> Option<&Value> {
-        self.before
-            .as_ref()
-            .or(self.after.as_ref())
-            .or(self.records.as_ref())
-    }
 }
 
 impl ClientSpec {
