@@ -93,7 +93,7 @@ async fn execute(
     let startup = Deadline::now() + options.run.startup_grace;
     let departures = spec.stand_in.clone();
     let session_log = Arc::clone(&log);
-    let accepted = {
+    let mut accepted = {
         let token = token.clone();
         tokio::spawn(async move {
             let relay = session::accept(&listener, &token, startup).await?;
@@ -119,9 +119,13 @@ async fn execute(
         settle(&log).await;
         drive.abort().await;
     }
-    let session = match tokio::time::timeout(Duration::from_secs(1), accepted).await {
+    let session = match tokio::time::timeout(Duration::from_secs(1), &mut accepted).await {
         Ok(Ok(session)) => session,
-        _ => None,
+        _ => {
+            // The client never started the agent: stop listening for it.
+            accepted.abort();
+            None
+        }
     };
     let report = match session {
         Some(session) => {
