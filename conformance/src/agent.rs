@@ -63,16 +63,11 @@ impl AgentCommand {
             "ours" => Ok(Self::named("ours", find_ours()?)),
             "reference" => Ok(Self::named("reference", find_reference()?)),
             line => {
-                let mut words = split_command_line(line)
-                    .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
-                    .into_iter();
-                let program = words
-                    .next()
-                    .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+                let (program, args) = program_and_args(line)?;
                 Ok(Self {
                     name: "custom".into(),
-                    program: PathBuf::from(program),
-                    args: words.collect(),
+                    program,
+                    args,
                 })
             }
         }
@@ -111,6 +106,18 @@ pub fn find_ours() -> Result<PathBuf, AgentError> {
         dir = folder.parent();
     }
     Err(AgentError::OursMissing(exe.display().to_string()))
+}
+
+/// A whole command line as its program and arguments (split as [`split_command_line`] does);
+/// an unterminated quote or no word at all is a [`AgentError::BadCommand`].
+pub fn program_and_args(line: &str) -> Result<(PathBuf, Vec<String>), AgentError> {
+    let mut words = split_command_line(line)
+        .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
+        .into_iter();
+    let program = words
+        .next()
+        .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+    Ok((PathBuf::from(program), words.collect()))
 }
 
 /// Splits a command line into words: whitespace separates, single and double quotes group,

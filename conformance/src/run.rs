@@ -72,19 +72,7 @@ struct Run<'a> {
 pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOptions) -> Outcome {
     let started = Instant::now();
     let scenario = &loaded.scenario;
-    let mut outcome = Outcome {
-        id: scenario.id.clone(),
-        title: scenario.title.clone(),
-        file: loaded.file.clone(),
-        agent: agent.name.clone(),
-        verdict: Verdict::Error,
-        message: String::new(),
-        detail: String::new(),
-        non_strict: Vec::new(),
-        duration: Duration::ZERO,
-        collected: Vec::new(),
-        transcript: Transcript::default(),
-    };
+    let mut outcome = Outcome::new(loaded, &agent.name);
     // A last guard so that the runner never hangs: every wait inside has its own deadline, and
     // dropping the future kills the agent (kill_on_drop).
     let limit = options.scaled(

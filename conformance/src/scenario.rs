@@ -10,6 +10,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod client;
+
+pub use client::{
+    ClientSpec, ClientStep, Departure, DepartureKind, OutcomeCheck, StderrText, action_name,
+};
+
 /// One scenario: a fresh agent process, its own mock LLM, and a list of steps.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +52,11 @@ pub struct Scenario {
     pub reference_needs: Vec<String>,
     /// The steps, run in order.
     pub steps: Vec<Step>,
+    /// Makes the scenario a client scenario too (`pi-conformance client`): the user's actions,
+    /// what the client must surface, and where the stand-in departs from the transcript. `run`
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientSpec>,
 }
 
 impl Scenario {
