@@ -23,26 +23,15 @@ pub(super) struct Provider {
 }
 
 impl Provider {
-    /// The provider's models.
-    #[cfg(test)]
-    pub(super) fn models(&self) -> &[Model] {
-        &self.models
-    }
-
-    /// The provider's name.
-    #[cfg(test)]
-    pub(super) fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// A built-in provider (its key comes from its environment variables, see `env_keys`).
-    pub(super) fn builtin(name: &str, models: super::builtin::Models) -> Self {
+    /// A built-in provider of the catalog (its key comes from its environment variables, see
+    /// `env_keys`).
+    fn builtin(provider: &'static super::builtin::BuiltinProvider) -> Self {
         Self {
-            name: name.to_owned(),
+            name: provider.name().to_owned(),
             api_key: None,
             headers: None,
             auth_header: false,
-            models,
+            models: super::builtin::Models::Builtin(provider),
             model_headers: HashMap::new(),
         }
     }
@@ -75,7 +64,7 @@ impl ModelRegistry {
     pub fn load(agent_dir: &Path) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
         let providers = load_providers(
-            super::builtin::providers(),
+            super::builtin::catalog().map(Provider::builtin).collect(),
             &agent_dir.join("models.json"),
             &mut warnings,
         );
