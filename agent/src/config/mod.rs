@@ -8,6 +8,7 @@ mod env_keys;
 mod models;
 mod settings;
 mod stored;
+mod stream;
 mod trust;
 pub mod values;
 
@@ -17,6 +18,7 @@ pub use models::ModelRegistry;
 pub use settings::{
     ResourceEntries, RetrySettings, Settings, deep_merge, migrate, resource_entries,
 };
+pub use stream::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions, ThinkingBudgets};
 pub use trust::{needs_trust, project_trusted};
 
 /// The environment variable naming the agent folder.

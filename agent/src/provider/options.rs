@@ -12,33 +12,12 @@ use pi_rpc_protocol::usage::Usage;
 use serde_json::{Value, json};
 
 use super::LlmRequest;
+pub use crate::config::ThinkingBudgets;
 
 const CONTEXT_SAFETY_TOKENS: i64 = 4096;
 const MIN_ANSWER_TOKENS: i64 = 1024;
 const CHARS_PER_TOKEN: f64 = 4.0;
 const IMAGE_CHARS: usize = 4800;
-
-/// Token budgets per thinking level set by the settings' `thinkingBudgets` (`minimal`, `low`,
-/// `medium`, `high`; xhigh and max use `high`, as the reference clamps them); a level without
-/// one keeps the format's default.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThinkingBudgets {
-    /// Budgets for minimal, low, medium and high.
-    pub levels: [Option<i64>; 4],
-}
-
-impl ThinkingBudgets {
-    /// The custom budget for `level`, if one is set (none for off).
-    pub fn get(&self, level: ThinkingLevel) -> Option<i64> {
-        match level {
-            ThinkingLevel::Off => None,
-            ThinkingLevel::Minimal => self.levels[0],
-            ThinkingLevel::Low => self.levels[1],
-            ThinkingLevel::Medium => self.levels[2],
-            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => self.levels[3],
-        }
-    }
-}
 
 /// The thinking budget of a level (before it is fitted into the output limit).
 pub fn default_thinking_budget(level: ThinkingLevel) -> i64 {
