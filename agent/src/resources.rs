@@ -249,7 +249,7 @@ impl Resources {
             return text.to_owned();
         };
         let (name, args) = match text.find(' ') {
-            Some(space) => (&text[7..space], crate::session::js_trim(&text[space + 1..])),
+            Some(space) => (&text[7..space], crate::js::trim(&text[space + 1..])),
             None => (rest, ""),
         };
         let Some(skill) = self.skills.iter().find(|skill| skill.name == name) else {
@@ -264,7 +264,7 @@ impl Resources {
             skill.name,
             skill.file_path.display(),
             skill.base_dir.display(),
-            crate::session::js_trim(&body)
+            crate::js::trim(&body)
         );
         if args.is_empty() {
             block
@@ -413,7 +413,7 @@ fn split_front_matter(content: &str) -> (Option<Value>, String) {
     };
     let end = end + 3;
     let yaml = normalized.get(4..end).unwrap_or("");
-    let body = crate::session::js_trim(normalized.get(end + 4..).unwrap_or("")).to_owned();
+    let body = crate::js::trim(normalized.get(end + 4..).unwrap_or("")).to_owned();
     let front = serde_saphyr::from_str::<Value>(yaml).ok();
     (front, body)
 }
@@ -443,7 +443,7 @@ fn load_template(file: &Path, base: &Path, scope: &str) -> Option<PromptTemplate
     let name = file.file_stem()?.to_string_lossy().into_owned();
     let description = front_str(&front, "description").unwrap_or_else(|| {
         body.split('\n')
-            .find(|line| !crate::session::js_trim(line).is_empty())
+            .find(|line| !crate::js::trim(line).is_empty())
             .map(|line| {
                 let units: Vec<u16> = line.encode_utf16().collect();
                 if units.len() > 60 {
@@ -466,7 +466,7 @@ fn load_skill(file: &Path, base: &Path, scope: &str) -> Option<Skill> {
     let content = std::fs::read_to_string(file).ok()?;
     let (front, _) = split_front_matter(&content);
     let description = front_str(&front, "description")
-        .filter(|description| !crate::session::js_trim(description).is_empty())?;
+        .filter(|description| !crate::js::trim(description).is_empty())?;
     let base_dir = file.parent()?.to_path_buf();
     let name = front_str(&front, "name").unwrap_or_else(|| {
         base_dir

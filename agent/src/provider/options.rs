@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::LlmRequest;
 pub use crate::config::ThinkingBudgets;
+use crate::js::utf16_len;
 
 const CONTEXT_SAFETY_TOKENS: i64 = 4096;
 const MIN_ANSWER_TOKENS: i64 = 1024;
@@ -180,14 +181,6 @@ fn tools_tokens(request: &LlmRequest) -> i64 {
         .collect();
     let text = pi_rpc_protocol::json::to_string(&tools).unwrap_or_default();
     text_tokens(utf16_len(&text))
-}
-
-/// Length in UTF-16 code units, as JavaScript counts a string.
-pub(crate) fn utf16_len(text: &str) -> usize {
-    if text.is_ascii() {
-        return text.len();
-    }
-    text.encode_utf16().count()
 }
 
 #[cfg(test)]

@@ -14,7 +14,6 @@ mod find;
 mod fs_error;
 mod grep;
 pub(crate) mod image;
-mod js;
 mod listing;
 mod locks;
 mod ls;
@@ -32,6 +31,8 @@ use pi_rpc_protocol::content::{ImageContent, TextContent, UserContent};
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+
+use crate::js;
 
 pub(crate) use fs_error::node_message;
 pub use locks::FileLocks;

@@ -319,7 +319,7 @@ pub(crate) fn normalize_tool_call_id(id: &str, provider: &str) -> String {
         } else {
             format!("{call}_{item}")
         };
-        if combined.encode_utf16().count() <= 40 {
+        if crate::js::utf16_len(&combined) <= 40 {
             return combined;
         }
         let hash = short_hash(id);
@@ -328,7 +328,7 @@ pub(crate) fn normalize_tool_call_id(id: &str, provider: &str) -> String {
         let prefix: String = call.chars().take(keep).collect();
         return format!("{prefix}_{hash}");
     }
-    if provider == "openai" && id.encode_utf16().count() > 40 {
+    if provider == "openai" && crate::js::utf16_len(id) > 40 {
         return id.chars().take(40).collect();
     }
     id.to_owned()
