@@ -22,6 +22,7 @@ pub(crate) mod path;
 mod read;
 mod schema;
 mod selection;
+pub mod shell;
 mod truncate;
 mod write;
 
