@@ -26,6 +26,15 @@ pub struct RetrySettings {
     pub base_delay_ms: u64,
 }
 
+impl RetrySettings {
+    /// The wait before retry number `attempt` (from 1): `baseDelayMs`, doubled for each
+    /// attempt after the first, as the reference waits before retrying a failed answer.
+    pub fn delay_ms(&self, attempt: u32) -> u64 {
+        self.base_delay_ms
+            .saturating_mul(1u64 << attempt.saturating_sub(1).min(32))
+    }
+}
+
 /// The merged settings, with the paths they came from.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -34,6 +34,7 @@ pub mod codex;
 mod copilot;
 pub mod cost;
 mod driver;
+pub mod failure;
 pub mod google;
 pub mod hooks;
 pub mod json;
