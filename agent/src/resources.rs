@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::system_prompt::PromptSkill;
+
 /// Where a template or skill came from, as `get_commands` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -154,10 +156,21 @@ impl Resources {
         let prompts = extension_tools
             .map(|bridge| bridge.prompts())
             .unwrap_or_default();
+        // Skills with `disable-model-invocation` are not offered to the model.
+        let skills: Vec<PromptSkill<'_>> = self
+            .skills
+            .iter()
+            .filter(|skill| !skill.disable_model_invocation)
+            .map(|skill| PromptSkill {
+                name: &skill.name,
+                description: &skill.description,
+                location: &skill.file_path,
+            })
+            .collect();
         crate::system_prompt::build(crate::system_prompt::PromptInputs {
             cwd,
             sources: &self.prompt,
-            skills: &self.skills,
+            skills: &skills,
             tools: &names,
             extension_tools: &prompts,
         })

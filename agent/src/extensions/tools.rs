@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::provider::hooks::HookFuture;
+use crate::system_prompt::ToolPrompt;
 use crate::tools::{ToolContent, ToolDefinition, ToolOutcome, ToolUpdate};
 
 /// A tool an extension registered, as the host reports it.
@@ -38,36 +39,25 @@ pub struct RegisteredTool {
     pub path: String,
 }
 
-/// What a registered tool adds to the system prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolPrompt {
-    /// The tool's name.
-    pub name: String,
-    /// Its line in the tool list, on one line (runs of white space become one space).
-    pub snippet: Option<String>,
-    /// Its guidelines, trimmed, without empty or repeated ones.
-    pub guidelines: Vec<String>,
-}
-
-impl ToolPrompt {
-    fn of(tool: &RegisteredTool) -> Self {
-        let snippet = tool
-            .prompt_snippet
-            .as_deref()
-            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|text| !text.is_empty());
-        let mut guidelines: Vec<String> = Vec::new();
-        for line in &tool.prompt_guidelines {
-            let line = line.trim();
-            if !line.is_empty() && !guidelines.iter().any(|kept| kept == line) {
-                guidelines.push(line.to_owned());
-            }
+/// What a registered tool adds to the system prompt: its snippet on one line (runs of white
+/// space become one space), its guidelines trimmed, without empty or repeated ones.
+fn tool_prompt(tool: &RegisteredTool) -> ToolPrompt {
+    let snippet = tool
+        .prompt_snippet
+        .as_deref()
+        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|text| !text.is_empty());
+    let mut guidelines: Vec<String> = Vec::new();
+    for line in &tool.prompt_guidelines {
+        let line = line.trim();
+        if !line.is_empty() && !guidelines.iter().any(|kept| kept == line) {
+            guidelines.push(line.to_owned());
         }
-        Self {
-            name: tool.name.clone(),
-            snippet,
-            guidelines,
-        }
+    }
+    ToolPrompt {
+        name: tool.name.clone(),
+        snippet,
+        guidelines,
     }
 }
 
@@ -229,7 +219,7 @@ impl ToolBridge {
         *registry = Registry {
             version: registry.version + 1,
             definitions,
-            prompts: tools.iter().map(ToolPrompt::of).collect(),
+            prompts: tools.iter().map(tool_prompt).collect(),
             events: events.to_vec(),
         };
     }
