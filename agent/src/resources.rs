@@ -145,17 +145,16 @@ impl Resources {
     }
 
     /// The system prompt for a request: the discovered sources, the skills, the active tools
-    /// (built-in, and those `extension_tools` has) and the working folder.
+    /// (built-in, and those among `extension_tools`, which add `extension_prompts`) and the
+    /// working folder.
     pub fn system_prompt(
         &self,
         cwd: &Path,
-        extension_tools: Option<&crate::extensions::ToolBridge>,
+        extension_tools: &[crate::tools::ToolDefinition],
+        extension_prompts: &[crate::system_prompt::ToolPrompt],
     ) -> String {
-        let tools = crate::tools::active(&self.tools, extension_tools);
+        let tools = crate::tools::select_active(&self.tools, extension_tools);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
-        let prompts = extension_tools
-            .map(|bridge| bridge.prompts())
-            .unwrap_or_default();
         // Skills with `disable-model-invocation` are not offered to the model.
         let skills: Vec<PromptSkill<'_>> = self
             .skills
@@ -172,7 +171,7 @@ impl Resources {
             sources: &self.prompt,
             skills: &skills,
             tools: &names,
-            extension_tools: &prompts,
+            extension_tools: extension_prompts,
         })
     }
 

@@ -10,7 +10,7 @@ mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
-pub use tools::{BeforeCall, RegisteredTool, ToolBridge};
+pub use tools::{RegisteredTool, ToolBridge};
 
 use std::path::Path;
 use std::process::Stdio;

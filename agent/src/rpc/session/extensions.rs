@@ -223,8 +223,19 @@ pub(super) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool
         .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
 }
 
-/// The tools extensions registered, for a run; `None` when there are none or the host is gone.
+/// What extensions do for a run (their tools and their handlers around tool calls, requests
+/// and compaction); `None` without a live host.
 pub(super) fn tool_bridge(
+    extensions: &Option<Extensions>,
+) -> Option<std::sync::Arc<dyn crate::tools::ExtensionHooks>> {
+    let bridge: std::sync::Arc<dyn crate::tools::ExtensionHooks> =
+        std::sync::Arc::new(host_bridge(extensions)?);
+    Some(bridge)
+}
+
+/// The live host's bridge itself, for what only the session asks of it (provider hooks, a
+/// `bash` command run by extensions, the tools' prompt lines).
+pub(super) fn host_bridge(
     extensions: &Option<Extensions>,
 ) -> Option<crate::extensions::ToolBridge> {
     extensions
@@ -239,7 +250,7 @@ pub(super) fn provider_hooks(
     extensions: &Option<Extensions>,
 ) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
     use crate::provider::hooks::ProviderHooks;
-    let bridge = tool_bridge(extensions)?;
+    let bridge = host_bridge(extensions)?;
     if !bridge.wants_payload() && !bridge.wants_response() {
         return None;
     }
@@ -296,9 +307,11 @@ impl Session {
     /// The system prompt of the next request: the tools extensions registered so far are
     /// among its tools.
     pub(super) fn system_prompt(&self) -> String {
-        let bridge = tool_bridge(&self.extensions);
+        let (tools, prompts) = host_bridge(&self.extensions)
+            .map(|bridge| (bridge.definitions(), bridge.prompts()))
+            .unwrap_or_default();
         self.resources
-            .system_prompt(&self.config.cwd, bridge.as_ref())
+            .system_prompt(&self.config.cwd, &tools, &prompts)
     }
 
     /// A run's system prompt and tool context. Unless `before_agent_start` handlers gave the
@@ -311,13 +324,14 @@ impl Session {
         let given = self.take_extension_system_prompt();
         let mut context = self.tool_context(cancel);
         if given.is_none()
-            && let Some(bridge) = context.extension_tools.take()
+            && let Some(bridge) = host_bridge(&self.extensions)
         {
             let resources = self.resources.clone();
             let cwd = self.config.cwd.clone();
-            let bridge = bridge
-                .with_prompt_refresh(move |bridge| resources.system_prompt(&cwd, Some(bridge)));
-            context.extension_tools = Some(bridge);
+            let bridge = bridge.with_prompt_refresh(move |bridge| {
+                resources.system_prompt(&cwd, &bridge.definitions(), &bridge.prompts())
+            });
+            context.extension_tools = Some(std::sync::Arc::new(bridge));
         }
         (given.unwrap_or_else(|| self.system_prompt()), context)
     }
