@@ -329,7 +329,7 @@ impl PreparedCall {
             match self.kind {
                 Prepared::Builtin(_) => match args::prepare(&name, &args) {
                     Ok(parsed) => Prepared::Builtin(parsed),
-                    Err(text) => return ToolOutcome::error(text),
+                    Err(error) => return ToolOutcome::error(error.to_string()),
                 },
                 Prepared::Extension { call_id, name, .. } => Prepared::Extension {
                     call_id,
@@ -383,7 +383,7 @@ pub fn prepare(name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
             kind: Prepared::Builtin(args),
             call: None,
         })
-        .map_err(ToolOutcome::error)
+        .map_err(|error| ToolOutcome::error(error.to_string()))
 }
 
 /// [`prepare`] for a run: a tool an extension registered (which takes precedence over a
