@@ -27,10 +27,12 @@ use tokio::sync::mpsc;
 use protocol::ToHost;
 use tools::{ToolCalls, ToolReply};
 
-/// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its UI part
-/// appended (one module).
+/// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
+/// tools, UI and session parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
+    "\n",
+    include_str!("host_tools.mjs"),
     "\n",
     include_str!("host_ui.mjs"),
     "\n",
