@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tools_common::encoded_image;
-use tools_common::reference::compare;
+use tools_common::reference::assert_same;
 
 const PNG_3X2: &str = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAJUlEQVR4AQEaAOX/AMgAHv/IAR7/yAIe/wDIAx7/yAQe/8gFHv+SFwtuewqJWQAAAABJRU5ErkJggg==";
 const WEBP_3X2: &str = "UklGRpoAAABXRUJQVlA4TI4AAAAvAkAAEM1VICICHggkAAAAAIAWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADQAAOCBSAAAAAAAnD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADAAAAAAAAAsDwQCQAAAACA8wcAAAAGAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAViQ18g8A";
@@ -336,16 +336,7 @@ fn cases() -> Vec<Value> {
 #[test]
 fn tools_give_the_reference_results_for_the_same_calls() {
     let cases = cases();
-    let Some(failures) = compare(&cases, make_fixture, false) else {
-        return;
-    };
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    assert_same(&cases, make_fixture, false, "cases");
 }
 
 /// A small deterministic generator (xorshift) for reproducible random files.
@@ -401,16 +392,7 @@ fn edit_diffs_and_patches_align_changes_as_the_reference_does() {
             std::fs::write(dir.join(format!("f{index}.txt")), old).unwrap();
         }
     };
-    let Some(failures) = compare(&cases, make, false) else {
-        return;
-    };
-    assert!(
-        failures.is_empty(),
-        "{} of {} diffs differ:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    assert_same(&cases, make, false, "diffs");
 }
 
 #[test]
@@ -436,14 +418,5 @@ fn images_that_must_be_converted_or_shrunk_get_the_reference_notes() {
             std::fs::write(dir.join(name), bytes).unwrap();
         }
     };
-    let Some(failures) = compare(&cases, make, true) else {
-        return;
-    };
-    assert!(
-        failures.is_empty(),
-        "{} of {} image reads differ:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    assert_same(&cases, make, true, "image reads");
 }
