@@ -8,6 +8,7 @@ pub mod config;
 pub mod convert;
 pub mod export_html;
 pub mod extensions;
+mod js;
 pub mod model_resolver;
 pub mod modes;
 pub mod provider;

@@ -5,6 +5,8 @@ use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::usage::Usage;
 
+use crate::js::utf16_len;
+
 /// Characters an image counts for.
 const IMAGE_CHARS: usize = 4800;
 
@@ -66,16 +68,11 @@ pub fn sum_tokens(messages: &[AgentMessage]) -> u64 {
     messages.iter().map(estimate_tokens).sum()
 }
 
-/// Length in UTF-16 units, as JavaScript counts it.
-pub(crate) fn js_len(text: &str) -> usize {
-    text.encode_utf16().count()
-}
-
 fn blocks_chars(blocks: &[UserContent]) -> usize {
     blocks
         .iter()
         .map(|block| match block {
-            UserContent::Text(text) => js_len(&text.text),
+            UserContent::Text(text) => utf16_len(&text.text),
             UserContent::Image(_) => IMAGE_CHARS,
         })
         .sum()
@@ -83,7 +80,7 @@ fn blocks_chars(blocks: &[UserContent]) -> usize {
 
 fn content_chars(content: &MessageContent) -> usize {
     match content {
-        MessageContent::Text(text) => js_len(text),
+        MessageContent::Text(text) => utf16_len(text),
         MessageContent::Blocks(blocks) => blocks_chars(blocks),
     }
 }
@@ -96,20 +93,20 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
             .content
             .iter()
             .map(|block| match block {
-                AssistantContent::Text(text) => js_len(&text.text),
-                AssistantContent::Thinking(thinking) => js_len(&thinking.thinking),
+                AssistantContent::Text(text) => utf16_len(&text.text),
+                AssistantContent::Thinking(thinking) => utf16_len(&thinking.thinking),
                 AssistantContent::ToolCall(call) => {
                     let arguments =
                         pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default();
-                    js_len(&call.name) + js_len(&arguments)
+                    utf16_len(&call.name) + utf16_len(&arguments)
                 }
             })
             .sum(),
         AgentMessage::Custom(custom) => content_chars(&custom.content),
         AgentMessage::ToolResult(result) => blocks_chars(&result.content),
-        AgentMessage::BashExecution(bash) => js_len(&bash.command) + js_len(&bash.output),
-        AgentMessage::BranchSummary(summary) => js_len(&summary.summary),
-        AgentMessage::CompactionSummary(summary) => js_len(&summary.summary),
+        AgentMessage::BashExecution(bash) => utf16_len(&bash.command) + utf16_len(&bash.output),
+        AgentMessage::BranchSummary(summary) => utf16_len(&summary.summary),
+        AgentMessage::CompactionSummary(summary) => utf16_len(&summary.summary),
     };
     chars.div_ceil(4) as u64
 }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::values;
 
+mod errors;
 mod file;
 
 /// One provider: its models and how to authenticate.
@@ -23,26 +24,15 @@ pub(super) struct Provider {
 }
 
 impl Provider {
-    /// The provider's models.
-    #[cfg(test)]
-    pub(super) fn models(&self) -> &[Model] {
-        &self.models
-    }
-
-    /// The provider's name.
-    #[cfg(test)]
-    pub(super) fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// A built-in provider (its key comes from its environment variables, see `env_keys`).
-    pub(super) fn builtin(name: &str, models: super::builtin::Models) -> Self {
+    /// A built-in provider of the catalog (its key comes from its environment variables, see
+    /// `env_keys`).
+    fn builtin(provider: &'static super::builtin::BuiltinProvider) -> Self {
         Self {
-            name: name.to_owned(),
+            name: provider.name().to_owned(),
             api_key: None,
             headers: None,
             auth_header: false,
-            models,
+            models: super::builtin::Models::Builtin(provider),
             model_headers: HashMap::new(),
         }
     }
@@ -75,7 +65,7 @@ impl ModelRegistry {
     pub fn load(agent_dir: &Path) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
         let providers = load_providers(
-            super::builtin::providers(),
+            super::builtin::catalog().map(Provider::builtin).collect(),
             &agent_dir.join("models.json"),
             &mut warnings,
         );
@@ -253,8 +243,9 @@ impl ModelRegistry {
         model: &Model,
     ) -> Result<(Map<String, Value>, Option<String>), String> {
         let name = &provider.name;
-        let auth_failed =
-            |message: String| format!("API key auth failed for provider {name}: {message}");
+        let auth_failed = |error: values::ResolveError| {
+            format!("API key auth failed for provider {name}: {error}")
+        };
         let mut headers = Map::new();
         let stored_key = self.stored.get(name).and_then(|s| s.key()).is_some();
         let key = if self.runtime_keys.contains_key(name) || stored_key {
@@ -288,7 +279,8 @@ impl ModelRegistry {
         for (header, value) in provider.model_headers.get(&model.id).into_iter().flatten() {
             let raw = value.as_str().unwrap_or_default();
             let description = format!("model \"{name}/{}\" header \"{header}\"", model.id);
-            let resolved = values::resolve_or_error(raw, &description)?;
+            let resolved =
+                values::resolve_or_error(raw, &description).map_err(|error| error.to_string())?;
             headers.insert(header.clone(), Value::from(resolved));
         }
         Ok((headers, key))
@@ -311,8 +303,8 @@ fn load_providers(
     let mut providers = builtin;
     let configs = match file::read(path) {
         Ok(configs) => configs,
-        Err(message) => {
-            warnings.push(message);
+        Err(error) => {
+            warnings.push(error.to_string());
             return providers;
         }
     };
@@ -324,7 +316,7 @@ fn load_providers(
                 Some(index) => providers[index] = provider,
                 None => providers.push(provider),
             },
-            Err(message) => warnings.push(format!("Provider \"{name}\": {message}")),
+            Err(error) => warnings.push(format!("Provider \"{name}\": {error}")),
         }
     }
     providers

@@ -52,7 +52,7 @@ pub(super) fn render(config: &Config, search: Option<&str>) -> String {
     let mut widths = [0usize; 6];
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.encode_utf16().count());
+            *width = (*width).max(crate::js::utf16_len(cell));
         }
     }
     let mut out = String::new();
@@ -61,7 +61,7 @@ pub(super) fn render(config: &Config, search: Option<&str>) -> String {
             .iter()
             .zip(widths)
             .map(|(cell, width)| {
-                let pad = width.saturating_sub(cell.encode_utf16().count());
+                let pad = width.saturating_sub(crate::js::utf16_len(cell));
                 format!("{cell}{}", " ".repeat(pad))
             })
             .collect();

@@ -68,7 +68,7 @@ fn read_piped_stdin() -> Option<String> {
     // Unreadable input is no input.
     let _ = stdin.read_to_end(&mut bytes);
     let text = String::from_utf8_lossy(&bytes);
-    let trimmed = crate::session::js_trim(&text);
+    let trimmed = crate::js::trim(&text);
     (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 

@@ -40,7 +40,8 @@ impl Place {
     pub(super) fn trusted(&self, cwd: &Path) -> Result<bool, Stop> {
         match self.project_trust {
             Some(trusted) => Ok(trusted),
-            None => config::project_trusted(&self.agent_dir, cwd).map_err(Stop::error),
+            None => config::project_trusted(&self.agent_dir, cwd)
+                .map_err(|error| Stop::error(error.to_string())),
         }
     }
 

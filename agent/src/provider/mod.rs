@@ -34,6 +34,7 @@ pub mod codex;
 mod copilot;
 pub mod cost;
 mod driver;
+pub mod failure;
 pub mod google;
 pub mod hooks;
 pub mod json;
@@ -47,14 +48,13 @@ pub mod sse;
 pub mod transform;
 pub mod vertex;
 
-use std::time::Duration;
-
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::config::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions};
 pub use crate::tools::ToolDefinition;
 
 /// Capacity of the event channel returned by [`stream`].
@@ -79,7 +79,7 @@ pub struct LlmRequest {
     pub session_id: Option<String>,
     /// Token budgets per thinking level from the settings (`thinkingBudgets`), replacing the
     /// defaults where a wire format sends a budget.
-    pub thinking_budgets: options::ThinkingBudgets,
+    pub thinking_budgets: crate::config::ThinkingBudgets,
 }
 
 /// What a provider stream reports.
@@ -98,48 +98,6 @@ pub enum ProviderEvent {
     /// The final message; always the last event.
     Done(AssistantMessage),
 }
-
-/// Transport settings of a model call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StreamOptions {
-    /// The longest wait for the response headers and between two reads of the body (the
-    /// reference's `httpIdleTimeoutMs`, five minutes by default); `None` waits for ever. Waiting
-    /// longer for headers fails with `Request timed out.`, for the body with `terminated`.
-    pub idle_timeout: Option<Duration>,
-    /// Settings `retry.provider.maxRetries` (default 0): how often a failed request is sent
-    /// again (408, 409, 429, 5xx, no response) before the error reaches the run.
-    pub max_retries: u32,
-    /// Settings `retry.provider.maxRetryDelayMs` (default 60 s): a longer delay asked for by
-    /// the provider fails the request at once; zero lifts the limit.
-    pub max_retry_delay: Duration,
-    /// Settings `retry.provider.timeoutMs`: the longest wait for the response headers (the
-    /// idle timeout still applies when shorter); `None` leaves it to the idle timeout.
-    pub request_timeout: Option<Duration>,
-    /// Settings `thinkingBudgets`, copied into each [`LlmRequest`] of a run.
-    pub thinking_budgets: options::ThinkingBudgets,
-    /// Settings `images.blockImages`: images in user messages and tool results are replaced by
-    /// a text placeholder in what the model is sent (the session keeps them).
-    pub block_images: bool,
-}
-
-impl Default for StreamOptions {
-    fn default() -> Self {
-        Self {
-            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
-            max_retries: 0,
-            max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
-            request_timeout: None,
-            thinking_budgets: options::ThinkingBudgets::default(),
-            block_images: false,
-        }
-    }
-}
-
-/// The reference's default `retry.provider.maxRetryDelayMs`.
-pub const DEFAULT_MAX_RETRY_DELAY: Duration = Duration::from_secs(60);
-
-/// The reference's default HTTP idle timeout.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Starts a model call on the current tokio runtime and returns its events.
 ///

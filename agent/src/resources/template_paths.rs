@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{PromptTemplate, ResourceOptions, collect_markdown, load_template, skill_paths};
+use super::{PromptTemplate, ResourceOptions, collect_markdown, load_template, patterns};
 
 /// Adds the templates of the `--prompt-template` paths (relative to `cwd`) to `templates`.
 pub(super) fn add(templates: &mut Vec<PromptTemplate>, options: &ResourceOptions, cwd: &Path) {
@@ -14,7 +14,7 @@ pub(super) fn add(templates: &mut Vec<PromptTemplate>, options: &ResourceOptions
         .map(|template| real(Path::new(&template.source_info.path)))
         .collect();
     for path in &options.prompt_template_paths {
-        let path = skill_paths::resolve(&path.to_string_lossy(), cwd);
+        let path = patterns::resolve(&path.to_string_lossy(), cwd);
         let (files, base) = if path.is_dir() {
             let mut files = Vec::new();
             collect_markdown(&path, &mut files);

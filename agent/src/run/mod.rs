@@ -177,7 +177,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 system_prompt: tool_context
                     .extension_tools
                     .as_ref()
-                    .and_then(crate::extensions::ToolBridge::refreshed_system_prompt)
+                    .and_then(|hooks| hooks.refreshed_system_prompt())
                     .unwrap_or_else(|| system_prompt.clone()),
                 messages: crate::convert::block_images(
                     convert_to_llm(transformed.as_ref().unwrap_or(&context)),

@@ -1,7 +1,9 @@
-//! Finding a Node.js that can run extensions, for the extension tests.
+//! Finding a Node.js that can run extensions, and the harness of the extension tests.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+pub mod harness;
 
 /// The shared extension fixtures of the scenario corpus.
 pub fn fixture(name: &str) -> PathBuf {

@@ -462,9 +462,9 @@ fn position_of(text: &str, line: usize, column: usize) -> usize {
         if number + 1 == line {
             let byte = column.saturating_sub(1).min(piece.len());
             let prefix = piece.get(..byte).unwrap_or(piece);
-            return offset + prefix.encode_utf16().count();
+            return offset + crate::js::utf16_len(prefix);
         }
-        offset += piece.encode_utf16().count();
+        offset += crate::js::utf16_len(piece);
     }
     offset
 }

@@ -7,7 +7,7 @@ use super::super::json::parse_strict;
 use super::super::openai_completions::js_truthy;
 use super::super::partial::PartialMessage;
 use super::events::ResponsesEvents;
-use super::js::js_display;
+use crate::js::display;
 
 impl ResponsesEvents {
     /// One Codex event, mapped as the reference's Codex client maps it.
@@ -100,7 +100,7 @@ pub(super) fn status_error(status: u16, body: &str) -> String {
             error
                 .get(key)
                 .filter(|v| js_truthy(v))
-                .map(|v| js_display(Some(v)))
+                .map(|v| display(Some(v)))
         };
         let code = text("code").or_else(|| text("type")).unwrap_or_default();
         let limited = [

@@ -30,9 +30,10 @@ use super::super::json::{parse_streaming, parse_strict};
 use super::super::openai_completions::{js_truthy, sdk_error_message};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
-use super::js::{js_display, js_or};
+use super::js::js_or;
 use super::request::encode_text_signature;
 use super::{Flavor, status_error};
+use crate::js::display;
 
 /// What kind of block an output slot streams into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,8 +155,8 @@ impl ResponsesEvents {
             "error" => {
                 return Err(format!(
                     "Error Code {}: {}",
-                    js_display(event.get("code")),
-                    js_display(event.get("message"))
+                    display(event.get("code")),
+                    display(event.get("message"))
                 ));
             }
             "response.failed" => {
@@ -174,7 +175,7 @@ impl ResponsesEvents {
                         js_or(error.get("code"), "unknown"),
                         js_or(error.get("message"), "no message")
                     ),
-                    (None, Some(reason)) => format!("incomplete: {}", js_display(Some(reason))),
+                    (None, Some(reason)) => format!("incomplete: {}", display(Some(reason))),
                     (None, None) => "Unknown error (no error details in response)".to_owned(),
                 };
                 return Err(message);
@@ -227,7 +228,7 @@ impl ResponsesEvents {
         item: &Value,
         partial: &mut PartialMessage,
     ) -> Option<Slot> {
-        let text = |key: &str| item.get(key).map(|value| js_display(Some(value)));
+        let text = |key: &str| item.get(key).map(|value| display(Some(value)));
         let (kind, block) = match item.get("type").and_then(Value::as_str) {
             Some("reasoning") => (
                 SlotKind::Thinking,
@@ -315,7 +316,7 @@ impl ResponsesEvents {
                         .map(|parts| {
                             parts
                                 .iter()
-                                .map(|part| js_display(part.get("text")))
+                                .map(|part| display(part.get("text")))
                                 .collect::<Vec<_>>()
                                 .join("\n\n")
                         })
@@ -331,7 +332,7 @@ impl ResponsesEvents {
                 block.thinking_signature =
                     Some(pi_rpc_protocol::json::to_string(item).unwrap_or_default());
                 if let Some(id) = item.get("id") {
-                    self.reasoning_blocks.insert(js_display(Some(id)), index);
+                    self.reasoning_blocks.insert(display(Some(id)), index);
                 }
                 AssistantMessageEvent::ThinkingEnd(ContentEnd {
                     content_index: index,
@@ -353,14 +354,14 @@ impl ResponsesEvents {
                                 } else {
                                     "refusal"
                                 };
-                                js_display(part.get(key))
+                                display(part.get(key))
                             })
                             .collect::<String>()
                     })
                     .unwrap_or_default();
                 let id = item
                     .get("id")
-                    .map(|id| js_display(Some(id)))
+                    .map(|id| display(Some(id)))
                     .unwrap_or_default();
                 block.text_signature = Some(encode_text_signature(
                     &id,
@@ -406,7 +407,7 @@ impl ResponsesEvents {
         }
         let message = &mut partial.message;
         if let Some(id) = response.get("id").filter(|id| js_truthy(id)) {
-            message.response_id = Some(js_display(Some(id)));
+            message.response_id = Some(display(Some(id)));
         }
         if let Some(usage) = response.get("usage").filter(|usage| js_truthy(usage)) {
             let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
@@ -454,7 +455,7 @@ impl ResponsesEvents {
         let Some(encrypted) = item.get("encrypted_content").filter(|e| js_truthy(e)) else {
             return;
         };
-        let id = js_display(item.get("id"));
+        let id = display(item.get("id"));
         let Some(&index) = self.reasoning_blocks.get(&id) else {
             return;
         };

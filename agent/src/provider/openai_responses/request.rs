@@ -338,7 +338,7 @@ fn assistant_items(
                 let id = match id {
                     None => fallback,
                     Some(id) if id.is_empty() => fallback,
-                    Some(id) if id.encode_utf16().count() > 64 => {
+                    Some(id) if crate::js::utf16_len(&id) > 64 => {
                         format!("msg_{}", short_hash(&id))
                     }
                     Some(id) => id,

@@ -100,33 +100,10 @@ impl Session {
             response.insert("id".into(), serde_json::to_value(id).unwrap_or_default());
         }
         response.insert("type".into(), "response".into());
-        let message = format!("Unknown command: {}", js_string(&kind));
+        let message = format!("Unknown command: {}", crate::js::display(Some(&kind)));
         response.insert("command".into(), kind);
         response.insert("success".into(), false.into());
         response.insert("error".into(), message.into());
         self.write(&serde_json::Value::Object(response)).await;
-    }
-}
-
-/// A JSON value as JavaScript's `String(value)` writes it.
-fn js_string(value: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Number(number) => number
-            .as_f64()
-            .map(pi_rpc_protocol::json::format_js_number)
-            .unwrap_or_else(|| number.to_string()),
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(other),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
     }
 }
