@@ -279,8 +279,8 @@ fn chat_template_values(
     (!resolved.is_empty()).then_some(resolved)
 }
 
-fn has_tool_history(messages: &[AgentMessage]) -> bool {
-    messages.iter().any(|message| match message {
+fn has_tool_history<M: std::borrow::Borrow<AgentMessage>>(messages: &[M]) -> bool {
+    messages.iter().any(|message| match message.borrow() {
         AgentMessage::ToolResult(_) => true,
         AgentMessage::Assistant(assistant) => assistant
             .content
