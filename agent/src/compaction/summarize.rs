@@ -380,11 +380,11 @@ async fn call(
         model,
         api_key: context.api_key.clone(),
         system_prompt: SYSTEM_PROMPT.to_owned(),
-        messages: vec![AgentMessage::User(UserMessage {
+        messages: vec![std::sync::Arc::new(AgentMessage::User(UserMessage {
             content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(prompt))]),
             timestamp: crate::now_ms(),
             extra: Default::default(),
-        })],
+        }))],
         tools: Vec::new(),
         thinking_level,
         session_id: Some(uuid::Uuid::now_v7().to_string()),

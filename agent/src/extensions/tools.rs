@@ -251,7 +251,7 @@ impl ToolBridge {
     /// Runs the `context` handlers on the messages of the next model request: they may
     /// replace them for that request (the conversation itself stays). `None` when nothing
     /// handles `context`, the host is gone or its answer is not a list of messages.
-    pub async fn transform_context(&self, messages: &[AgentMessage]) -> Option<Vec<AgentMessage>> {
+    pub async fn transform_context(&self, messages: &[&AgentMessage]) -> Option<Vec<AgentMessage>> {
         if !self.handles("context") {
             return None;
         }
@@ -458,7 +458,7 @@ impl ExtensionHooks for ToolBridge {
 
     fn transform_context<'a>(
         &'a self,
-        messages: &'a [AgentMessage],
+        messages: &'a [&'a AgentMessage],
     ) -> BoxFuture<'a, Option<Vec<AgentMessage>>> {
         Box::pin(ToolBridge::transform_context(self, messages))
     }

@@ -48,6 +48,8 @@ pub mod sse;
 pub mod transform;
 pub mod vertex;
 
+use std::sync::Arc;
+
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
@@ -69,8 +71,9 @@ pub struct LlmRequest {
     pub api_key: Option<String>,
     /// The system prompt (sent as given; empty sends none).
     pub system_prompt: String,
-    /// The conversation: user, assistant and tool-result messages (others are ignored).
-    pub messages: Vec<AgentMessage>,
+    /// The conversation: user, assistant and tool-result messages (others are ignored), shared
+    /// with the run that sends it (a provider copies only what it transforms).
+    pub messages: Vec<Arc<AgentMessage>>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// How much the model should think.

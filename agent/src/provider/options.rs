@@ -67,7 +67,7 @@ pub fn estimate_context_tokens(request: &LlmRequest) -> i64 {
     let mut latest_timestamp = f64::NEG_INFINITY;
     let mut last_usage: Option<(usize, i64)> = None;
     for (index, message) in messages.iter().enumerate() {
-        if let AgentMessage::Assistant(assistant) = message {
+        if let AgentMessage::Assistant(assistant) = &**message {
             let tokens = context_tokens(&assistant.usage);
             if assistant.timestamp as f64 >= latest_timestamp
                 && !matches!(
@@ -86,11 +86,11 @@ pub fn estimate_context_tokens(request: &LlmRequest) -> i64 {
             tokens
                 + messages[index + 1..]
                     .iter()
-                    .map(message_tokens)
+                    .map(|message| message_tokens(message))
                     .sum::<i64>()
         }
         None => {
-            let history: i64 = messages.iter().map(message_tokens).sum();
+            let history: i64 = messages.iter().map(|message| message_tokens(message)).sum();
             let system = if request.system_prompt.is_empty() {
                 0
             } else {

@@ -18,7 +18,8 @@ const OUTPUT_QUEUE: usize = 256;
 /// Stop adding waiting lines to one write beyond this size.
 const WRITE_BATCH_BYTES: usize = 256 * 1024;
 
-/// Where the session sends finished lines (each a JSON record with its LF).
+/// Where the session sends finished lines (each a JSON record with its LF; a large answer comes
+/// as several pieces in a row, the last one ending its line).
 pub type OutputSender = mpsc::Sender<Vec<u8>>;
 
 /// A line of input, and whether another line that arrived with it follows: the reference

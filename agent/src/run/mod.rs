@@ -9,10 +9,12 @@ use pi_rpc_protocol::event::{
 };
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use std::sync::Arc;
+
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::convert::convert_to_llm;
+use crate::convert::convert_shared;
 use crate::provider::{self, LlmRequest, ProviderEvent};
 
 /// What a run tells the session.
@@ -35,8 +37,8 @@ pub enum RunMessage {
 pub struct RunSpec {
     /// Messages delivered first, in the first turn (the prompt, or queued messages).
     pub prompts: Vec<AgentMessage>,
-    /// The conversation before this run.
-    pub history: Vec<AgentMessage>,
+    /// The conversation before this run, shared with the session (not copied).
+    pub history: Vec<Arc<AgentMessage>>,
     /// The model, with the headers of its request.
     pub model: Model,
     /// The provider's API key.
@@ -143,7 +145,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
     for prompt in prompts {
         emitter.emit(message_start(prompt.clone())).await?;
         emitter.emit(message_end(prompt.clone())).await?;
-        context.push(prompt.clone());
+        context.push(Arc::new(prompt.clone()));
         new_messages.push(prompt);
     }
     let mut first_turn = true;
@@ -162,13 +164,23 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             for message in std::mem::take(&mut pending) {
                 emitter.emit(message_start(message.clone())).await?;
                 emitter.emit(message_end(message.clone())).await?;
-                context.push(message.clone());
+                context.push(Arc::new(message.clone()));
                 new_messages.push(message);
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
-                Some(bridge) => bridge.transform_context(&context).await,
+                Some(bridge) => {
+                    let messages: Vec<&AgentMessage> = context.iter().map(|m| &**m).collect();
+                    bridge.transform_context(&messages).await
+                }
                 None => None,
+            };
+            // The history stays shared: a provider copies only what it transforms.
+            let messages = match transformed {
+                Some(messages) => {
+                    convert_shared(&messages.into_iter().map(Arc::new).collect::<Vec<_>>())
+                }
+                None => convert_shared(&context),
             };
             let request = LlmRequest {
                 model: model.clone(),
@@ -179,10 +191,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                     .as_ref()
                     .and_then(|hooks| hooks.refreshed_system_prompt())
                     .unwrap_or_else(|| system_prompt.clone()),
-                messages: crate::convert::block_images(
-                    convert_to_llm(transformed.as_ref().unwrap_or(&context)),
-                    stream_options.block_images,
-                ),
+                messages: crate::convert::block_images(messages, stream_options.block_images),
                 // Taken per request: a tool an extension registers during the run is offered
                 // from the next request on, as in the reference.
                 tools: crate::tools::definitions(&tool_context),
@@ -193,7 +202,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             let assistant =
                 stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;
             let message = AgentMessage::Assistant(assistant.clone());
-            context.push(message.clone());
+            context.push(Arc::new(message.clone()));
             new_messages.push(message.clone());
             if matches!(
                 assistant.stop_reason,
@@ -212,7 +221,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
                 let message = AgentMessage::ToolResult(result.clone());
-                context.push(message.clone());
+                context.push(Arc::new(message.clone()));
                 new_messages.push(message);
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }

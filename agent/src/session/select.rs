@@ -67,10 +67,12 @@ pub fn list_dir(dir: &Path) -> Vec<SessionInfo> {
 
 /// What [`list_dir`] keeps of one file.
 fn session_info(path: &Path) -> Option<SessionInfo> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let mut lines = text
-        .lines()
-        .filter_map(|line| pi_rpc_protocol::surrogates::from_str::<Map<String, Value>>(line).ok());
+    // Only a regular file is opened (a FIFO named `*.jsonl` must not block the listing), and it
+    // is read a line at a time: sessions can be large.
+    let file = paths::open_regular_file(path).ok()??;
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(file))
+        .map_while(std::result::Result::ok)
+        .filter_map(|line| pi_rpc_protocol::surrogates::from_str::<Map<String, Value>>(&line).ok());
     let header = lines.next()?;
     if header.get("type").and_then(Value::as_str) != Some("session") {
         return None;
@@ -230,12 +232,11 @@ impl SessionPlace {
         session_id: Option<&str>,
     ) -> Result<SessionStore, SelectError> {
         let source_text = paths::resolve(&paths::text(source));
-        let lines = load::read_entries(&source_text)?.unwrap_or_default();
-        if lines.is_empty() {
+        let load::SessionFile::Session(parsed) = load::read_session_file(&source_text)? else {
             return Err(SelectError::Fork(format!(
                 "Cannot fork: source session file is empty or invalid: {source_text}"
             )));
-        }
+        };
         if let Some(id) = session_id
             && !is_valid_session_id(id)
         {
@@ -257,12 +258,10 @@ impl SessionPlace {
         });
         let mut text = pi_rpc_protocol::json::to_string(&header).map_err(Error::from)?;
         text.push('\n');
-        for entry in lines
-            .iter()
-            .filter(|entry| entry.get("type").and_then(Value::as_str) != Some("session"))
-        {
-            text.push_str(&pi_rpc_protocol::json::to_string(entry).map_err(Error::from)?);
-            text.push('\n');
+        let mut text = text.into_bytes();
+        for entry in &parsed.entries {
+            text.extend_from_slice(&entry.to_json());
+            text.push(b'\n');
         }
         write_new(&file, &text)?;
         Ok(SessionStore::open(
@@ -274,16 +273,14 @@ impl SessionPlace {
 }
 
 /// Creates `file` with `text`, failing when it exists.
-fn write_new(file: &str, text: &str) -> Result<()> {
+fn write_new(file: &str, text: &[u8]) -> Result<()> {
     use std::io::Write;
     let mut handle = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(file)
         .map_err(super::io_error(file))?;
-    handle
-        .write_all(text.as_bytes())
-        .map_err(super::io_error(file))
+    handle.write_all(text).map_err(super::io_error(file))
 }
 
 /// `path` with `~` expanded, made absolute against `cwd`.

@@ -64,7 +64,7 @@ pub trait ExtensionHooks: Send + Sync + std::fmt::Debug {
     /// instead (the conversation itself stays), or `None` to send them as they are.
     fn transform_context<'a>(
         &'a self,
-        messages: &'a [AgentMessage],
+        messages: &'a [&'a AgentMessage],
     ) -> BoxFuture<'a, Option<Vec<AgentMessage>>>;
 
     /// The run's system prompt built anew when extensions registered tools since the run began;

@@ -100,8 +100,8 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat, long_retention: 
     Value::Object(body)
 }
 
-fn has_tool_history(messages: &[AgentMessage]) -> bool {
-    messages.iter().any(|message| match message {
+fn has_tool_history<M: std::borrow::Borrow<AgentMessage>>(messages: &[M]) -> bool {
+    messages.iter().any(|message| match message.borrow() {
         AgentMessage::ToolResult(_) => true,
         AgentMessage::Assistant(assistant) => assistant
             .content

@@ -1,6 +1,7 @@
 //! The session task: it owns every piece of session state, answers commands, starts runs and
 //! relays their events to the writer, in the order the reference emits them.
 
+mod answer;
 mod bash;
 mod commands;
 mod compaction;
@@ -31,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use super::OutputSender;
 use crate::config::Config;
 use crate::run::{RunMessage, RunSpec};
+use crate::session::Role;
 
 /// Run messages waiting for the session.
 const RUN_QUEUE: usize = 256;
@@ -87,7 +89,7 @@ pub struct Session {
     scoped_models: Vec<crate::model_resolver::ScopedModel>,
     session_name: Option<String>,
     auto_compaction: bool,
-    messages: Vec<AgentMessage>,
+    messages: crate::session::Conversation,
     /// Texts shown in `queue_update`, removed when a matching user message starts.
     steering_texts: Vec<String>,
     follow_up_texts: Vec<String>,
@@ -166,7 +168,7 @@ impl Session {
             scoped_models: init.scoped_models,
             session_name: None,
             auto_compaction,
-            messages: Vec::new(),
+            messages: crate::session::Conversation::new(),
             steering_texts: Vec::new(),
             follow_up_texts: Vec::new(),
             steering_queue: VecDeque::new(),
@@ -329,23 +331,21 @@ impl Session {
             }
             _ => {}
         }
-        let ended = match &event {
-            Event::MessageEnd(end) => Some(end.message.clone()),
-            _ => None,
-        };
-        self.emit(event).await;
-        let Some(message) = ended else {
+        self.write(&event).await;
+        let Event::MessageEnd(end) = event else {
             return;
         };
-        if matches!(
-            message,
-            AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_)
-        ) {
-            log_store_error(self.store.append_message(message.clone()));
+        self.record_custom_message(&end.message);
+        let last_assistant = match &end.message {
+            AgentMessage::Assistant(assistant) => Some(assistant.clone()),
+            _ => None,
+        };
+        let message = crate::session::SharedMessage::new(end.message);
+        if message.role().is_recorded() {
+            log_store_error(self.store.append_shared_message(message.clone()));
         }
-        self.record_custom_message(&message);
-        self.messages.push(message.clone());
-        if let AgentMessage::Assistant(assistant) = message {
+        self.messages.push_shared(message);
+        if let Some(assistant) = last_assistant {
             if !matches!(
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Length
@@ -430,7 +430,7 @@ impl Session {
             error_message,
         }))
         .await;
-        if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
+        if self.messages.last_role() == Some(Role::Assistant) {
             self.messages.pop();
         }
         let wait = CancellationToken::new();
@@ -519,7 +519,7 @@ impl Session {
         let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
         let spec = RunSpec {
             prompts,
-            history: self.messages.clone(),
+            history: self.messages.shared_typed(),
             model,
             api_key,
             system_prompt,
