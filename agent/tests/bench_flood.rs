@@ -8,13 +8,14 @@
 //! The reference is `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`; without it only our
 //! figures are printed. `PI_FLOOD_SCALE=10` divides both texts by 10 for a quick look.
 
+mod bench_support;
 mod support;
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use bench_support::{Implementation, implementations, measured_pid, median, peak_rss_kib};
 use serde_json::json;
-use support::bench::{Implementation, implementations, measured_pid, peak_rss_kib};
 use support::{DEFAULT_ARGS, TestEnv};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -109,17 +110,16 @@ async fn peak_memory_under_a_provider_flood() -> Result<()> {
             for _ in 0..3 {
                 runs.push(flood_once(&implementation, flood).await?);
             }
-            let mut peaks: Vec<u64> = runs.iter().map(|(peak, _)| *peak).collect();
-            let mut times: Vec<Duration> = runs.iter().map(|(_, time)| *time).collect();
-            peaks.sort();
-            times.sort();
+            let peaks: Vec<u64> = runs.iter().map(|(peak, _)| *peak).collect();
+            let times: Vec<Duration> = runs.iter().map(|(_, time)| *time).collect();
+            let peak = median(&peaks);
             println!(
                 "| {} | {} | {:.1} MiB | {:.1}x | {:.2} s |",
                 implementation.label,
                 flood.label,
-                peaks[1] as f64 / MIB,
-                peaks[1] as f64 / flood.bytes as f64,
-                times[1].as_secs_f64()
+                peak as f64 / MIB,
+                peak as f64 / flood.bytes as f64,
+                median(&times).as_secs_f64()
             );
         }
     }

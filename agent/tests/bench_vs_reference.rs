@@ -11,13 +11,14 @@
 //! The reference is `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`; without it only our
 //! figures are printed.
 
+mod bench_support;
 mod support;
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use bench_support::{Implementation, implementations, measured_pid, peak_rss_kib};
 use serde_json::json;
-use support::bench::{Implementation, implementations, measured_pid, peak_rss_kib};
 use support::{Agent, DEFAULT_ARGS, TestEnv, mock};
 
 const STARTS: usize = 5;

@@ -63,16 +63,11 @@ impl AgentCommand {
             "ours" => Ok(Self::named("ours", find_ours()?)),
             "reference" => Ok(Self::named("reference", find_reference()?)),
             line => {
-                let mut words = split_command_line(line)
-                    .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
-                    .into_iter();
-                let program = words
-                    .next()
-                    .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+                let (program, args) = program_and_args(line)?;
                 Ok(Self {
                     name: "custom".into(),
-                    program: PathBuf::from(program),
-                    args: words.collect(),
+                    program,
+                    args,
                 })
             }
         }
@@ -111,6 +106,18 @@ pub fn find_ours() -> Result<PathBuf, AgentError> {
         dir = folder.parent();
     }
     Err(AgentError::OursMissing(exe.display().to_string()))
+}
+
+/// A whole command line as its program and arguments (split as [`split_command_line`] does);
+/// an unterminated quote or no word at all is a [`AgentError::BadCommand`].
+pub fn program_and_args(line: &str) -> Result<(PathBuf, Vec<String>), AgentError> {
+    let mut words = split_command_line(line)
+        .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
+        .into_iter();
+    let program = words
+        .next()
+        .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+    Ok((PathBuf::from(program), words.collect()))
 }
 
 /// Splits a command line into words: whitespace separates, single and double quotes group,
@@ -258,6 +265,7 @@ pub struct AgentProcess {
     stdin: Option<ChildStdin>,
     output: mpsc::Receiver<Output>,
     streams: Arc<Mutex<Streams>>,
+    stdout_task: Option<tokio::task::JoinHandle<()>>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     eof: bool,
     flooded: bool,
@@ -298,9 +306,10 @@ impl AgentProcess {
         let started = Instant::now();
         let streams = Arc::new(Mutex::new(Streams::default()));
         let (tx, rx) = mpsc::channel(1024);
+        let mut stdout_task = None;
         if let Some(mut stdout) = child.stdout.take() {
             let streams = Arc::clone(&streams);
-            tokio::spawn(async move {
+            stdout_task = Some(tokio::spawn(async move {
                 let mut framer = Framer::default();
                 let mut buf = vec![0u8; 64 * 1024];
                 let mut index = 0;
@@ -338,7 +347,7 @@ impl AgentProcess {
                     let _ = tx.send(send(line, false, index)).await;
                 }
                 let _ = tx.send(Output::Eof).await;
-            });
+            }));
         }
         let mut stderr_task = None;
         if let Some(mut stderr) = child.stderr.take() {
@@ -362,6 +371,7 @@ impl AgentProcess {
             child,
             output: rx,
             streams,
+            stdout_task,
             stderr_task,
             eof: false,
             flooded: false,
@@ -441,6 +451,14 @@ impl AgentProcess {
     pub async fn kill(&mut self) {
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+
+    /// Waits (up to a second) for stdout to reach EOF, so that [`Self::streams`] has all of it
+    /// (once the agent has exited).
+    pub async fn drain_stdout(&mut self) {
+        if let Some(task) = self.stdout_task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
+        }
     }
 
     /// Waits (up to a second) for stderr to reach EOF, so that the transcript has all of it.

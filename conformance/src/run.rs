@@ -72,19 +72,7 @@ struct Run<'a> {
 pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOptions) -> Outcome {
     let started = Instant::now();
     let scenario = &loaded.scenario;
-    let mut outcome = Outcome {
-        id: scenario.id.clone(),
-        title: scenario.title.clone(),
-        file: loaded.file.clone(),
-        agent: agent.name.clone(),
-        verdict: Verdict::Error,
-        message: String::new(),
-        detail: String::new(),
-        non_strict: Vec::new(),
-        duration: Duration::ZERO,
-        collected: Vec::new(),
-        transcript: Transcript::default(),
-    };
+    let mut outcome = Outcome::new(loaded, &agent.name);
     // A last guard so that the runner never hangs: every wait inside has its own deadline, and
     // dropping the future kills the agent (kill_on_drop).
     let limit = options.scaled(
@@ -131,6 +119,16 @@ async fn execute(
     outcome: &mut Outcome,
 ) -> Result<(), Failure> {
     let scenario = &loaded.scenario;
+    let missing = scenario.missing_reference_programs();
+    if agent.name == "reference" && !missing.is_empty() {
+        return Err(Failure::new(
+            Verdict::Error,
+            format!(
+                "not run: the reference needs {} on PATH for this scenario (see its comments)",
+                missing.join(", ")
+            ),
+        ));
+    }
     let scratch = tempfile::Builder::new()
         .prefix("pi-conformance-")
         .tempdir()

@@ -10,6 +10,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod client;
+
+pub use client::{
+    ClientSpec, ClientStep, Departure, DepartureKind, OutcomeCheck, StderrText, action_name,
+};
+
 /// One scenario: a fresh agent process, its own mock LLM, and a list of steps.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -39,8 +45,32 @@ pub struct Scenario {
     /// Time limit of the whole scenario in milliseconds (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Programs the reference pi runs in this scenario, looked up on `PATH` (`fd|fdfind`: any
+    /// of them). When one is missing the scenario is not run against the reference: it is an
+    /// error saying what to install (`cargo test` skips it with that note). pi-agent runs none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_needs: Vec<String>,
     /// The steps, run in order.
     pub steps: Vec<Step>,
+    /// Makes the scenario a client scenario too (`pi-conformance client`): the user's actions,
+    /// what the client must surface, and where the stand-in departs from the transcript. `run`
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientSpec>,
+}
+
+impl Scenario {
+    /// The entries of [`Scenario::reference_needs`] with no program on `PATH`.
+    pub fn missing_reference_programs(&self) -> Vec<&str> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let found =
+            |program: &str| std::env::split_paths(&path).any(|dir| dir.join(program).is_file());
+        self.reference_needs
+            .iter()
+            .filter(|need| !need.split('|').any(found))
+            .map(String::as_str)
+            .collect()
+    }
 }
 
 /// The mock script as the schema describes it (the runner keeps it as raw JSON).
@@ -321,6 +351,13 @@ pub enum ExitSpec {
         /// Time limit in milliseconds (default 10000).
         #[serde(default)]
         timeout_ms: Option<u64>,
+        /// The whole of stderr, matched as a text pattern (run variables and placeholders such
+        /// as `{{any}}` allowed): for start-up errors worded exactly.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stderr: Option<String>,
+        /// Texts stderr must contain.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        stderr_contains: Vec<String>,
     },
 }
 

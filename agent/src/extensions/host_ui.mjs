@@ -1,4 +1,4 @@
-// pi-agent's extension host, part two: `ctx.ui`, the extension UI that crosses to the client as
+// pi-agent's extension host, part three: `ctx.ui`, the extension UI that crosses to the client as
 // extension_ui_request records (dialogs wait for the client's extension_ui_response). The agent
 // runs this file appended to host.mjs, as one module: it uses that file's `send` and
 // `pendingDialogs`.

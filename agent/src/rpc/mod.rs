@@ -23,10 +23,23 @@ const WRITE_BATCH_BYTES: usize = 256 * 1024;
 /// Bytes of encoded lines that may wait for the writer; a longer line waits alone.
 const OUTPUT_BUDGET_BYTES: u32 = 4 * 1024 * 1024;
 
-/// A line on its way to the writer, with its share of the output budget.
-type Outgoing = (Vec<u8>, OwnedSemaphorePermit);
+/// A line on its way to the writer, with its share of the output budget (given back when the
+/// permit is dropped, once the line is written).
+pub type Outgoing = (Vec<u8>, OwnedSemaphorePermit);
 
-/// Where the session sends finished lines (each a JSON record with its LF).
+/// The two ends of the output: the session's and the writer's.
+pub fn output_channel() -> (OutputSender, mpsc::Receiver<Outgoing>) {
+    let (lines, receiver) = mpsc::channel::<Outgoing>(OUTPUT_QUEUE);
+    let sender = OutputSender {
+        lines,
+        budget: Arc::new(Semaphore::new(OUTPUT_BUDGET_BYTES as usize)),
+        long_in_flight: false,
+    };
+    (sender, receiver)
+}
+
+/// Where the session sends finished lines (each a JSON record with its LF; a large answer comes
+/// as several pieces in a row, the last one ending its line).
 #[derive(Debug)]
 pub struct OutputSender {
     lines: mpsc::Sender<Outgoing>,
@@ -72,6 +85,26 @@ impl OutputSender {
     }
 }
 
+/// A line of input, and whether another line that arrived with it follows: the reference
+/// handles the lines of one read of stdin one after another before anything else happens.
+#[derive(Debug)]
+pub struct InputLine {
+    /// The line, or why it is not one.
+    pub line: LineResult,
+    /// Whether the next line came in the same read.
+    pub more_in_read: bool,
+}
+
+impl InputLine {
+    /// A line that arrived alone.
+    pub fn single(line: String) -> Self {
+        Self {
+            line: Ok(line),
+            more_in_read: false,
+        }
+    }
+}
+
 /// Serves the protocol until `input` ends (or the output is closed). Lines already handed to
 /// the writer are written before this returns.
 pub async fn serve<R, W>(input: R, output: W, session_builder: impl FnOnce(OutputSender) -> Session)
@@ -79,15 +112,11 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (line_tx, line_rx) = mpsc::channel::<LineResult>(INPUT_QUEUE);
-    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(OUTPUT_QUEUE);
+    let (line_tx, line_rx) = mpsc::channel::<InputLine>(INPUT_QUEUE);
+    let (out_tx, out_rx) = output_channel();
     let reader = tokio::spawn(read_lines(input, line_tx));
     let writer = tokio::spawn(write_lines(output, out_rx));
-    let session = session_builder(OutputSender {
-        lines: out_tx,
-        budget: Arc::new(Semaphore::new(OUTPUT_BUDGET_BYTES as usize)),
-        long_in_flight: false,
-    });
+    let session = session_builder(out_tx);
     session.run(line_rx).await;
     reader.abort();
     if let Err(error) = writer.await {
@@ -95,12 +124,13 @@ where
     }
 }
 
-async fn read_lines<R: AsyncRead + Unpin>(input: R, lines: mpsc::Sender<LineResult>) {
+async fn read_lines<R: AsyncRead + Unpin>(input: R, lines: mpsc::Sender<InputLine>) {
     let mut reader = LineReader::new(input);
     loop {
         match reader.next_line().await {
             Ok(Some(line)) => {
-                if lines.send(line).await.is_err() {
+                let more_in_read = reader.has_ready_line();
+                if lines.send(InputLine { line, more_in_read }).await.is_err() {
                     return;
                 }
             }

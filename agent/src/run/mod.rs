@@ -4,13 +4,15 @@
 
 mod tools;
 
-use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, MessageUpdateEvent, NoFields};
+use pi_rpc_protocol::event::{Event, MessageEvent, MessageUpdateEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use std::sync::Arc;
+
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::convert::convert_to_llm;
+use crate::convert::convert_shared;
 use crate::provider::{self, LlmRequest, ProviderEvent};
 
 /// What a run tells the session.
@@ -24,6 +26,11 @@ pub enum RunMessage {
     DrainSteering(oneshot::Sender<Vec<AgentMessage>>),
     /// Asks for the follow-up messages due now (per the follow-up mode).
     DrainFollowUp(oneshot::Sender<Vec<AgentMessage>>),
+    /// `message_end` of a message the run keeps too: shared with the session, not copied.
+    MessageEnd(Arc<AgentMessage>),
+    /// `agent_end` with the run's messages, shared with the session (`willRetry` is the
+    /// session's to decide).
+    AgentEnd(Vec<Arc<AgentMessage>>),
     /// `turn_end`, with the turn's tool results: its assistant message is the last one the
     /// session recorded (its `message_end`), so the session writes the record from its own copy
     /// instead of receiving another.
@@ -37,8 +44,8 @@ pub enum RunMessage {
 pub struct RunSpec {
     /// Messages delivered first, in the first turn (the prompt, or queued messages).
     pub prompts: Vec<AgentMessage>,
-    /// The conversation before this run.
-    pub history: Vec<AgentMessage>,
+    /// The conversation before this run, shared with the session (not copied).
+    pub history: Vec<Arc<AgentMessage>>,
     /// The model, with the headers of its request.
     pub model: Model,
     /// The provider's API key.
@@ -100,6 +107,13 @@ impl Emitter {
             .map_err(|_| SessionGone)
     }
 
+    async fn message_end(&self, message: Arc<AgentMessage>) -> Result<(), SessionGone> {
+        self.tx
+            .send(RunMessage::MessageEnd(message))
+            .await
+            .map_err(|_| SessionGone)
+    }
+
     async fn turn_end(&self, tool_results: Vec<TaggedToolResult>) -> Result<(), SessionGone> {
         self.tx
             .send(RunMessage::TurnEnd(tool_results))
@@ -153,7 +167,8 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
     emitter.emit(Event::TurnStart(NoFields {})).await?;
     for prompt in prompts {
         emitter.emit(message_start(prompt.clone())).await?;
-        emitter.emit(message_end(prompt.clone())).await?;
+        let prompt = Arc::new(prompt);
+        emitter.message_end(Arc::clone(&prompt)).await?;
         context.push(prompt);
     }
     let mut first_turn = true;
@@ -171,13 +186,24 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             first_turn = false;
             for message in std::mem::take(&mut pending) {
                 emitter.emit(message_start(message.clone())).await?;
-                emitter.emit(message_end(message.clone())).await?;
+                let message = Arc::new(message);
+                emitter.message_end(Arc::clone(&message)).await?;
                 context.push(message);
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
-                Some(bridge) => bridge.transform_context(&context).await,
+                Some(bridge) => {
+                    let messages: Vec<&AgentMessage> = context.iter().map(|m| &**m).collect();
+                    bridge.transform_context(&messages).await
+                }
                 None => None,
+            };
+            // The history stays shared: a provider copies only what it transforms.
+            let messages = match transformed {
+                Some(messages) => {
+                    convert_shared(&messages.into_iter().map(Arc::new).collect::<Vec<_>>())
+                }
+                None => convert_shared(&context),
             };
             let request = LlmRequest {
                 model: model.clone(),
@@ -186,12 +212,9 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 system_prompt: tool_context
                     .extension_tools
                     .as_ref()
-                    .and_then(crate::extensions::ToolBridge::refreshed_system_prompt)
+                    .and_then(|hooks| hooks.refreshed_system_prompt())
                     .unwrap_or_else(|| system_prompt.clone()),
-                messages: crate::convert::block_images(
-                    convert_to_llm(transformed.as_ref().unwrap_or(&context)),
-                    stream_options.block_images,
-                ),
+                messages: crate::convert::block_images(messages, stream_options.block_images),
                 // Taken per request: a tool an extension registers during the run is offered
                 // from the next request on, as in the reference.
                 tools: crate::tools::definitions(&tool_context),
@@ -202,15 +225,16 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             let assistant =
                 stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;
             let failed = matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
+                &*assistant,
+                AgentMessage::Assistant(message)
+                    if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted)
             );
-            context.push(AgentMessage::Assistant(assistant));
+            context.push(assistant);
             if failed {
                 emitter.turn_end(Vec::new()).await?;
                 return end(emitter, context.split_off(first_new)).await;
             }
-            let results = match context.last() {
+            let results = match context.last().map(|message| &**message) {
                 Some(AgentMessage::Assistant(assistant)) => {
                     tools::execute_calls(assistant, &tool_context, emitter).await?
                 }
@@ -219,7 +243,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             more_tool_calls = !results.is_empty();
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
-                context.push(AgentMessage::ToolResult(result.clone()));
+                context.push(Arc::new(AgentMessage::ToolResult(result.clone())));
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }
             emitter.turn_end(tool_results).await?;
@@ -234,24 +258,25 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
     end(emitter, context.split_off(first_new)).await
 }
 
-async fn end(emitter: &Emitter, messages: Vec<AgentMessage>) -> Result<(), SessionGone> {
+/// `agent_end` with the run's own messages, which the session holds too.
+async fn end(emitter: &Emitter, messages: Vec<Arc<AgentMessage>>) -> Result<(), SessionGone> {
     emitter
-        .emit(Event::AgentEnd(AgentEndEvent {
-            messages,
-            will_retry: false,
-        }))
+        .tx
+        .send(RunMessage::AgentEnd(messages))
         .await
+        .map_err(|_| SessionGone)
 }
 
 /// Streams one assistant message: `message_start` (late, with what the provider already has),
-/// each delta as `message_update`, then `message_end` with the final message.
+/// each delta as `message_update`, then `message_end` with the final message, which the run
+/// shares with the session.
 async fn stream_assistant(
     http: &reqwest::Client,
     options: &crate::provider::StreamOptions,
     request: LlmRequest,
     cancel: CancellationToken,
     emitter: &Emitter,
-) -> Result<AssistantMessage, SessionGone> {
+) -> Result<Arc<AgentMessage>, SessionGone> {
     if cancel.is_cancelled() {
         // Aborted between turns (during tools): the reference makes no request and ends the
         // turn with this error message.
@@ -303,13 +328,13 @@ async fn finish_message(
     emitter: &Emitter,
     message: AssistantMessage,
     started: bool,
-) -> Result<AssistantMessage, SessionGone> {
+) -> Result<Arc<AgentMessage>, SessionGone> {
     if !started {
         let start = AgentMessage::Assistant(message.clone());
         emitter.emit(message_start(start)).await?;
     }
-    let end = AgentMessage::Assistant(message.clone());
-    emitter.emit(message_end(end)).await?;
+    let message = Arc::new(AgentMessage::Assistant(message));
+    emitter.message_end(Arc::clone(&message)).await?;
     Ok(message)
 }
 
@@ -332,8 +357,4 @@ fn failed_message(model: &Model, stop_reason: StopReason, error: &str) -> Assist
 
 fn message_start(message: AgentMessage) -> Event {
     Event::MessageStart(MessageEvent { message })
-}
-
-fn message_end(message: AgentMessage) -> Event {
-    Event::MessageEnd(MessageEvent { message })
 }

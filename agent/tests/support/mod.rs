@@ -12,8 +12,6 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-pub mod bench;
-
 /// The arguments of RPC mode without a session file, which every spawn here starts with.
 pub const RPC_ARGS: [&str; 3] = ["--mode", "rpc", "--no-session"];
 

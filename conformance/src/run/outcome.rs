@@ -103,3 +103,22 @@ pub struct Outcome {
     /// The transcript.
     pub transcript: Transcript,
 }
+
+impl Outcome {
+    /// The outcome of `loaded` on `agent` before anything ran: an error with no message yet.
+    pub fn new(loaded: &crate::load::Loaded, agent: &str) -> Self {
+        Self {
+            id: loaded.scenario.id.clone(),
+            title: loaded.scenario.title.clone(),
+            file: loaded.file.clone(),
+            agent: agent.to_owned(),
+            verdict: Verdict::Error,
+            message: String::new(),
+            detail: String::new(),
+            non_strict: Vec::new(),
+            duration: Duration::ZERO,
+            collected: Vec::new(),
+            transcript: Transcript::default(),
+        }
+    }
+}

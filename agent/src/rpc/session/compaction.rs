@@ -246,7 +246,7 @@ impl Session {
             http: self.http.clone(),
             cancel,
             reason,
-            is_transient: retry::is_transient,
+            stream_options: self.config.settings.stream_options(),
         };
         let tx = self.compaction.tx.clone();
         let extensions = super::extensions::tool_bridge(&self.extensions);

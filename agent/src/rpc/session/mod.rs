@@ -1,35 +1,38 @@
 //! The session task: it owns every piece of session state, answers commands, starts runs and
 //! relays their events to the writer, in the order the reference emits them.
 
+mod answer;
 mod bash;
 mod commands;
 mod compaction;
 mod extensions;
+mod input;
 mod output;
 mod queue;
 mod replace;
 mod retry;
+mod start;
 mod stats;
 
 pub(crate) use commands::session_name_of;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::content::{MessageContent, UserContent};
 use pi_rpc_protocol::event::{
-    AutoRetryEndEvent, Event, MessageEvent, NoFields, QueueUpdateEvent, RetryScheduledEvent,
+    AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
 };
-use pi_rpc_protocol::framing::LineResult;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use pi_rpc_protocol::{RequestId, Response, parse_line};
+use pi_rpc_protocol::{RequestId, Response};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
 use crate::run::{RunMessage, RunSpec};
+use crate::session::Role;
 
 /// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
 const RUN_QUEUE: usize = 32;
@@ -39,16 +42,14 @@ const RUN_QUEUE: usize = 32;
 pub struct SessionInit {
     /// Loaded configuration.
     pub config: Config,
-    /// The start-up model (the `unknown` placeholder when none is available).
-    pub model: Model,
-    /// The effective thinking level.
-    pub thinking_level: ThinkingLevel,
-    /// `--name`.
+    /// `--name`, recorded in the session first.
     pub name: Option<String>,
-    /// Whether `model` is a real model (not the placeholder).
-    pub has_model: bool,
     /// The models `cycle_model` walks (`--models`); empty for every available model.
     pub scoped_models: Vec<crate::model_resolver::ScopedModel>,
+    /// The model `--model` chose, for every session this process starts or opens.
+    pub cli_model: Option<Model>,
+    /// The thinking level `--thinking` (or the `--model` suffix) chose, for every session.
+    pub cli_thinking_level: Option<ThinkingLevel>,
     /// The session store (in memory with `--no-session`).
     pub store: crate::session::SessionStore,
     /// Discovery of prompt templates and skills (`--approve`, `--no-skills`,
@@ -88,7 +89,7 @@ pub struct Session {
     scoped_models: Vec<crate::model_resolver::ScopedModel>,
     session_name: Option<String>,
     auto_compaction: bool,
-    messages: Vec<AgentMessage>,
+    messages: crate::session::Conversation,
     /// Texts shown in `queue_update`, removed when a matching user message starts.
     steering_texts: Vec<String>,
     follow_up_texts: Vec<String>,
@@ -110,6 +111,11 @@ pub struct Session {
     retry_rx: mpsc::Receiver<bool>,
     deferred: Vec<Deferred>,
     out: OutputSender,
+    /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
+    /// written after the read's last line.
+    held_answers: Option<Vec<u8>>,
+    /// What the command line fixed for every session ([`start`]).
+    cli_start: start::CliStart,
     /// Lines collected while a burst of events is handled, sent to the writer as one piece.
     out_batch: Option<Vec<u8>>,
     output_closed: bool,
@@ -153,21 +159,17 @@ impl Session {
         if let Some(name) = &init.name {
             log_store_error(store.append_session_info(name));
         }
-        if init.has_model {
-            log_store_error(store.append_model_change(&init.model.provider, &init.model.id));
-        }
-        log_store_error(store.append_thinking_level_change(init.thinking_level.as_str()));
-        Self {
+        let mut session = Self {
             config: init.config,
-            model: init.model,
-            thinking_level: init.thinking_level,
+            model: crate::model_resolver::unknown_model(),
+            thinking_level: ThinkingLevel::Off,
             steering_mode,
             follow_up_mode,
             store,
             scoped_models: init.scoped_models,
-            session_name: init.name,
+            session_name: None,
             auto_compaction,
-            messages: Vec::new(),
+            messages: crate::session::Conversation::new(),
             steering_texts: Vec::new(),
             follow_up_texts: Vec::new(),
             steering_queue: VecDeque::new(),
@@ -181,6 +183,11 @@ impl Session {
             retry_rx,
             deferred: Vec::new(),
             out,
+            held_answers: None,
+            cli_start: start::CliStart {
+                model: init.cli_model,
+                thinking_level: init.cli_thinking_level,
+            },
             out_batch: None,
             output_closed: false,
             run_tx,
@@ -196,11 +203,13 @@ impl Session {
             resources,
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
-        }
+        };
+        session.start_on_store();
+        session
     }
 
     /// Serves lines until the input ends (or stdout is gone), then cancels any run.
-    pub async fn run(mut self, mut lines: mpsc::Receiver<LineResult>) {
+    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
             let run_events = extensions::accepts_run_events(&self.extensions);
@@ -219,7 +228,7 @@ impl Session {
                     self.on_compaction_message(message).await;
                 }
                 line = lines.recv(), if commands => match line {
-                    Some(line) => self.on_line(line).await,
+                    Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
                 },
             }
@@ -233,59 +242,6 @@ impl Session {
         self.abort_bash();
         self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
-    }
-
-    async fn on_line(&mut self, line: LineResult) {
-        let line = match line {
-            Ok(line) => line,
-            Err(error) => {
-                let message = format!("Failed to parse command: {error}");
-                self.write(&Response::error(None, Some("parse"), message))
-                    .await;
-                return;
-            }
-        };
-        match parse_line(&line) {
-            Ok(pi_rpc_protocol::Incoming::Request(request)) => {
-                self.handle_command(request).await;
-            }
-            Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
-                self.answer_extension_dialog(response).await;
-            }
-            Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
-                self.answer_missing_type(&line, id).await;
-            }
-            Err(error) => {
-                let response =
-                    Response::error(error.id().cloned(), error.command(), error.to_string());
-                self.write(&response).await;
-            }
-        }
-    }
-
-    /// An object without a string `type`. A `type` of another kind (`5`, `null`) is echoed in
-    /// `command` and named in the error, as the reference does; a missing one is said to be
-    /// missing.
-    async fn answer_missing_type(&mut self, line: &str, id: Option<RequestId>) {
-        let kind = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|value| value.get("type").cloned());
-        let Some(kind) = kind else {
-            let error = pi_rpc_protocol::CommandError::MissingType { id: id.clone() };
-            self.write(&Response::error(id, None, error.to_string()))
-                .await;
-            return;
-        };
-        let mut response = serde_json::Map::new();
-        if let Some(id) = id {
-            response.insert("id".into(), serde_json::to_value(id).unwrap_or_default());
-        }
-        response.insert("type".into(), "response".into());
-        let message = format!("Unknown command: {}", js_string(&kind));
-        response.insert("command".into(), kind);
-        response.insert("success".into(), false.into());
-        response.insert("error".into(), message.into());
-        self.write(&serde_json::Value::Object(response)).await;
     }
 
     async fn emit(&mut self, event: Event) {
@@ -324,6 +280,8 @@ impl Session {
                 let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
                 send_reply(reply, drained);
             }
+            RunMessage::MessageEnd(message) => self.write_message_end(message).await,
+            RunMessage::AgentEnd(messages) => self.write_agent_end(messages).await,
             RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
             RunMessage::Finished => self.on_run_finished().await,
         }
@@ -334,7 +292,7 @@ impl Session {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
                     self.compaction.overflow_recovery_attempted = false;
-                    let text = content_text(&user.content);
+                    let text = queue::content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
                             &mut self.steering_texts,
@@ -347,34 +305,38 @@ impl Session {
                 }
             }
             Event::AgentEnd(end) => {
-                end.will_retry = self.will_retry(&end.messages);
+                end.will_retry = self.will_retry(end.messages.iter());
             }
             _ => {}
         }
-        // The event goes as soon as it is text; the ended message is kept as it came.
+        // The event goes as soon as it is text (and is dropped before the line waits for the
+        // writer); the ended message is kept as it came.
         let line = self.encode(&event).await;
         let ended = match event {
-            Event::MessageEnd(MessageEvent { message }) => Some(message),
+            Event::MessageEnd(end) => Some(end.message),
             _ => None,
         };
         if let Some(line) = line {
             self.write_line(line).await;
         }
-        let Some(message) = ended else {
-            return;
-        };
-        if matches!(
-            message,
-            AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_)
-        ) {
-            log_store_error(self.store.append_message(message.clone()));
+        if let Some(message) = ended {
+            self.record_ended_message(Arc::new(message)).await;
         }
+    }
+
+    /// Records the message of a `message_end`: in the conversation and the session file (one
+    /// copy, shared with the run that made it).
+    async fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
         self.record_custom_message(&message);
-        let outline = match &message {
+        let outline = match &*message {
             AgentMessage::Assistant(assistant) => Some(retry::outline(assistant)),
             _ => None,
         };
-        self.messages.push(message);
+        let message = crate::session::SharedMessage::from_shared(message);
+        if message.role().is_recorded() {
+            log_store_error(self.store.append_shared_message(message.clone()));
+        }
+        self.messages.push_shared(message);
         if let Some(assistant) = outline {
             if !matches!(
                 assistant.stop_reason,
@@ -397,13 +359,12 @@ impl Session {
 
     /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
     /// message failed in a way worth retrying.
-    fn will_retry(&self, messages: &[AgentMessage]) -> bool {
+    fn will_retry<'a>(&self, messages: impl DoubleEndedIterator<Item = &'a AgentMessage>) -> bool {
         let settings = self.config.settings.retry();
         if !settings.enabled || self.retry_attempt >= settings.max_retries {
             return false;
         }
         messages
-            .iter()
             .rev()
             .find_map(|message| match message {
                 AgentMessage::Assistant(assistant) => Some(assistant),
@@ -460,7 +421,7 @@ impl Session {
             error_message,
         }))
         .await;
-        if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
+        if self.messages.last_role() == Some(Role::Assistant) {
             self.messages.pop();
         }
         let wait = CancellationToken::new();
@@ -549,7 +510,7 @@ impl Session {
         let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
         let spec = RunSpec {
             prompts,
-            history: self.messages.clone(),
+            history: self.messages.shared_typed(),
             model,
             api_key,
             system_prompt,
@@ -608,43 +569,6 @@ impl Session {
 fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMessage>) {
     // The run may have been dropped meanwhile; then nobody needs the messages.
     let _ = reply.send(messages);
-}
-
-/// The text blocks of a message's content, joined without separator.
-pub fn content_text(content: &MessageContent) -> String {
-    match content {
-        MessageContent::Text(text) => text.clone(),
-        MessageContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                UserContent::Text(text) => Some(text.text.as_str()),
-                UserContent::Image(_) => None,
-            })
-            .collect(),
-    }
-}
-
-/// A JSON value as JavaScript's `String(value)` writes it.
-fn js_string(value: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Number(number) => number
-            .as_f64()
-            .map(pi_rpc_protocol::json::format_js_number)
-            .unwrap_or_else(|| number.to_string()),
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(other),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
-    }
 }
 
 /// Session-file problems are logged; the conversation goes on in memory, as it must not stop

@@ -3,7 +3,9 @@
 //! once), gathered into one write during a burst of events, long lines on their own. A run's
 //! `turn_end` is written from the session's own copy of the turn's message.
 
-use pi_rpc_protocol::event::{Event, TurnEndEvent};
+use std::sync::Arc;
+
+use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, TurnEndEvent};
 use pi_rpc_protocol::framing::encode_record;
 use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
 use serde::Serialize;
@@ -16,6 +18,21 @@ use super::{Session, extensions};
 struct TurnEndRecord<'a> {
     message: &'a AgentMessage,
     tool_results: &'a [TaggedToolResult],
+}
+
+/// `message_end` as [`Event::MessageEnd`] writes it, borrowing its message.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "message_end")]
+struct MessageEndRecord<'a> {
+    message: &'a AgentMessage,
+}
+
+/// `agent_end` as [`Event::AgentEnd`] writes it, borrowing its messages.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
+struct AgentEndRecord<'a> {
+    messages: Vec<&'a AgentMessage>,
+    will_retry: bool,
 }
 
 /// Lines longer than this are written on their own, not copied into a batch.
@@ -65,17 +82,16 @@ impl Session {
     /// `turn_end` of the turn whose assistant message the session recorded last. Extensions
     /// that handle `turn_end` get the whole event (a copy is made for them).
     pub(super) async fn write_turn_end(&mut self, tool_results: Vec<TaggedToolResult>) {
-        let Some(index) = self
+        let assistant = self
             .messages
-            .iter()
-            .rposition(|message| matches!(message, AgentMessage::Assistant(_)))
-        else {
+            .last_with_role(crate::session::Role::Assistant);
+        let Some(message) = assistant.as_deref().and_then(|shared| shared.get()) else {
             tracing::error!("turn_end without an assistant message");
             return;
         };
         if extensions::handles_event(&self.extensions, "turn_end") {
             let event = Event::TurnEnd(TurnEndEvent {
-                message: self.messages[index].clone(),
+                message: message.clone(),
                 tool_results,
             });
             if let Some(event) = self.hold_for_extensions(event).await {
@@ -87,12 +103,55 @@ impl Session {
             self.output_closed = true;
         }
         let record = TurnEndRecord {
-            message: &self.messages[index],
+            message,
             tool_results: &tool_results,
         };
         match encode_record(&record) {
             Ok(line) => self.write_line(line).await,
             Err(error) => tracing::error!(%error, "cannot serialise a record"),
+        }
+    }
+
+    /// `message_end` of a message the run shares with the session: written from the shared
+    /// copy, then recorded. Extensions that handle `message_end` get the whole event (a copy is
+    /// made for them).
+    pub(super) async fn write_message_end(&mut self, message: Arc<AgentMessage>) {
+        if extensions::handles_event(&self.extensions, "message_end") {
+            let event = Event::MessageEnd(MessageEvent {
+                message: (*message).clone(),
+            });
+            if let Some(event) = self.hold_for_extensions(event).await {
+                self.on_run_event(event).await;
+            }
+            return;
+        }
+        let line = self.encode(&MessageEndRecord { message: &message }).await;
+        if let Some(line) = line {
+            self.write_line(line).await;
+        }
+        self.record_ended_message(message).await;
+    }
+
+    /// `agent_end` with the run's messages, shared with the session (copied only for the
+    /// extensions that handle it).
+    pub(super) async fn write_agent_end(&mut self, messages: Vec<Arc<AgentMessage>>) {
+        if extensions::handles_event(&self.extensions, "agent_end") {
+            let event = Event::AgentEnd(AgentEndEvent {
+                messages: messages.iter().map(|message| (**message).clone()).collect(),
+                will_retry: false,
+            });
+            if let Some(event) = self.hold_for_extensions(event).await {
+                self.on_run_event(event).await;
+            }
+            return;
+        }
+        let messages: Vec<&AgentMessage> = messages.iter().map(|message| &**message).collect();
+        let record = AgentEndRecord {
+            will_retry: self.will_retry(messages.iter().copied()),
+            messages,
+        };
+        if let Some(line) = self.encode(&record).await {
+            self.write_line(line).await;
         }
     }
 }

@@ -1,0 +1,111 @@
+//! What a judging run leaves behind, for `run` and `client` alike: transcripts and
+//! `results.json` under the output folder, the summary (or JSON, or JUnit) on stdout, and the
+//! comparison with the expected-failure baseline.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::baseline::Baseline;
+use crate::run::Outcome;
+use crate::{report, transcript};
+
+/// Output on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The summary table, then each unexpected failure with its diff.
+    Text,
+    /// `results.json`'s content.
+    Json,
+    /// JUnit XML.
+    Junit,
+}
+
+/// Where and how a run's results go.
+#[derive(Debug, Clone)]
+pub struct Emit<'a> {
+    /// The output folder.
+    pub out: &'a Path,
+    /// Output on stdout.
+    pub format: Format,
+    /// The baseline file.
+    pub baseline_path: &'a Path,
+    /// Rewrite the baseline from this run's failures.
+    pub update_baseline: bool,
+    /// The run's wall time and jobs, for the text summary.
+    pub wall: Duration,
+    /// Jobs the run used.
+    pub jobs: usize,
+}
+
+/// Errors writing a run's results.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+fn file(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::File {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Writes the transcripts and `results.json` of `agent`'s outcomes, prints the summary in the
+/// chosen format, updates the baseline if asked; `true` when the run is good (no unexpected
+/// failure, no stale baseline entry; always after updating the baseline).
+pub fn emit(emit: &Emit<'_>, agent: &str, outcomes: &[Outcome]) -> Result<bool, Error> {
+    let baseline = Baseline::read(emit.baseline_path).map_err(file(emit.baseline_path))?;
+    for outcome in outcomes {
+        transcript::write(emit.out, outcome)
+            .map_err(file(&transcript::folder(emit.out, outcome)))?;
+    }
+    let comparison = baseline.compare(outcomes);
+    let results = report::json(agent, outcomes, &comparison);
+    let results_path = emit.out.join(agent).join("results.json");
+    std::fs::write(&results_path, &results).map_err(file(&results_path))?;
+    match emit.format {
+        Format::Text => {
+            print!(
+                "{}",
+                report::summary(outcomes, &comparison, &baseline.entries)
+            );
+            println!(
+                "wall time {:.1}s with {} jobs",
+                emit.wall.as_secs_f64(),
+                emit.jobs
+            );
+            for outcome in outcomes
+                .iter()
+                .filter(|o| !o.verdict.passed() && !baseline.entries.contains_key(&o.id))
+            {
+                println!(
+                    "\n== {} ({}): {}\n{}\ntranscript: {}",
+                    outcome.id,
+                    outcome.verdict.word(),
+                    outcome.message,
+                    outcome.detail,
+                    transcript::folder(emit.out, outcome).display()
+                );
+            }
+        }
+        Format::Json => print!("{results}"),
+        Format::Junit => print!("{}", report::junit(agent, outcomes, &baseline.entries)),
+    }
+    if emit.update_baseline {
+        if let Some(parent) = emit.baseline_path.parent() {
+            std::fs::create_dir_all(parent).map_err(file(parent))?;
+        }
+        std::fs::write(emit.baseline_path, baseline.render_from(agent, outcomes))
+            .map_err(file(emit.baseline_path))?;
+        eprintln!("wrote {}", emit.baseline_path.display());
+        return Ok(true);
+    }
+    Ok(comparison.ok())
+}
