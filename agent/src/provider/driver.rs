@@ -28,6 +28,9 @@ use super::{ProviderEvent, StreamOptions};
 /// The most deltas one `Deltas` event carries.
 const MAX_BURST: usize = 256;
 
+/// Queued delta text from which a paced stream waits for its consumer (see [`Sink::pace`]).
+const PACED_BYTES: usize = 1024 * 1024;
+
 /// How long `Start` may wait for the first delta after the first read of the body.
 const START_GRACE: Duration = Duration::from_millis(20);
 
@@ -142,6 +145,8 @@ struct Sink {
     accepted: bool,
     /// `Start` was sent.
     started: bool,
+    /// [`StreamOptions::paced`].
+    paced: bool,
 }
 
 impl Sink {
@@ -167,6 +172,24 @@ impl Sink {
                 return Ok(());
             }
             self.send(ProviderEvent::Deltas(burst)).await?;
+        }
+    }
+
+    /// With pacing, once `Start` is out and the queued deltas carry [`PACED_BYTES`] or more:
+    /// sends them and waits until the consumer has written them, so that the next long one is
+    /// not made (a long `text_end` copies its block) while this one is still in memory.
+    async fn pace(&mut self, partial: &mut PartialMessage) -> Result<(), Failure> {
+        if !self.paced || !self.started || partial.queued_text_bytes() < PACED_BYTES {
+            return Ok(());
+        }
+        self.flush(partial).await?;
+        let signal = super::WrittenSignal::default();
+        self.send(ProviderEvent::Written(signal.clone())).await?;
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
+            () = self.tx.closed() => Err(Failure::Closed),
+            () = signal.wait() => Ok(()),
         }
     }
 
@@ -205,6 +228,7 @@ pub(crate) async fn drive(
         cancel,
         accepted: false,
         started: false,
+        paced: options.paced,
     };
     let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
     let failure = match outcome {
@@ -272,7 +296,7 @@ async fn exchange(
         };
         let applied = match raw_read {
             Some(outcome) => outcome,
-            None => apply(&mut events, partial, wire).map_err(Failure::Error),
+            None => apply_paced(&mut events, partial, wire, sink).await?,
         };
         if applied.is_ok() && !sink.started && partial.events.is_empty() {
             // Nothing to show yet. The reference serialises its `message_start` a moment after
@@ -445,6 +469,29 @@ pub(super) fn apply(
     }
     events.clear();
     outcome
+}
+
+/// [`apply`], pausing after each event that leaves long deltas queued until they are written
+/// ([`Sink::pace`]).
+async fn apply_paced(
+    events: &mut Vec<SseEvent>,
+    partial: &mut PartialMessage,
+    wire: &mut impl WireFormat,
+    sink: &mut Sink,
+) -> Result<Result<(), Failure>, Failure> {
+    if !sink.paced {
+        return Ok(apply(events, partial, wire).map_err(Failure::Error));
+    }
+    let mut outcome = Ok(());
+    for event in std::mem::take(events) {
+        if outcome.is_ok() {
+            outcome = wire.on_event(event, partial).map_err(Failure::Error);
+            if outcome.is_ok() {
+                sink.pace(partial).await?;
+            }
+        }
+    }
+    Ok(outcome)
 }
 
 /// `future`'s output, or `None` when `limit` passed first.

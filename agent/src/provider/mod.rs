@@ -104,6 +104,30 @@ pub enum ProviderEvent {
     Deltas(Vec<AssistantMessageEvent>),
     /// The final message; always the last event.
     Done(AssistantMessage),
+    /// Only with [`StreamOptions::paced`]: the deltas before this carry a megabyte or more, and
+    /// the stream waits until the consumer calls [`WrittenSignal::written`] (or goes away).
+    Written(WrittenSignal),
+}
+
+/// How a consumer tells a paced stream that the deltas before it are written out.
+#[derive(Debug, Clone, Default)]
+pub struct WrittenSignal(Arc<tokio::sync::Notify>);
+
+impl WrittenSignal {
+    /// The deltas are written: the stream reads on.
+    pub fn written(&self) {
+        self.0.notify_one();
+    }
+
+    async fn wait(&self) {
+        self.0.notified().await;
+    }
+}
+
+impl PartialEq for WrittenSignal {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Starts a model call on the current tokio runtime and returns its events.

@@ -57,13 +57,21 @@ pub struct OutputClosed;
 impl OutputSender {
     /// Waits, after a long line, until the writer has written it.
     pub async fn ready(&mut self) -> Result<(), OutputClosed> {
-        if std::mem::take(&mut self.long_in_flight) {
-            let _written = self
-                .budget
-                .acquire_many(OUTPUT_BUDGET_BYTES)
-                .await
-                .map_err(|_| OutputClosed)?;
+        if self.long_in_flight {
+            self.flushed().await
+        } else {
+            Ok(())
         }
+    }
+
+    /// Waits until every line queued so far is written.
+    pub async fn flushed(&mut self) -> Result<(), OutputClosed> {
+        self.long_in_flight = false;
+        let _written = self
+            .budget
+            .acquire_many(OUTPUT_BUDGET_BYTES)
+            .await
+            .map_err(|_| OutputClosed)?;
         Ok(())
     }
 

@@ -35,6 +35,9 @@ pub enum RunMessage {
     /// session recorded (its `message_end`), so the session writes the record from its own copy
     /// instead of receiving another.
     TurnEnd(Vec<TaggedToolResult>),
+    /// The model stream waits until what came before is written out (a paced stream, see
+    /// [`crate::provider::StreamOptions::paced`]): the session signals once it is.
+    Written(provider::WrittenSignal),
     /// The run emitted `agent_end` and is over.
     Finished,
 }
@@ -288,7 +291,12 @@ async fn stream_assistant(
         return finish_message(emitter, message, false).await;
     }
     let model = request.model.clone();
-    let mut events = provider::stream_with(http, request, *options, cancel);
+    // A flood of long deltas crosses to stdout one at a time.
+    let options = crate::provider::StreamOptions {
+        paced: true,
+        ..*options
+    };
+    let mut events = provider::stream_with(http, request, options, cancel);
     let mut started = false;
     while let Some(event) = events.recv().await {
         match event {
@@ -311,6 +319,13 @@ async fn stream_assistant(
             }
             ProviderEvent::Done(done) => {
                 return finish_message(emitter, done, started).await;
+            }
+            ProviderEvent::Written(signal) => {
+                emitter
+                    .tx
+                    .send(RunMessage::Written(signal))
+                    .await
+                    .map_err(|_| SessionGone)?;
             }
         }
     }

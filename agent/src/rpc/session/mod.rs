@@ -283,6 +283,11 @@ impl Session {
             RunMessage::MessageEnd(message) => self.write_message_end(message).await,
             RunMessage::AgentEnd(messages) => self.write_agent_end(messages).await,
             RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
+            RunMessage::Written(signal) => {
+                // Closed output: nothing will be written, the stream need not wait.
+                let _ = self.out.flushed().await;
+                signal.written();
+            }
             RunMessage::Finished => self.on_run_finished().await,
         }
     }
@@ -311,7 +316,7 @@ impl Session {
         }
         // The event goes as soon as it is text (and is dropped before the line waits for the
         // writer); the ended message is kept as it came.
-        let line = self.encode(&event).await;
+        let line = self.encode_sized(&event, output::may_be_long(&event)).await;
         let ended = match event {
             Event::MessageEnd(end) => Some(end.message),
             _ => None,

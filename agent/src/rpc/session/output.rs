@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
+use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, TurnEndEvent};
-use pi_rpc_protocol::framing::encode_record;
+use pi_rpc_protocol::framing::{encode_record, encode_record_exact};
 use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
 use serde::Serialize;
 
@@ -48,10 +49,25 @@ impl Session {
 
     /// A record as its line, once the output has room for it.
     pub(super) async fn encode<T: Serialize>(&mut self, record: &T) -> Option<Vec<u8>> {
+        self.encode_sized(record, false).await
+    }
+
+    /// [`Self::encode`]; a record that may be `long` is measured first and encoded into a
+    /// buffer of its size (see [`encode_record_exact`]).
+    pub(super) async fn encode_sized<T: Serialize>(
+        &mut self,
+        record: &T,
+        long: bool,
+    ) -> Option<Vec<u8>> {
         if self.out.ready().await.is_err() {
             self.output_closed = true;
         }
-        encode_record(record)
+        let encoded = if long {
+            encode_record_exact(record)
+        } else {
+            encode_record(record)
+        };
+        encoded
             .inspect_err(|error| tracing::error!(%error, "cannot serialise a record"))
             .ok()
     }
@@ -106,7 +122,7 @@ impl Session {
             message,
             tool_results: &tool_results,
         };
-        match encode_record(&record) {
+        match encode_record_exact(&record) {
             Ok(line) => self.write_line(line).await,
             Err(error) => tracing::error!(%error, "cannot serialise a record"),
         }
@@ -125,7 +141,8 @@ impl Session {
             }
             return;
         }
-        let line = self.encode(&MessageEndRecord { message: &message }).await;
+        let record = MessageEndRecord { message: &message };
+        let line = self.encode_sized(&record, true).await;
         if let Some(line) = line {
             self.write_line(line).await;
         }
@@ -150,8 +167,25 @@ impl Session {
             will_retry: self.will_retry(messages.iter().copied()),
             messages,
         };
-        if let Some(line) = self.encode(&record).await {
+        if let Some(line) = self.encode_sized(&record, true).await {
             self.write_line(line).await;
         }
+    }
+}
+
+/// Whether an event may make a long line: one carrying a whole message, or a long delta.
+pub(super) fn may_be_long(event: &Event) -> bool {
+    match event {
+        Event::MessageUpdate(update) => match &update.assistant_message_event {
+            AssistantMessageEvent::TextDelta(delta)
+            | AssistantMessageEvent::ThinkingDelta(delta)
+            | AssistantMessageEvent::ToolcallDelta(delta) => delta.delta.len() > LONG_LINE_BYTES,
+            AssistantMessageEvent::TextEnd(end) | AssistantMessageEvent::ThinkingEnd(end) => {
+                end.content.len() > LONG_LINE_BYTES
+            }
+            _ => false,
+        },
+        Event::MessageEnd(_) | Event::TurnEnd(_) | Event::AgentEnd(_) => true,
+        _ => false,
     }
 }
