@@ -4,6 +4,7 @@
 //! region's STS endpoint.
 
 use super::super::{LlmRequest, stored_env};
+use super::credentials::CredentialsError;
 use super::sigv4::Credentials;
 
 /// The text of the first `<tag>...</tag>` in an XML document.
@@ -33,12 +34,13 @@ pub(super) async fn assume_role(
     request: &LlmRequest,
     token_file: &str,
     region: &str,
-) -> Result<Credentials, String> {
-    let token = std::fs::read_to_string(token_file).map_err(|error| {
-        format!("Failed to read the web identity token file {token_file}: {error}")
-    })?;
-    let role = stored_env(request, "AWS_ROLE_ARN")
-        .ok_or_else(|| "AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not".to_owned())?;
+) -> Result<Credentials, CredentialsError> {
+    let token =
+        std::fs::read_to_string(token_file).map_err(|source| CredentialsError::TokenFile {
+            file: token_file.to_owned(),
+            source,
+        })?;
+    let role = stored_env(request, "AWS_ROLE_ARN").ok_or(CredentialsError::NoRoleArn)?;
     let session = stored_env(request, "AWS_ROLE_SESSION_NAME")
         .unwrap_or_else(|| format!("pi-agent-{}", super::super::now_ms()));
     let endpoint = stored_env(request, "AWS_ENDPOINT_URL_STS")
@@ -56,7 +58,7 @@ pub(super) async fn assume_role(
         .body(body)
         .send()
         .await
-        .map_err(|error| format!("Failed to assume the web identity role: {error}"))?;
+        .map_err(CredentialsError::StsUnreachable)?;
     let status = response.status();
     let xml = response.text().await.unwrap_or_default();
     let keys = (
@@ -70,9 +72,10 @@ pub(super) async fn assume_role(
             secret_access_key: secret.to_owned(),
             session_token: token.map(str::to_owned),
         }),
-        _ => Err(format!(
-            "Failed to assume the web identity role: {}",
-            xml_text(&xml, "Message").unwrap_or(status.as_str())
+        _ => Err(CredentialsError::StsRefused(
+            xml_text(&xml, "Message")
+                .unwrap_or(status.as_str())
+                .to_owned(),
         )),
     }
 }

@@ -449,7 +449,7 @@ fn parse_js(text: &str) -> Result<Value, String> {
             } else if message.starts_with("key must be a string") {
                 Err(located("Expected property name or '}'"))
             } else {
-                parse_strict(text)
+                parse_strict(text).map_err(String::from)
             }
         }
     }
