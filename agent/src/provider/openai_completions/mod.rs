@@ -240,16 +240,7 @@ fn truncate_js(text: &str, max: usize) -> String {
     format!("{}... [truncated {} chars]", &text[..end], length - units)
 }
 
-/// JavaScript truthiness of a parsed JSON value.
-pub(crate) fn js_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
-}
+pub(crate) use crate::js::truthy as js_truthy;
 
 #[cfg(test)]
 mod tests {
