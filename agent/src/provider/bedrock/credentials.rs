@@ -33,21 +33,9 @@ pub enum CredentialsError {
     /// The profile's `credential_process` printed no keys.
     #[error("credential_process of profile {0} gave no credentials")]
     ProcessGaveNothing(String),
-    /// The web identity token file cannot be read.
-    #[error("Failed to read the web identity token file {file}: {source}")]
-    TokenFile {
-        file: String,
-        source: std::io::Error,
-    },
-    /// A web identity token without the role to assume.
-    #[error("AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not")]
-    NoRoleArn,
-    /// STS could not be reached.
-    #[error("Failed to assume the web identity role: {0}")]
-    StsUnreachable(#[source] reqwest::Error),
-    /// STS refused (its `Message`, else the HTTP status).
-    #[error("Failed to assume the web identity role: {0}")]
-    StsRefused(String),
+    /// The web identity could not be exchanged for keys.
+    #[error(transparent)]
+    WebIdentity(#[from] super::web_identity::WebIdentityError),
     /// The container credentials endpoint could not be reached.
     #[error("Failed to load container credentials: {0}")]
     ContainerUnreachable(#[source] reqwest::Error),

@@ -4,8 +4,27 @@
 //! region's STS endpoint.
 
 use super::super::{LlmRequest, stored_env};
-use super::credentials::CredentialsError;
 use super::sigv4::Credentials;
+
+/// Why a web identity gave no keys.
+#[derive(Debug, thiserror::Error)]
+pub enum WebIdentityError {
+    /// The token file cannot be read.
+    #[error("Failed to read the web identity token file {file}: {source}")]
+    TokenFile {
+        file: String,
+        source: std::io::Error,
+    },
+    /// A token without the role to assume.
+    #[error("AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not")]
+    NoRoleArn,
+    /// STS could not be reached.
+    #[error("Failed to assume the web identity role: {0}")]
+    StsUnreachable(#[source] reqwest::Error),
+    /// STS refused (its `Message`, else the HTTP status).
+    #[error("Failed to assume the web identity role: {0}")]
+    StsRefused(String),
+}
 
 /// The text of the first `<tag>...</tag>` in an XML document.
 fn xml_text<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
@@ -34,13 +53,13 @@ pub(super) async fn assume_role(
     request: &LlmRequest,
     token_file: &str,
     region: &str,
-) -> Result<Credentials, CredentialsError> {
+) -> Result<Credentials, WebIdentityError> {
     let token =
-        std::fs::read_to_string(token_file).map_err(|source| CredentialsError::TokenFile {
+        std::fs::read_to_string(token_file).map_err(|source| WebIdentityError::TokenFile {
             file: token_file.to_owned(),
             source,
         })?;
-    let role = stored_env(request, "AWS_ROLE_ARN").ok_or(CredentialsError::NoRoleArn)?;
+    let role = stored_env(request, "AWS_ROLE_ARN").ok_or(WebIdentityError::NoRoleArn)?;
     let session = stored_env(request, "AWS_ROLE_SESSION_NAME")
         .unwrap_or_else(|| format!("pi-agent-{}", super::super::now_ms()));
     let endpoint = stored_env(request, "AWS_ENDPOINT_URL_STS")
@@ -58,7 +77,7 @@ pub(super) async fn assume_role(
         .body(body)
         .send()
         .await
-        .map_err(CredentialsError::StsUnreachable)?;
+        .map_err(WebIdentityError::StsUnreachable)?;
     let status = response.status();
     let xml = response.text().await.unwrap_or_default();
     let keys = (
@@ -72,7 +91,7 @@ pub(super) async fn assume_role(
             secret_access_key: secret.to_owned(),
             session_token: token.map(str::to_owned),
         }),
-        _ => Err(CredentialsError::StsRefused(
+        _ => Err(WebIdentityError::StsRefused(
             xml_text(&xml, "Message")
                 .unwrap_or(status.as_str())
                 .to_owned(),

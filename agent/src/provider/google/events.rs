@@ -358,7 +358,7 @@ impl WireFormat for GeminiEvents {
         self.end_current(partial);
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err(if self.model.api == super::super::vertex::API {
+            StopReason::Pending => Err(if self.model.api == super::VERTEX_API {
                 "Google Vertex stream ended without a finish reason".to_owned()
             } else {
                 "Google stream ended without a finish reason".to_owned()

@@ -24,6 +24,10 @@ use events::GeminiEvents;
 /// The `api` value of models using this wire format.
 pub const API: &str = "google-generative-ai";
 
+/// The `api` value of Vertex AI's Gemini models (`vertex::API`), whose requests and streams
+/// differ from the Gemini API's in a few places.
+pub const VERTEX_API: &str = "google-vertex";
+
 /// The request URL for a base URL and model id.
 pub fn stream_url(base_url: &str, model_id: &str) -> String {
     format!(

@@ -534,7 +534,7 @@ impl WireFormat for ResponsesEvents {
         match self.flavor {
             Flavor::OpenAi => status_error(status, body),
             Flavor::Azure => super::status_error_with("Azure OpenAI API error", status, body),
-            Flavor::Codex => super::codex::status_error(status, body),
+            Flavor::Codex => super::codex_status::status_error(status, body),
         }
     }
 

@@ -6,6 +6,7 @@
 //! read by `events`. HTTP errors read `OpenAI API error (<status>): <detail>`.
 
 mod codex;
+mod codex_status;
 pub(crate) mod events;
 mod js;
 pub(crate) mod request;

@@ -27,7 +27,7 @@ use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions, stored_env};
 
 /// The `api` value of models using this wire format.
-pub const API: &str = "google-vertex";
+pub const API: &str = super::google::VERTEX_API;
 
 /// The marker the reference's auth passes for Application Default Credentials.
 const ADC_MARKER: &str = "gcp-vertex-credentials";
