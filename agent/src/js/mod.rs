@@ -1,8 +1,9 @@
 //! JavaScript semantics that show in what the reference writes: what `trim()` removes, string
-//! lengths in UTF-16 code units, how numbers print and parse (`number`), how a value becomes
-//! text (`value`) and JSON text (`json`). One home for each, so that every place that must
-//! behave as the reference's JavaScript behaves the same way.
+//! lengths in UTF-16 code units, how numbers print and parse (`number`), how a value becomes text
+//! (`value`) and JSON text (`json`), how dates print and parse (`date`). One home for each, so that
+//! every place that must behave as the reference's JavaScript behaves the same way.
 
+pub mod date;
 mod json;
 mod number;
 mod value;

@@ -45,7 +45,6 @@ mod pieces;
 mod scan;
 pub mod select;
 mod start;
-pub mod time;
 mod tree;
 
 use std::collections::HashMap;
@@ -68,6 +67,9 @@ use load::SessionFile;
 pub use message::{Role, SharedMessage};
 pub use pieces::{JsonPieces, write_all};
 pub use start::is_valid_session_id;
+
+/// Timestamps as the reference writes and reads them in session files.
+pub use crate::js::date as time;
 
 /// JavaScript's `trim()`, as the session's names and labels are trimmed.
 use crate::js::trim as js_trim;
