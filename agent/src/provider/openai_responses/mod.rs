@@ -11,6 +11,8 @@ pub(crate) mod events;
 mod js;
 pub(crate) mod request;
 
+pub use request::BodyError;
+
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -23,7 +25,6 @@ use super::openai_completions::{
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::ResponsesEvents;
-pub use request::BodyError;
 
 /// Which service a Responses stream comes from: their end-of-stream and error texts differ,
 /// and the Codex backend's client maps its events first (`error` and `response.failed` fail
