@@ -17,6 +17,15 @@ pub(crate) fn truthy(value: &Value) -> bool {
     }
 }
 
+/// `value || fallback` as a template string shows it: `String(value)` when the value is truthy,
+/// else the fallback.
+pub(crate) fn display_or(value: Option<&Value>, fallback: &str) -> String {
+    match value.filter(|value| truthy(value)) {
+        Some(value) => display(Some(value)),
+        None => fallback.to_owned(),
+    }
+}
+
 /// `String(value)`, as a template string shows a value; `None` is `undefined`. Numbers print
 /// as JavaScript prints them, arrays join their items with commas (`null` items empty), objects
 /// are `[object Object]`.
@@ -55,6 +64,15 @@ mod tests {
         for truthy_value in [json!(true), json!(-1), json!("0"), json!([]), json!({})] {
             assert!(truthy(&truthy_value), "{truthy_value}");
         }
+    }
+
+    #[test]
+    fn or_falls_back_on_falsy_values() {
+        // Node: `${0 || "none"}` "none", `${"x" || "none"}` "x", `${[1] || "none"}` "1".
+        assert_eq!(display_or(Some(&json!(0)), "none"), "none");
+        assert_eq!(display_or(None, "none"), "none");
+        assert_eq!(display_or(Some(&json!("x")), "none"), "x");
+        assert_eq!(display_or(Some(&json!([1])), "none"), "1");
     }
 
     #[test]

@@ -8,7 +8,6 @@
 mod codex;
 mod codex_status;
 pub(crate) mod events;
-mod js;
 pub(crate) mod request;
 
 pub use request::BodyError;
