@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::baseline::Baseline;
-use crate::run::Outcome;
+use crate::run::{Outcome, Verdict};
 use crate::{report, transcript};
 
 /// Output on stdout.
@@ -81,6 +81,17 @@ pub fn emit(emit: &Emit<'_>, agent: &str, outcomes: &[Outcome]) -> Result<bool, 
                 emit.wall.as_secs_f64(),
                 emit.jobs
             );
+            // Skipped scenarios passed nothing: say which, and why, once per reason.
+            let mut skipped: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+            for outcome in outcomes.iter().filter(|o| o.verdict == Verdict::Skipped) {
+                skipped
+                    .entry(&outcome.message)
+                    .or_default()
+                    .push(&outcome.id);
+            }
+            for (reason, ids) in skipped {
+                println!("NOTE: {} skipped ({}): {reason}", ids.len(), ids.join(", "));
+            }
             for outcome in outcomes
                 .iter()
                 .filter(|o| !o.verdict.passed() && !baseline.entries.contains_key(&o.id))

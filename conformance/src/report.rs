@@ -9,13 +9,14 @@ use serde_json::json;
 use crate::baseline::Comparison;
 use crate::run::{Outcome, Verdict};
 
-const VERDICTS: [Verdict; 6] = [
+const VERDICTS: [Verdict; 7] = [
     Verdict::Pass,
     Verdict::NonStrict,
     Verdict::Fail,
     Verdict::Unimplemented,
     Verdict::Error,
     Verdict::Timeout,
+    Verdict::Skipped,
 ];
 
 /// Counts per verdict, `pass 3, fail 1`.

@@ -129,6 +129,9 @@ async fn execute(
             ),
         ));
     }
+    if let Some(failure) = missing_extension_node(scenario, agent) {
+        return Err(failure);
+    }
     let scratch = tempfile::Builder::new()
         .prefix("pi-conformance-")
         .tempdir()
@@ -151,6 +154,27 @@ async fn execute(
     mock.shutdown().await;
     result
 }
+
+/// Why a scenario that loads extensions cannot run on pi-agent here: no Node.js 22.6 or newer
+/// to run them with ([`crate::scratch::extension_node`]). Not run, saying so, rather than a
+/// failure of the agent; an error when `PI_REQUIRE_REFERENCE` (CI) is set.
+fn missing_extension_node(scenario: &Scenario, agent: &AgentCommand) -> Option<Failure> {
+    if !agent.name.starts_with("ours")
+        || !scenario.loads_extensions()
+        || crate::scratch::extension_node_found()
+    {
+        return None;
+    }
+    let verdict = if pi_reference::required() {
+        Verdict::Error
+    } else {
+        Verdict::Skipped
+    };
+    Some(Failure::new(verdict, EXTENSION_NODE_MISSING))
+}
+
+/// What [`missing_extension_node`] says.
+pub const EXTENSION_NODE_MISSING: &str = "not run: it loads an extension, which pi-agent runs with Node.js 22.6 or newer, and none was found (`node` on PATH is older); `bash conformance/reference/install.sh` brings one, or name one with PI_AGENT_NODE";
 
 async fn with_mock(
     scenario: &Scenario,

@@ -60,6 +60,50 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Whether the agent is given an extension to load: `-e`/`--extension` among its
+    /// arguments, an extension file in the project's `.pi/extensions/` or the agent dir's
+    /// `extensions/`, or `extensions`/`packages` in the settings. pi-agent runs extensions
+    /// with Node.js 22.6 or newer.
+    pub fn loads_extensions(&self) -> bool {
+        let setup = &self.setup;
+        let flag =
+            |arg: &String| arg == "-e" || arg == "--extension" || arg.starts_with("--extension=");
+        let in_args = setup
+            .args
+            .iter()
+            .flatten()
+            .chain(&setup.extra_args)
+            .any(flag);
+        let script = |path: &String| {
+            [".ts", ".js", ".mjs", ".mts"]
+                .iter()
+                .any(|ext| path.ends_with(ext))
+        };
+        // `--no-extensions` turns discovery off; the `-e` ones still load.
+        let discovers = !setup
+            .args
+            .iter()
+            .flatten()
+            .chain(&setup.extra_args)
+            .any(|arg| arg == "--no-extensions" || arg == "-ne");
+        let in_files = setup
+            .files
+            .keys()
+            .any(|path| path.contains(".pi/extensions/") && script(path))
+            || setup
+                .agent_files
+                .keys()
+                .any(|path| path.starts_with("extensions/") && script(path));
+        let in_settings = setup.settings.as_ref().is_some_and(|settings| {
+            ["extensions", "packages"].iter().any(|key| {
+                settings
+                    .get(key)
+                    .is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+            })
+        });
+        in_args || (discovers && (in_files || in_settings))
+    }
+
     /// The entries of [`Scenario::reference_needs`] with no program on `PATH`.
     pub fn missing_reference_programs(&self) -> Vec<&str> {
         let path = std::env::var_os("PATH").unwrap_or_default();
@@ -367,4 +411,29 @@ pub fn schema_json() -> String {
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(setup: &str) -> Scenario {
+        let text = format!("id: x.001\ntitle: t\nsetup: {setup}\nsteps: []\n");
+        serde_saphyr::from_str(&text).expect("a scenario")
+    }
+
+    #[test]
+    fn extensions_are_seen_in_arguments_files_and_settings() {
+        assert!(scenario("{extra_args: [-e, a.ts]}").loads_extensions());
+        assert!(scenario("{args: [--extension=a.ts]}").loads_extensions());
+        assert!(scenario("{files: {.pi/extensions/a.ts: x}}").loads_extensions());
+        assert!(scenario("{agent_files: {extensions/b/index.ts: x}}").loads_extensions());
+        assert!(scenario("{settings: {extensions: [./a.ts]}}").loads_extensions());
+        assert!(!scenario("{files: {notes.ts: x}}").loads_extensions());
+        assert!(!scenario("{settings: {extensions: []}}").loads_extensions());
+        assert!(
+            !scenario("{extra_args: [--no-extensions], files: {.pi/extensions/a.ts: x}}")
+                .loads_extensions()
+        );
+    }
 }

@@ -155,6 +155,13 @@ fn extension_node() -> Option<String> {
     .clone()
 }
 
+/// Whether a Node.js able to run extensions is at hand for pi-agent: [`extension_node`], or
+/// `node` on `PATH` when it is new enough.
+pub fn extension_node_found() -> bool {
+    static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| pi_reference::extension_node().is_some())
+}
+
 /// What an agent keeps of the runner's environment: `PATH`, and `PI_AGENT_NODE` when there is
 /// one (the Node.js pi-agent runs extensions with, [`extension_node`]).
 fn inherited_env(lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {

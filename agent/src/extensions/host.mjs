@@ -90,12 +90,14 @@ const runningTools = new Map();
 /** Dialogs waiting for the client, by request id. */
 const pendingDialogs = new Map();
 let cwd = process.cwd();
+/** `ctx.mode`: "rpc", "print" or "json"; only RPC mode has a client to show the UI. */
+let mode = "rpc";
 let turnIndex = 0;
 function context() {
 	return {
-		ui,
-		mode: "rpc",
-		hasUI: true,
+		ui: mode === "rpc" ? ui : silentUi,
+		mode,
+		hasUI: mode === "rpc",
 		cwd,
 		signal: undefined,
 		get model() {
@@ -401,6 +403,7 @@ let loadedPaths = [];
 
 async function init(message) {
 	cwd = message.cwd ?? cwd;
+	mode = message.mode ?? mode;
 	loadedPaths = message.extensions;
 	cliFlags = message.flags ?? [];
 	await loadAll(true);

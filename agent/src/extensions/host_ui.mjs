@@ -112,3 +112,32 @@ const ui = {
 		return { success: false, error: "pi-agent has no themes" };
 	},
 };
+
+/**
+ * `ctx.ui` in print and JSON modes, where no client can answer: nothing crosses to stdout, and
+ * every dialog gives its default at once (`confirm` false, the others undefined).
+ */
+const silentUi = {
+	...ui,
+	async select() {
+		return undefined;
+	},
+	async confirm() {
+		return false;
+	},
+	async input() {
+		return undefined;
+	},
+	async editor() {
+		return undefined;
+	},
+	notify() {},
+	setStatus() {},
+	setWidget() {},
+	setTitle() {},
+	setEditorText() {},
+	pasteToEditor() {},
+	setTheme() {
+		return { success: false, error: "UI not available" };
+	},
+};

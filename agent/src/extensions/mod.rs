@@ -95,7 +95,11 @@ pub type CliFlag = (String, Option<String>);
 /// Starts the extension host for the extensions `discovery` finds, or nothing when there are
 /// none: without extensions no Node.js is looked for or spawned. `flags` go to the extensions
 /// that registered them; any other is an error, as in the reference.
-pub async fn start(discovery: Discovery<'_>, flags: &[CliFlag]) -> Result<Option<Host>, Error> {
+pub async fn start(
+    discovery: Discovery<'_>,
+    flags: &[CliFlag],
+    mode: UiMode,
+) -> Result<Option<Host>, Error> {
     let files = discover(discovery)?;
     if files.is_empty() {
         if flags.is_empty() {
@@ -109,9 +113,23 @@ pub async fn start(discovery: Discovery<'_>, flags: &[CliFlag]) -> Result<Option
         )]));
     }
     let node = find_node()?;
-    Host::start(&node, files, discovery.cwd, flags)
+    Host::start(&node, files, discovery.cwd, flags, mode)
         .await
         .map(Some)
+}
+
+/// The mode the extensions are told they run in (`ctx.mode`). Only RPC mode has a client to
+/// show the extension UI (`ctx.hasUI`); print and JSON modes give the extensions a UI that does
+/// nothing and answers every dialog with its default, as the reference does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UiMode {
+    /// `--mode rpc`.
+    Rpc,
+    /// `--print` with `--mode text`.
+    Print,
+    /// `--print` with `--mode json` (or `--mode json`).
+    Json,
 }
 
 /// The running extension host with its extensions loaded.
@@ -132,13 +150,14 @@ pub struct Host {
 }
 
 impl Host {
-    /// Starts the host with `node`, loads `files`, hands them `flags` and waits until they are
-    /// loaded.
+    /// Starts the host with `node`, loads `files`, hands them `flags` and the `mode`, and waits
+    /// until they are loaded.
     pub async fn start(
         node: &Node,
         files: Vec<ExtensionFile>,
         cwd: &Path,
         flags: &[CliFlag],
+        mode: UiMode,
     ) -> Result<Self, Error> {
         let mut child = tokio::process::Command::new(&node.program)
             .args([
@@ -177,6 +196,7 @@ impl Host {
             cwd,
             extensions: &extensions,
             flags,
+            mode,
         })?;
         host.send_line(init).await?;
         match messages.recv().await {

@@ -235,6 +235,7 @@ pub(super) enum ToHost<'a> {
         cwd: &'a Path,
         extensions: &'a [&'a Path],
         flags: &'a [CliFlag],
+        mode: super::UiMode,
     },
     Event {
         id: u64,

@@ -168,7 +168,12 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
             project_trusted: init.resources.project_trust.unwrap_or(trusted),
             no_discovery: cli.no_extensions,
         };
-        match crate::extensions::start(discovery, &cli.extension_flags).await {
+        let ui_mode = match app {
+            AppMode::Print => crate::extensions::UiMode::Print,
+            AppMode::Json => crate::extensions::UiMode::Json,
+            AppMode::Rpc | AppMode::Interactive => crate::extensions::UiMode::Rpc,
+        };
+        match crate::extensions::start(discovery, &cli.extension_flags, ui_mode).await {
             Ok(host) => init.extensions = host,
             Err(error) => return Err(Stop::error(error.to_string())),
         }

@@ -25,12 +25,15 @@ pub enum Verdict {
     Error,
     /// The agent did not answer in time.
     Timeout,
+    /// Not run: the machine lacks what the scenario needs (the message says what). Counted
+    /// with the passes, and named in the summary.
+    Skipped,
 }
 
 impl Verdict {
     /// Whether the verdict counts as passing.
     pub fn passed(self) -> bool {
-        matches!(self, Verdict::Pass | Verdict::NonStrict)
+        matches!(self, Verdict::Pass | Verdict::NonStrict | Verdict::Skipped)
     }
 
     /// The word used in tables and baselines.
@@ -42,6 +45,7 @@ impl Verdict {
             Verdict::Unimplemented => "unimplemented",
             Verdict::Error => "error",
             Verdict::Timeout => "timeout",
+            Verdict::Skipped => "skipped",
         }
     }
 }
