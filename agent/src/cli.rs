@@ -100,6 +100,10 @@ pub struct Cli {
     /// Offer no tools unless `--tools` names them (also `-nt`).
     #[arg(long = "no-tools")]
     pub no_tools: bool,
+    /// The release of pi's RPC protocol to speak, 0.84.1 to 1.6.0 (default: the setting
+    /// `rpcRelease`, else 0.84.1).
+    #[arg(long = "rpc-release", value_name = "RELEASE")]
+    pub rpc_release: Option<String>,
     /// Long flags pi-agent does not know, for the extensions that register them
     /// ([`split_extension_flags`]).
     #[arg(skip)]

@@ -47,6 +47,8 @@ pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<AgentMessage> {
                 ),
                 summary.timestamp,
             )),
+            // The system prompt and tools go with every request as such.
+            AgentMessage::System(_) => None,
         })
         .collect()
 }

@@ -9,6 +9,7 @@ pub mod export_html;
 pub mod extensions;
 pub mod model_resolver;
 pub mod provider;
+pub mod release;
 pub mod resources;
 pub mod rpc;
 pub mod run;
@@ -108,6 +109,16 @@ pub fn run(cli: cli::Cli) -> ExitCode {
         cli.models.as_deref(),
         &mut config,
     );
+    let rpc_release = match release::RpcRelease::choose(
+        cli.rpc_release.as_deref(),
+        config.settings.get(release::RpcRelease::SETTING),
+    ) {
+        Ok(rpc_release) => rpc_release,
+        Err(error) => {
+            report(&format!("Error: {error}"));
+            return ExitCode::FAILURE;
+        }
+    };
     let mut failed = false;
     for diagnostic in &startup.diagnostics {
         match diagnostic {
@@ -157,6 +168,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             skill_paths: cli.skills.clone(),
         },
         extensions: None,
+        rpc_release,
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

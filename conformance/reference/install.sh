@@ -9,6 +9,8 @@
 # Each release goes into <root>/<version>/ with a launcher <root>/bin/pi@<version>; 0.84.1 also
 # gets <root>/bin/pi. Safe to run repeatedly: finished steps are skipped. Prints the path of each
 # launcher on stdout, one per line, in the order given; everything else goes to stderr.
+# A sibling package release that the registry never published is replaced by the newest one
+# published, with a warning; <root>/<version>/pinned.txt lists such replacements.
 set -euo pipefail
 
 default_version=0.84.1
@@ -52,16 +54,29 @@ install_version() {
     siblings=$(PATH=$node_bin:$PATH npm view "@earendil-works/pi-coding-agent@$pi_version" \
       dependencies --json | PATH=$node_bin:$PATH node -e '
         const deps = JSON.parse(require("fs").readFileSync(0, "utf8"));
-        const names = new Set(Object.keys(deps).filter((n) => n.startsWith("@earendil-works/")));
-        for (const n of ["pi-agent-core", "pi-ai", "pi-tui"]) names.add("@earendil-works/" + n);
-        console.log([...names].join("\n"));')
-    local overrides="" name
-    for name in $siblings; do
-      # A sibling that has no such release is left to the range pi gives it.
+        const names = new Map(Object.entries(deps).filter(([n]) => n.startsWith("@earendil-works/")));
+        for (const n of ["pi-agent-core", "pi-ai", "pi-tui"]) {
+          const name = "@earendil-works/" + n;
+          if (!names.has(name)) names.set(name, "");
+        }
+        for (const [name, range] of names) console.log(name + " " + (range || "-"));')
+    local overrides="" name range newest
+    : >"$version_dir/pinned.txt"
+    while read -r name range; do
       if PATH=$node_bin:$PATH npm view "$name@$pi_version" version >/dev/null 2>&1; then
         overrides+="${overrides:+,}\"$name\": \"$pi_version\""
+      elif [[ $range != - && -z $(PATH=$node_bin:$PATH npm view "$name@$range" version 2>/dev/null) ]]; then
+        # The release names a sibling release that was never published (pi 0.99.1 and 1.0.3
+        # need @earendil-works/chord ^0.99.1 / ^1.0.3): pin the newest published one instead,
+        # and say so, since this install is then not exactly the release as published.
+        newest=$(PATH=$node_bin:$PATH npm view "$name" version)
+        echo "WARNING: pi $pi_version needs $name $range, which is not published;" \
+          "pinning $name $newest instead" >&2
+        echo "$name $range -> $newest (not published)" >>"$version_dir/pinned.txt"
+        overrides+="${overrides:+,}\"$name\": \"$newest\""
       fi
-    done
+      # Otherwise a sibling that has no such release is left to the range pi gives it.
+    done <<<"$siblings"
     cat >"$pi_dir/package.json" <<JSON
 {
   "private": true,

@@ -2,9 +2,21 @@
 //! followed by the reason; `#` starts a comment.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::agent::AgentCommand;
 use crate::run::Outcome;
+
+/// The baseline file of an agent in `dir`: `<name>.txt` for the registry's default release,
+/// `<name>@<release>.txt` for another.
+pub fn default_path(dir: &Path, agent: &AgentCommand) -> PathBuf {
+    let default = crate::release::registry().map(|r| r.default).ok();
+    if default == Some(agent.release) {
+        dir.join(format!("{}.txt", agent.name))
+    } else {
+        dir.join(format!("{}.txt", agent.label()))
+    }
+}
 
 /// The ids an agent is expected to fail, with reasons.
 #[derive(Debug, Clone, Default)]
@@ -22,12 +34,18 @@ pub struct Comparison {
     pub unexpected: Vec<String>,
     /// Listed ids that now pass: they fail the run until removed.
     pub stale: Vec<String>,
+    /// Scenarios run outside the releases they hold for (`run --outside`) that fail there, as
+    /// they should.
+    pub outside_failing: Vec<String>,
+    /// Scenarios run outside their releases that pass there: their `releases` range is too
+    /// narrow, which fails the run.
+    pub outside_passing: Vec<String>,
 }
 
 impl Comparison {
     /// Whether the run is good.
     pub fn ok(&self) -> bool {
-        self.unexpected.is_empty() && self.stale.is_empty()
+        self.unexpected.is_empty() && self.stale.is_empty() && self.outside_passing.is_empty()
     }
 }
 
@@ -58,7 +76,16 @@ impl Baseline {
     /// Compares outcomes with the baseline.
     pub fn compare(&self, outcomes: &[Outcome]) -> Comparison {
         let mut comparison = Comparison::default();
-        for outcome in outcomes {
+        for outcome in outcomes.iter().filter(|o| o.verdict.ran()) {
+            if outcome.outside {
+                let list = if outcome.verdict.passed() {
+                    &mut comparison.outside_passing
+                } else {
+                    &mut comparison.outside_failing
+                };
+                list.push(outcome.id.clone());
+                continue;
+            }
             let listed = self.entries.contains_key(&outcome.id);
             match (outcome.verdict.passed(), listed) {
                 (true, true) => comparison.stale.push(outcome.id.clone()),
@@ -71,13 +98,22 @@ impl Baseline {
     }
 
     /// A baseline text listing the failures of these outcomes, keeping existing reasons.
-    pub fn render_from(&self, agent: &str, outcomes: &[Outcome]) -> String {
+    pub fn render_from(&self, agent: &AgentCommand, outcomes: &[Outcome]) -> String {
+        let label = agent.label();
+        let spec = if agent.name == "custom" {
+            format!("'...' --release {}", agent.release)
+        } else {
+            label.clone()
+        };
         let mut text = format!(
-            "# Expected failures of the agent `{agent}`: scenario id, then the reason.\n\
+            "# Expected failures of the agent `{label}`: scenario id, then the reason.\n\
              # An id that passes is stale and fails the run; an unlisted failure fails the run.\n\
-             # Rewrite it from a run with: pi-conformance run --agent {agent} --update-baseline\n"
+             # Rewrite it from a run with: pi-conformance run --agent {spec} --update-baseline\n"
         );
-        let mut failing: Vec<&Outcome> = outcomes.iter().filter(|o| !o.verdict.passed()).collect();
+        let mut failing: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|o| o.verdict.ran() && !o.outside && !o.verdict.passed())
+            .collect();
         failing.sort_by(|a, b| a.id.cmp(&b.id));
         for outcome in failing {
             let reason = self

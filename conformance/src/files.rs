@@ -8,6 +8,7 @@ use crate::agent::{Framer, parse_line};
 use crate::expect::{self, Feed, Item, Matcher};
 use crate::load::decode_hex;
 use crate::pattern::{self, Captures, Vars};
+use crate::release::Adjustments;
 use crate::scenario::{FileCheck, StdoutCheck};
 
 /// Resolves a checked path: variables substituted, relative to the working folder, and a `*` in
@@ -53,6 +54,7 @@ pub fn check(
     check: &FileCheck,
     vars: &Vars,
     captures: &mut Captures,
+    adjustments: &Adjustments,
 ) -> Result<(), (String, String)> {
     let plain = |m: String| (m, String::new());
     let mut path_text = check.path.clone();
@@ -101,7 +103,7 @@ pub fn check(
             .map(Item::parse)
             .collect::<Result<_, _>>()
             .map_err(plain)?;
-        let mut matcher = Matcher::new(items, Vec::new(), check.partial);
+        let mut matcher = Matcher::new(items, Vec::new(), check.partial).omitting(adjustments);
         let mut framer = Framer::default();
         let mut records: Vec<Vec<u8>> = framer.push(&bytes);
         records.extend(framer.finish());

@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod baseline;
+pub mod changes;
 pub mod coverage;
 pub mod expect;
 pub mod files;
@@ -15,6 +16,7 @@ pub mod mock;
 pub mod normalise;
 pub mod pattern;
 pub mod record;
+pub mod release;
 pub mod report;
 pub mod run;
 pub mod scenario;

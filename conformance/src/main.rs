@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use pi_conformance::agent::AgentCommand;
-use pi_conformance::baseline::Baseline;
+use pi_conformance::baseline::{self, Baseline};
 use pi_conformance::load::{self, Loaded};
+use pi_conformance::release::Version;
 use pi_conformance::run::{Mode, Outcome, RunOptions};
 use pi_conformance::{report, suite, transcript};
 
@@ -122,9 +123,18 @@ struct Select {
 struct RunArgs {
     #[command(flatten)]
     select: Select,
-    /// `ours`, `reference`, or a whole command line.
+    /// `ours`, `reference`, `ours@RELEASE`, `reference@RELEASE` (such as `reference@1.6.0`), or
+    /// a whole command line.
     #[arg(long, default_value = "ours")]
     agent: String,
+    /// The release of pi's RPC protocol the agent speaks, for a command line (or for `ours` and
+    /// `reference` without `@RELEASE`); default: the release the workspace follows.
+    #[arg(long, value_name = "RELEASE")]
+    release: Option<Version>,
+    /// Also run the scenarios whose `releases` exclude the agent's release: they must fail there
+    /// (one that passes has too narrow a range, and fails the run).
+    #[arg(long)]
+    outside: bool,
     /// Scenarios run at once.
     #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
     jobs: usize,
@@ -134,7 +144,8 @@ struct RunArgs {
     /// Folder for transcripts and results.
     #[arg(long, default_value = "conformance-out")]
     out: PathBuf,
-    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt when it exists).
+    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt for the default
+    /// release, <agent>@<release>.txt for another, when it exists).
     #[arg(long)]
     baseline: Option<PathBuf>,
     /// Rewrite the baseline from this run's failures (keeping existing reasons).
@@ -289,31 +300,34 @@ impl Progress {
 
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let scenarios = select_scenarios(&args.select)?;
-    let agent = AgentCommand::resolve(&args.agent)?;
+    let agent = AgentCommand::resolve_at(&args.agent, args.release)?;
     let baseline_path = args
         .baseline
         .clone()
-        .unwrap_or_else(|| Path::new("conformance/baselines").join(format!("{}.txt", agent.name)));
+        .unwrap_or_else(|| baseline::default_path(Path::new("conformance/baselines"), &agent));
     let baseline = Baseline::read(&baseline_path)
         .with_context(|| format!("reading {}", baseline_path.display()))?;
     let started = std::time::Instant::now();
     let mut progress = Progress::new();
-    let outcomes = suite::run_all(
-        &scenarios,
-        &agent,
-        RunOptions::new(Mode::Judge),
-        args.jobs,
-        |o, d, t| progress.update(o, d, t),
-    )
+    let options = RunOptions {
+        outside: args.outside,
+        ..RunOptions::new(Mode::Judge)
+    };
+    let outcomes = suite::run_all(&scenarios, &agent, options, args.jobs, |o, d, t| {
+        progress.update(o, d, t)
+    })
     .await;
     let wall = started.elapsed();
-    for outcome in &outcomes {
+    for outcome in outcomes.iter().filter(|o| o.verdict.ran()) {
         transcript::write(&args.out, outcome)
             .with_context(|| format!("writing the transcript of {}", outcome.id))?;
     }
     let comparison = baseline.compare(&outcomes);
-    let results = report::json(&agent.name, &outcomes, &comparison);
-    let results_path = args.out.join(&agent.name).join("results.json");
+    let results = report::json(&agent, &outcomes, &comparison);
+    let results_dir = args.out.join(agent.label());
+    std::fs::create_dir_all(&results_dir)
+        .with_context(|| format!("creating {}", results_dir.display()))?;
+    let results_path = results_dir.join("results.json");
     std::fs::write(&results_path, &results)
         .with_context(|| format!("writing {}", results_path.display()))?;
     match args.format {
@@ -327,10 +341,10 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
                 wall.as_secs_f64(),
                 args.jobs
             );
-            for outcome in outcomes
-                .iter()
-                .filter(|o| !o.verdict.passed() && !baseline.entries.contains_key(&o.id))
-            {
+            for outcome in outcomes.iter().filter(|o| {
+                (!o.verdict.passed() && !o.outside && !baseline.entries.contains_key(&o.id))
+                    || (o.outside && o.verdict.passed())
+            }) {
                 println!(
                     "\n== {} ({}): {}\n{}\ntranscript: {}",
                     outcome.id,
@@ -344,14 +358,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         Format::Json => print!("{results}"),
         Format::Junit => print!(
             "{}",
-            report::junit(&agent.name, &outcomes, &baseline.entries)
+            report::junit(&agent.label(), &outcomes, &baseline.entries)
         ),
     }
     if args.update_baseline {
         if let Some(parent) = baseline_path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&baseline_path, baseline.render_from(&agent.name, &outcomes))?;
+        std::fs::write(&baseline_path, baseline.render_from(&agent, &outcomes))?;
         eprintln!("wrote {}", baseline_path.display());
         return Ok(true);
     }

@@ -90,8 +90,8 @@ fn main() {
         ("ours", build_ours()),
         (
             "reference",
-            find_reference()
-                .map_err(|e| e.to_string())
+            pi_conformance::release::registry()
+                .and_then(|registry| find_reference(registry.default).map_err(|e| e.to_string()))
                 .and_then(|_| AgentCommand::resolve("reference").map_err(|e| e.to_string())),
         ),
     ];

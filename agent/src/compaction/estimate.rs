@@ -110,6 +110,10 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
         AgentMessage::BashExecution(bash) => js_len(&bash.command) + js_len(&bash.output),
         AgentMessage::BranchSummary(summary) => js_len(&summary.summary),
         AgentMessage::CompactionSummary(summary) => js_len(&summary.summary),
+        AgentMessage::System(system) => {
+            let declared = pi_rpc_protocol::json::to_string(system).unwrap_or_default();
+            js_len(&declared)
+        }
     };
     chars.div_ceil(4) as u64
 }

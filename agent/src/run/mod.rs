@@ -4,9 +4,7 @@
 
 mod tools;
 
-use pi_rpc_protocol::event::{
-    AgentEndEvent, Event, MessageEvent, MessageUpdateEvent, NoFields, TurnEndEvent,
-};
+use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, NoFields, TurnEndEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, oneshot};
@@ -61,6 +59,8 @@ pub struct RunSpec {
     /// Streaming deltas may go to the session in bursts (no one needs to see them one at a
     /// time, as an extension handling `message_update` does).
     pub batch_updates: bool,
+    /// The release of pi's RPC protocol spoken: what the records carry.
+    pub release: crate::release::RpcRelease,
 }
 
 /// Sends run messages to the session; every method fails once the session is gone.
@@ -135,6 +135,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         stream_options,
         cancel,
         batch_updates: _,
+        release,
     } = spec;
     let mut context = history;
     let mut new_messages = Vec::new();
@@ -190,8 +191,15 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 session_id: Some(session_id.clone()),
                 thinking_budgets: stream_options.thinking_budgets,
             };
-            let assistant =
-                stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;
+            let assistant = stream_assistant(
+                &http,
+                &stream_options,
+                request,
+                cancel.clone(),
+                emitter,
+                release,
+            )
+            .await?;
             let message = AgentMessage::Assistant(assistant.clone());
             context.push(message.clone());
             new_messages.push(message.clone());
@@ -207,7 +215,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                     .await?;
                 return end(emitter, new_messages).await;
             }
-            let results = tools::execute_calls(&assistant, &tool_context, emitter).await?;
+            let results = tools::execute_calls(&assistant, &tool_context, emitter, release).await?;
             more_tool_calls = !results.is_empty();
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
@@ -250,6 +258,7 @@ async fn stream_assistant(
     request: LlmRequest,
     cancel: CancellationToken,
     emitter: &Emitter,
+    release: crate::release::RpcRelease,
 ) -> Result<AssistantMessage, SessionGone> {
     if cancel.is_cancelled() {
         // Aborted between turns (during tools): the reference makes no request and ends the
@@ -262,28 +271,33 @@ async fn stream_assistant(
         return finish_message(emitter, message, false).await;
     }
     let model = request.model.clone();
+    let thinking_level = request.thinking_level;
+    let started_at = std::time::Instant::now();
     let mut events = provider::stream_with(http, request, *options, cancel);
     let mut started = false;
+    let mut usage = None;
     while let Some(event) = events.recv().await {
         match event {
-            ProviderEvent::Start(partial) => {
+            ProviderEvent::Start(mut partial) => {
                 started = true;
+                release.stamp_usage(&mut partial.usage);
+                usage = Some(partial.usage.clone());
                 emitter
                     .emit(message_start(AgentMessage::Assistant(partial)))
                     .await?;
             }
+            ProviderEvent::Usage(now) => usage = Some(now),
             ProviderEvent::Deltas(deltas) => {
                 let updates = deltas
                     .into_iter()
                     .map(|delta| {
-                        Event::MessageUpdate(MessageUpdateEvent {
-                            assistant_message_event: delta,
-                        })
+                        Event::MessageUpdate(release.message_update(delta, usage.as_ref()))
                     })
                     .collect();
                 emitter.emit_all(updates).await?;
             }
-            ProviderEvent::Done(done) => {
+            ProviderEvent::Done(mut done) => {
+                release.stamp_response(&mut done, started_at.elapsed(), thinking_level);
                 return finish_message(emitter, done, started).await;
             }
         }

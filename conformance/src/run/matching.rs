@@ -29,7 +29,8 @@ impl Run<'_> {
                 .collect(&items, spec.until.as_ref(), &spec.ignore, spec.timeout_ms)
                 .await;
         }
-        let mut matcher = Matcher::new(items, spec.ignore.clone(), spec.partial);
+        let mut matcher =
+            Matcher::new(items, spec.ignore.clone(), spec.partial).omitting(self.adjustments);
         let deadline = self.step_deadline(spec.timeout_ms);
         let mut seen = Vec::new();
         while !matcher.is_done() {

@@ -25,12 +25,20 @@ pub enum Verdict {
     Error,
     /// The agent did not answer in time.
     Timeout,
+    /// Not run: the agent's release is outside the releases the scenario holds for.
+    #[serde(rename = "n/a")]
+    NotApplicable,
 }
 
 impl Verdict {
     /// Whether the verdict counts as passing.
     pub fn passed(self) -> bool {
         matches!(self, Verdict::Pass | Verdict::NonStrict)
+    }
+
+    /// Whether the scenario was run at all (every verdict but `n/a`).
+    pub fn ran(self) -> bool {
+        self != Verdict::NotApplicable
     }
 
     /// The word used in tables and baselines.
@@ -42,6 +50,7 @@ impl Verdict {
             Verdict::Unimplemented => "unimplemented",
             Verdict::Error => "error",
             Verdict::Timeout => "timeout",
+            Verdict::NotApplicable => "n/a",
         }
     }
 }
@@ -86,8 +95,11 @@ pub struct Outcome {
     pub title: String,
     /// Scenario file.
     pub file: PathBuf,
-    /// Agent name.
+    /// Agent name and release (`reference@0.84.1`).
     pub agent: String,
+    /// The scenario was run on a release outside those it holds for (`run --outside`): it is
+    /// expected to fail there.
+    pub outside: bool,
     /// The verdict.
     pub verdict: Verdict,
     /// One line saying why (empty on pass).

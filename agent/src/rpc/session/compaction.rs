@@ -442,6 +442,28 @@ impl Session {
         crate::session::time::parse_iso(entry.timestamp()).and_then(|ms| u64::try_from(ms).ok())
     }
 
+    /// Cancels the `compact` command's compaction in progress, reported as aborted (`abort`
+    /// from 0.85.0). True when there was one.
+    pub(super) async fn cancel_manual_compaction(&mut self) -> bool {
+        let Some(active) = self
+            .compaction
+            .active
+            .take_if(|active| active.reply.is_some())
+        else {
+            return false;
+        };
+        active.cancel.cancel();
+        let cancelled = Finished {
+            first_kept_entry_id: String::new(),
+            tokens_before: 0,
+            details: serde_json::Value::Null,
+            outcome: Err(SummaryError::Cancelled),
+            from_extension: false,
+        };
+        self.finish_compaction(active, cancelled).await;
+        true
+    }
+
     pub(super) async fn on_compaction_message(&mut self, message: CompactionMessage) {
         let current = self.compaction.active.as_ref().map(|active| active.serial);
         match message {
@@ -575,7 +597,10 @@ impl Session {
     /// overflowed turn, or the end of the run (with its queued messages first).
     async fn after_auto_compaction(&mut self, retry: bool) {
         if let Some((id, prompt)) = self.compaction.next_prompt.take() {
-            self.write(&Response::ok(id, "prompt")).await;
+            let answer = self
+                .release
+                .accepted(id, "prompt", crate::release::Disposition::Started);
+            self.write(&answer).await;
             self.start_run(vec![prompt], false);
         } else if retry {
             self.start_run(Vec::new(), false);

@@ -10,10 +10,10 @@
 
 use std::collections::HashMap;
 
+use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::{ExtensionUiResponse, PromptCommand};
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
-use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
 
 mod active_tools;
@@ -25,6 +25,7 @@ pub(super) use lifecycle::PreparedSession;
 
 use super::{Session, log_store_error};
 use crate::extensions::{Host, HostMessage};
+use crate::release::Disposition;
 
 /// What a `done` from the host completes.
 #[derive(Debug)]
@@ -617,9 +618,13 @@ impl Session {
             Triggered::BeforeStart => ext.response_after_start = Some(id),
             Triggered::AfterStart => {
                 ext.triggered = Triggered::No;
-                self.write(&Response::ok(id, "prompt")).await;
+                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
+                self.write(&answer).await;
             }
-            Triggered::No => self.write(&Response::ok(id, "prompt")).await,
+            Triggered::No => {
+                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
+                self.write(&answer).await;
+            }
         }
         let errors = self
             .extensions
@@ -644,7 +649,8 @@ impl Session {
         match ext.response_after_start.take() {
             Some(id) => {
                 ext.triggered = Triggered::No;
-                self.write(&Response::ok(id, "prompt")).await;
+                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
+                self.write(&answer).await;
             }
             None => ext.triggered = Triggered::AfterStart,
         }

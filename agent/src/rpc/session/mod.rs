@@ -5,6 +5,7 @@ mod bash;
 mod commands;
 mod compaction;
 mod extensions;
+mod later_releases;
 mod queue;
 mod replace;
 mod retry;
@@ -16,9 +17,7 @@ use std::collections::VecDeque;
 
 use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::content::{MessageContent, UserContent};
-use pi_rpc_protocol::event::{
-    AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
-};
+use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent, RetryScheduledEvent};
 use pi_rpc_protocol::framing::{LineResult, encode_record};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
@@ -56,6 +55,8 @@ pub struct SessionInit {
     pub resources: crate::resources::ResourceOptions,
     /// The extension host, when extensions are loaded.
     pub extensions: Option<crate::extensions::Host>,
+    /// The release of pi's RPC protocol to speak.
+    pub rpc_release: crate::release::RpcRelease,
 }
 
 /// A run in progress.
@@ -131,6 +132,8 @@ pub struct Session {
     compaction: compaction::CompactionState,
     /// Loaded extensions.
     extensions: Option<extensions::Extensions>,
+    /// The release of pi's RPC protocol spoken: what the records carry.
+    release: crate::release::RpcRelease,
 }
 
 impl Session {
@@ -195,6 +198,7 @@ impl Session {
             resources,
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
+            release: init.rpc_release,
         }
     }
 
@@ -385,7 +389,10 @@ impl Session {
         };
         if matches!(
             message,
-            AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_)
+            AgentMessage::User(_)
+                | AgentMessage::Assistant(_)
+                | AgentMessage::ToolResult(_)
+                | AgentMessage::System(_)
         ) {
             log_store_error(self.store.append_message(message.clone()));
         }
@@ -544,7 +551,9 @@ impl Session {
 
     /// Emits `agent_settled`, then the answers that waited for it.
     async fn settle(&mut self) {
-        self.emit(Event::AgentSettled(NoFields {})).await;
+        // An abort, or a command that stopped the run first, waits in `deferred`.
+        let aborted = !self.deferred.is_empty();
+        self.emit(self.release.settled(aborted)).await;
         self.wake_idle_waiters().await;
         for deferred in std::mem::take(&mut self.deferred) {
             match deferred {
@@ -563,6 +572,11 @@ impl Session {
         let cancel = CancellationToken::new();
         let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
         let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
+        let prompts = self.with_system_declaration(
+            prompts,
+            &system_prompt,
+            &crate::tools::definitions(&tool_context),
+        );
         let spec = RunSpec {
             prompts,
             history: self.messages.clone(),
@@ -577,6 +591,7 @@ impl Session {
             stream_options: self.config.settings.stream_options(),
             cancel: cancel.clone(),
             batch_updates: !extensions::handles_event(&self.extensions, "message_update"),
+            release: self.release,
         };
         if !self.streaming {
             extensions::streaming_changed(&self.extensions, true);
