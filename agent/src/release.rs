@@ -33,9 +33,16 @@ pub enum Feature {
     UiPromptEvents,
     /// `abort` cancels a manual compaction in progress (0.85.0).
     AbortCancelsCompaction,
+    /// `abort` ends the run with the queued messages still queued (0.86.1).
+    AbortKeepsQueues,
     /// A run starts with a `system` message declaring the prompt sections and tools, whenever
     /// they differ from what the conversation last declared (0.86.1).
     SystemMessages,
+    /// Dropping a failed answer from the model's context is recorded as a `context_edit` entry
+    /// (0.87.0).
+    ContextEdits,
+    /// A compaction's `estimatedTokensAfter` counts the `system` messages (0.87.0).
+    EstimateCountsSystem,
     /// Successful `prompt`, `steer` and `follow_up` answers carry `data.disposition` (0.99.1).
     InputDisposition,
     /// Assistant messages carry the `thinkingLevel` they were made with (0.99.1).
@@ -49,6 +56,9 @@ pub enum Feature {
     Durations,
     /// `read` results carry `structuredContent` (1.3.0).
     ReadStructuredContent,
+    /// Tool calls with arguments that are not valid JSON carry `argumentsError` and fail
+    /// (1.3.0).
+    ArgumentsError,
     /// `agent_settled` carries `aborted` (1.3.0).
     SettledAborted,
     /// A usage's cost carries `totalFromProvider` (1.5.0).
@@ -63,14 +73,16 @@ impl Feature {
             Feature::ToolcallStartIdentity | Feature::ThinkingLevelKept => RpcRelease(0, 84, 3),
             Feature::ClearQueue | Feature::UiPromptEvents => RpcRelease(0, 84, 4),
             Feature::AbortCancelsCompaction => RpcRelease(0, 85, 0),
-            Feature::SystemMessages => RpcRelease(0, 86, 1),
+            Feature::SystemMessages | Feature::AbortKeepsQueues => RpcRelease(0, 86, 1),
+            Feature::ContextEdits | Feature::EstimateCountsSystem => RpcRelease(0, 87, 0),
             Feature::InputDisposition
             | Feature::AssistantThinkingLevel
             | Feature::BuiltinExtensions
             | Feature::BashStructuredResult => RpcRelease(0, 99, 1),
-            Feature::Durations | Feature::SettledAborted | Feature::ReadStructuredContent => {
-                RpcRelease(1, 3, 0)
-            }
+            Feature::Durations
+            | Feature::SettledAborted
+            | Feature::ReadStructuredContent
+            | Feature::ArgumentsError => RpcRelease(1, 3, 0),
             Feature::CostFromProvider => RpcRelease(1, 5, 0),
         }
     }
@@ -305,6 +317,35 @@ impl RpcRelease {
                 "builtin",
             ),
         ]
+    }
+}
+
+/// The key of a tool call whose arguments are not valid JSON (from 1.3.0).
+pub const ARGUMENTS_ERROR: &str = "argumentsError";
+
+impl RpcRelease {
+    /// From 1.3.0 a tool call whose streamed arguments (`raw`) are not valid JSON keeps them
+    /// unparsed: empty `arguments`, and `argumentsError` saying why, with the text received.
+    /// Before, the repaired arguments stand.
+    pub fn check_tool_arguments(
+        self,
+        call: &mut pi_rpc_protocol::content::ToolCall,
+        raw: Option<&str>,
+    ) {
+        let Some(raw) = raw.filter(|_| self.has(Feature::ArgumentsError)) else {
+            return;
+        };
+        if raw.trim().is_empty() {
+            return;
+        }
+        if let Err(error) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw)
+        {
+            call.arguments = serde_json::Map::new();
+            call.extra.insert(
+                ARGUMENTS_ERROR.into(),
+                format!("{error}\n\nReceived arguments:\n{raw}").into(),
+            );
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::load::Loaded;
-use crate::release::{Registry, Rule};
+use crate::release::{ChangeKind, Registry, Rule};
 
 /// The changes of the registry that no scenario proves.
 pub fn unproven<'a>(registry: &'a Registry, scenarios: &[Loaded]) -> Vec<&'a str> {
@@ -38,11 +38,17 @@ pub fn render(registry: &Registry, scenarios: &[Loaded], root: &Path) -> String 
         out,
         "Generated from `conformance/releases.yaml` and the scenarios' `changes` fields by \
          `cargo test -p pi-conformance --test changes` (`CHANGES=overwrite` rewrites it). Each \
-         change links the scenarios that prove it: they hold (`releases`) from the release \
-         that brought it, and `pi-conformance run --outside` checks that they fail on the \
-         releases before. The corpus follows {default}; on a later release, the rules listed \
-         with a change adapt the scenarios written before it (conformance/README.md, \
-         \"Releases\").\n",
+         change links the scenarios that prove it: a scenario that holds (`releases`) from the \
+         release that brought the change, or one of the older behaviour that holds until it, \
+         or one that shows both sides with `$since`; `pi-conformance run --outside` checks \
+         that a scenario fails on the releases outside its range. The corpus follows \
+         {default}; on a later release, the rules listed with a change adapt the scenarios \
+         written before it (conformance/README.md, \"Releases\").\n\n\
+         **Protocol** changes are changes of the RPC records (fields, new records, commands and \
+         their answers): pi-agent follows them when it speaks the release (`--rpc-release`). \
+         **Behaviour** changes are seen through the records but are not their format (texts, \
+         timing, model catalogs, extension API details): pi-agent keeps {default}'s, and the \
+         scenarios that check them hold for the releases before the change.\n",
         default = registry.default
     );
     for release in &registry.releases {
@@ -60,7 +66,16 @@ pub fn render(registry: &Registry, scenarios: &[Loaded], root: &Path) -> String 
             continue;
         }
         for change in changes {
-            let _ = writeln!(out, "- **{}** (`{}`)", change.title, change.id);
+            let kind = match change.kind {
+                ChangeKind::Protocol => "Protocol",
+                ChangeKind::Behaviour => "Behaviour",
+            };
+            let _ = writeln!(
+                out,
+                "- {kind}: **{}** (`{}`)",
+                change.title.trim(),
+                change.id
+            );
             if let Some(detail) = &change.detail {
                 let _ = writeln!(out, "  {}", detail.trim().replace('\n', "\n  "));
             }

@@ -154,9 +154,26 @@ pub struct Change {
     /// More, when needed (Markdown).
     #[serde(default)]
     pub detail: Option<String>,
+    /// `protocol` (records, their fields, commands: what pi-agent follows when it speaks the
+    /// release) or `behaviour` (texts, timing, model catalogs, extension API details the older
+    /// scenarios hold until; pi-agent keeps 0.84.1's).
+    #[serde(default)]
+    pub kind: ChangeKind,
     /// How the scenarios written before the change are run on releases that have it.
     #[serde(default)]
     pub rules: Vec<Rule>,
+}
+
+/// What a change is about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// The RPC records: their fields, new records, commands and their answers.
+    #[default]
+    Protocol,
+    /// Behaviour seen through the records but not their format: texts, timing, model
+    /// catalogs, extension API details.
+    Behaviour,
 }
 
 /// How scenarios written before a change are run on the releases that have it. Exactly one of
@@ -191,7 +208,8 @@ pub struct Rule {
     #[serde(default)]
     pub omit_keys: Vec<Vec<String>>,
     /// The rule is not applied to a scenario with an object pattern holding these literal
-    /// values: such a scenario states the change itself.
+    /// values (a value `"{{any}}"` only asks for the key): such a scenario states the change
+    /// itself.
     #[serde(default)]
     pub unless: Map<String, Value>,
 }

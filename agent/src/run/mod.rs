@@ -4,6 +4,8 @@
 
 mod tools;
 
+use pi_rpc_protocol::content::{AssistantContent, TaggedToolCall};
+use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, NoFields, TurnEndEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
@@ -276,6 +278,8 @@ async fn stream_assistant(
     let mut events = provider::stream_with(http, request, *options, cancel);
     let mut started = false;
     let mut usage = None;
+    // The arguments text of each tool call as streamed, by content index.
+    let mut raw_arguments: std::collections::HashMap<usize, String> = Default::default();
     while let Some(event) = events.recv().await {
         match event {
             ProviderEvent::Start(mut partial) => {
@@ -290,13 +294,20 @@ async fn stream_assistant(
             ProviderEvent::Deltas(deltas) => {
                 let updates = deltas
                     .into_iter()
-                    .map(|delta| {
+                    .map(|mut delta| {
+                        check_arguments(&mut delta, &mut raw_arguments, release);
                         Event::MessageUpdate(release.message_update(delta, usage.as_ref()))
                     })
                     .collect();
                 emitter.emit_all(updates).await?;
             }
             ProviderEvent::Done(mut done) => {
+                for (index, block) in done.content.iter_mut().enumerate() {
+                    if let AssistantContent::ToolCall(call) = block {
+                        let raw = raw_arguments.get(&index).map(String::as_str);
+                        release.check_tool_arguments(call, raw);
+                    }
+                }
                 release.stamp_response(&mut done, started_at.elapsed(), thinking_level);
                 return finish_message(emitter, done, started).await;
             }
@@ -310,6 +321,27 @@ async fn stream_assistant(
         "The provider stream ended without a final message",
     );
     finish_message(emitter, message, started).await
+}
+
+/// Keeps each tool call's arguments text as it streams, and checks it when the call ends (see
+/// [`crate::release::RpcRelease::check_tool_arguments`]).
+fn check_arguments(
+    delta: &mut AssistantMessageEvent,
+    raw_arguments: &mut std::collections::HashMap<usize, String>,
+    release: crate::release::RpcRelease,
+) {
+    match delta {
+        AssistantMessageEvent::ToolcallDelta(part) => raw_arguments
+            .entry(part.content_index)
+            .or_default()
+            .push_str(&part.delta),
+        AssistantMessageEvent::ToolcallEnd(end) => {
+            let TaggedToolCall::ToolCall(call) = &mut end.tool_call;
+            let raw = raw_arguments.get(&end.content_index).map(String::as_str);
+            release.check_tool_arguments(call, raw);
+        }
+        _ => {}
+    }
 }
 
 async fn finish_message(

@@ -57,6 +57,15 @@ pub(super) async fn execute_calls(
             .await?;
         let prepared = if context.cancel.is_cancelled() {
             Err(ToolOutcome::error("Operation aborted"))
+        } else if let Some(error) = call
+            .extra
+            .get(crate::release::ARGUMENTS_ERROR)
+            .and_then(Value::as_str)
+        {
+            Err(ToolOutcome::error(format!(
+                "Invalid arguments for tool \"{}\": {error}",
+                call.name
+            )))
         } else {
             crate::tools::prepare_call(context, &call.id, &call.name, &args)
         };

@@ -289,11 +289,15 @@ fn mentions(scenario: &Scenario, selector: &Map<String, Value>) -> bool {
     })
 }
 
+/// Whether `value` has an object holding every entry of `selector` (a selector value
+/// `"{{any}}"` only asks for the key).
 fn holds(value: &Value, selector: &Map<String, Value>) -> bool {
     match value {
         Value::Object(map) => {
-            selector.iter().all(|(k, v)| map.get(k) == Some(v))
-                || map.values().any(|v| holds(v, selector))
+            selector.iter().all(|(k, v)| match map.get(k) {
+                Some(_) if v.as_str() == Some("{{any}}") => true,
+                found => found == Some(v),
+            }) || map.values().any(|v| holds(v, selector))
         }
         Value::Array(items) => items.iter().any(|v| holds(v, selector)),
         _ => false,

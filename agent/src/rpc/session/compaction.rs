@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{Deferred, Session, log_store_error, retry};
-use crate::compaction::estimate::{context_tokens, estimate_context, sum_tokens};
+use crate::compaction::estimate::{context_tokens, estimate_context};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, prepare};
 use crate::session::NewCompaction;
@@ -396,6 +396,7 @@ impl Session {
             self.compaction.overflow_recovery_attempted = true;
             if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
                 self.messages.pop();
+                self.record_context_edit().await;
             }
             return self
                 .start_auto_compaction(CompactionReason::Overflow, true)
@@ -529,7 +530,7 @@ impl Session {
             summary: summary.text,
             first_kept_entry_id: finished.first_kept_entry_id,
             tokens_before: finished.tokens_before,
-            estimated_tokens_after: Some(sum_tokens(&self.messages)),
+            estimated_tokens_after: Some(self.estimated_tokens_after()),
             usage: from_model.then_some(summary.usage),
             details: from_model.then_some(finished.details),
         };

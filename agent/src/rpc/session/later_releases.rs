@@ -49,6 +49,43 @@ impl Session {
 }
 
 impl Session {
+    /// A compaction's `estimatedTokensAfter`: the conversation's tokens, counting its `system`
+    /// messages from 0.87.0 only.
+    pub(super) fn estimated_tokens_after(&self) -> u64 {
+        if self.release.has(Feature::EstimateCountsSystem) {
+            return crate::compaction::estimate::sum_tokens(&self.messages);
+        }
+        let kept: Vec<AgentMessage> = self
+            .messages
+            .iter()
+            .filter(|message| !matches!(message, AgentMessage::System(_)))
+            .cloned()
+            .collect();
+        crate::compaction::estimate::sum_tokens(&kept)
+    }
+
+    /// From 0.87.0, the failed answer just dropped from the model's context (the session's
+    /// latest entry) is recorded as a `context_edit` entry, announced by `entry_appended`.
+    pub(super) async fn record_context_edit(&mut self) {
+        if !self.release.has(Feature::ContextEdits) {
+            return;
+        }
+        let Some(target) = self.store.leaf_id().map(str::to_owned) else {
+            return;
+        };
+        let id = match self.store.append_context_edit(&target) {
+            Ok(id) => id,
+            Err(error) => {
+                super::log_store_error::<()>(Err(error));
+                return;
+            }
+        };
+        if let Some(entry) = self.store.entry(&id) {
+            let record = json!({"type": "entry_appended", "entry": entry.raw()});
+            self.write(&record).await;
+        }
+    }
+
     /// The messages a run starts with, preceded from 0.86.1 by a `system` message when the
     /// prompt sections or the tools differ from what the conversation last declared (the first
     /// run of a conversation declares everything).

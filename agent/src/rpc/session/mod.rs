@@ -485,6 +485,7 @@ impl Session {
         .await;
         if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
             self.messages.pop();
+            self.record_context_edit().await;
         }
         let wait = CancellationToken::new();
         self.retry_wait = Some(wait.clone());
@@ -527,7 +528,10 @@ impl Session {
     /// After a run: a continuation when messages are queued, else `agent_settled` and the
     /// answers that waited for it.
     async fn continue_or_settle(&mut self) {
-        if !self.steering_queue.is_empty() || !self.follow_up_queue.is_empty() {
+        // From 0.86.1 an aborted run (its abort waits in `deferred`) leaves the queues as they are.
+        let stopped = self.release.has(crate::release::Feature::AbortKeepsQueues)
+            && !self.deferred.is_empty();
+        if !stopped && (!self.steering_queue.is_empty() || !self.follow_up_queue.is_empty()) {
             // Messages queued after the loop last looked (or left by an abort) start a
             // continuation, as the reference's post-run check does.
             let (prompts, skip_steering_poll) = if self.steering_queue.is_empty() {
