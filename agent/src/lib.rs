@@ -191,7 +191,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             project_trusted: init.resources.project_trust.unwrap_or(trusted),
             no_discovery: cli.no_extensions,
         };
-        match extensions::start(discovery, &cli.extension_flags).await {
+        match extensions::start(discovery, &cli.extension_flags, init.rpc_release).await {
             Ok(host) => init.extensions = host,
             Err(error) => {
                 report(&format!("Error: {error}"));

@@ -135,6 +135,11 @@ struct RunArgs {
     /// (one that passes has too narrow a range, and fails the run).
     #[arg(long)]
     outside: bool,
+    /// Only the scenarios whose `releases` range has a bound at the agent's release or at the
+    /// next known release: with `--outside`, what proves each change's boundary on the two
+    /// releases around it.
+    #[arg(long)]
+    at_bounds: bool,
     /// Scenarios run at once.
     #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
     jobs: usize,
@@ -299,8 +304,28 @@ impl Progress {
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
-    let scenarios = select_scenarios(&args.select)?;
+    let mut scenarios = select_scenarios(&args.select)?;
     let agent = AgentCommand::resolve_at(&args.agent, args.release)?;
+    if args.at_bounds {
+        let registry = pi_conformance::release::registry().map_err(anyhow::Error::msg)?;
+        let next = registry
+            .versions()
+            .into_iter()
+            .find(|version| *version > agent.release);
+        scenarios.retain(|loaded| {
+            loaded
+                .scenario
+                .releases
+                .as_deref()
+                .and_then(|text| text.parse::<pi_conformance::release::Range>().ok())
+                .is_some_and(|range| {
+                    range
+                        .bounds()
+                        .iter()
+                        .any(|bound| *bound == agent.release || Some(*bound) == next)
+                })
+        });
+    }
     let baseline_path = args
         .baseline
         .clone()

@@ -75,6 +75,11 @@ impl Range {
         })
     }
 
+    /// The releases the range's comparisons name.
+    pub fn bounds(&self) -> Vec<Version> {
+        self.bounds.iter().map(|(_, _, version)| *version).collect()
+    }
+
     /// The first release of `releases` (sorted) in the range, if any.
     pub fn first_in(&self, releases: &[Version]) -> Option<Version> {
         releases.iter().copied().find(|v| self.contains(*v))

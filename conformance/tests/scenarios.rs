@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use pi_conformance::agent::{AgentCommand, find_ours, find_reference};
 use pi_conformance::baseline::Baseline;
 use pi_conformance::load::{self, Loaded};
-use pi_conformance::run::{Mode, RunOptions, run_scenario};
+use pi_conformance::run::{Mode, RunOptions, in_releases, run_scenario};
 use pi_conformance::transcript;
 
 fn manifest_dir() -> PathBuf {
@@ -33,6 +33,8 @@ fn build_ours() -> Result<AgentCommand, String> {
 
 fn trial(loaded: Arc<Loaded>, agent: Arc<AgentCommand>, baseline: Arc<Baseline>) -> Trial {
     let name = format!("{}::{}", agent.name, loaded.scenario.id);
+    // A scenario that does not hold for the agent's release (its `releases`) is not run.
+    let applies = in_releases(&loaded.scenario, agent.release);
     Trial::test(name, move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -65,6 +67,7 @@ fn trial(loaded: Arc<Loaded>, agent: Arc<AgentCommand>, baseline: Arc<Baseline>)
             .into()),
         }
     })
+    .with_ignored_flag(!applies)
 }
 
 fn main() {

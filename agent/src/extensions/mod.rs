@@ -90,7 +90,11 @@ pub type CliFlag = (String, Option<String>);
 /// Starts the extension host for the extensions `discovery` finds, or nothing when there are
 /// none: without extensions no Node.js is looked for or spawned. `flags` go to the extensions
 /// that registered them; any other is an error, as in the reference.
-pub async fn start(discovery: Discovery<'_>, flags: &[CliFlag]) -> Result<Option<Host>, Error> {
+pub async fn start(
+    discovery: Discovery<'_>,
+    flags: &[CliFlag],
+    release: crate::release::RpcRelease,
+) -> Result<Option<Host>, Error> {
     let files = discover(discovery)?;
     if files.is_empty() {
         if flags.is_empty() {
@@ -104,7 +108,8 @@ pub async fn start(discovery: Discovery<'_>, flags: &[CliFlag]) -> Result<Option
         )]));
     }
     let node = find_node()?;
-    Host::start(&node, files, discovery.cwd, flags)
+    let ui_prompt_events = release.has(crate::release::Feature::UiPromptEvents);
+    Host::start(&node, files, discovery.cwd, flags, ui_prompt_events)
         .await
         .map(Some)
 }
@@ -388,6 +393,7 @@ impl Host {
         files: Vec<ExtensionFile>,
         cwd: &Path,
         flags: &[CliFlag],
+        ui_prompt_events: bool,
     ) -> Result<Self, Error> {
         let mut child = tokio::process::Command::new(&node.program)
             .args([
@@ -398,6 +404,11 @@ impl Host {
                 HOST_SCRIPT,
             ])
             .current_dir(cwd)
+            // `ctx.ui` dialogs tell the handlers `ui_prompt_start` / `ui_prompt_end` (0.84.4).
+            .env(
+                "PI_AGENT_UI_PROMPT_EVENTS",
+                if ui_prompt_events { "1" } else { "0" },
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
