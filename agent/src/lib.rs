@@ -169,6 +169,7 @@ pub fn run(cli: cli::Cli) -> ExitCode {
         },
         extensions: None,
         rpc_release,
+        builtin_commands: rpc_release.builtin_commands(cli.no_extensions),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

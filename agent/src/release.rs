@@ -33,6 +33,8 @@ pub enum Feature {
     UiPromptEvents,
     /// `abort` cancels a manual compaction in progress (0.85.0).
     AbortCancelsCompaction,
+    /// The `write` tool's result no longer counts bytes (0.85.0).
+    WriteResultWithoutSize,
     /// `abort` ends the run with the queued messages still queued (0.86.1).
     AbortKeepsQueues,
     /// A run starts with a `system` message declaring the prompt sections and tools, whenever
@@ -63,6 +65,9 @@ pub enum Feature {
     SettledAborted,
     /// A usage's cost carries `totalFromProvider` (1.5.0).
     CostFromProvider,
+    /// The turn an abort ends between tool calls and the next model call stops as `aborted`,
+    /// not `error` (1.5.2).
+    AbortedTurnIsAborted,
 }
 
 impl Feature {
@@ -72,7 +77,9 @@ impl Feature {
             Feature::MessageUpdateUsage => RpcRelease(0, 84, 2),
             Feature::ToolcallStartIdentity | Feature::ThinkingLevelKept => RpcRelease(0, 84, 3),
             Feature::ClearQueue | Feature::UiPromptEvents => RpcRelease(0, 84, 4),
-            Feature::AbortCancelsCompaction => RpcRelease(0, 85, 0),
+            Feature::AbortCancelsCompaction | Feature::WriteResultWithoutSize => {
+                RpcRelease(0, 85, 0)
+            }
             Feature::SystemMessages | Feature::AbortKeepsQueues => RpcRelease(0, 86, 1),
             Feature::ContextEdits | Feature::EstimateCountsSystem => RpcRelease(0, 87, 0),
             Feature::InputDisposition
@@ -84,6 +91,7 @@ impl Feature {
             | Feature::ReadStructuredContent
             | Feature::ArgumentsError => RpcRelease(1, 3, 0),
             Feature::CostFromProvider => RpcRelease(1, 5, 0),
+            Feature::AbortedTurnIsAborted => RpcRelease(1, 5, 2),
         }
     }
 }
@@ -209,9 +217,9 @@ impl RpcRelease {
 
 impl RpcRelease {
     /// Stamps the final message of a model call as this release does: `durationMs` (the call's
-    /// time, 1.3.0) and the `thinkingLevel` asked for (0.99.1) after its other fields, and
-    /// `usage.cost.totalFromProvider` (1.5.0; no provider pi-agent speaks reports a billed
-    /// total, so it is `false`).
+    /// time, 1.3.0) and the `thinkingLevel` asked for (0.99.1) after its other fields, and for
+    /// an answer that did not fail or get aborted `usage.cost.totalFromProvider` (1.5.0; no
+    /// provider pi-agent speaks reports a billed total, so it is `false`).
     pub fn stamp_response(
         self,
         message: &mut AssistantMessage,
@@ -227,7 +235,13 @@ impl RpcRelease {
                 .extra
                 .insert("thinkingLevel".into(), thinking_level.as_str().into());
         }
-        self.stamp_usage(&mut message.usage);
+        if !matches!(
+            message.stop_reason,
+            pi_rpc_protocol::message::StopReason::Error
+                | pi_rpc_protocol::message::StopReason::Aborted
+        ) {
+            self.stamp_usage(&mut message.usage);
+        }
     }
 
     /// `cost.totalFromProvider` on a usage (1.5.0).
@@ -294,8 +308,8 @@ impl RpcRelease {
 impl RpcRelease {
     /// The commands of the reference's built-in extensions that `get_commands` lists: `llama`
     /// (an inline extension before 0.99.1), and from 0.99.1 `llama` and `mcp` named
-    /// `builtin:NAME`.
-    pub fn builtin_commands(self) -> Vec<serde_json::Value> {
+    /// `builtin:NAME`, unless `--no-extensions` (`no_extensions`) leaves them out.
+    pub fn builtin_commands(self, no_extensions: bool) -> Vec<serde_json::Value> {
         let command = |name: &str, description: &str, path: &str, source: &str| {
             serde_json::json!({
                 "name": name,
@@ -307,6 +321,9 @@ impl RpcRelease {
         const LLAMA: &str = "Manage llama.cpp router models";
         if !self.has(Feature::BuiltinExtensions) {
             return vec![command("llama", LLAMA, "<inline:llama.cpp>", "inline")];
+        }
+        if no_extensions {
+            return Vec::new();
         }
         vec![
             command("llama", LLAMA, "builtin:llama.cpp", "builtin"),
@@ -324,9 +341,10 @@ impl RpcRelease {
 pub const ARGUMENTS_ERROR: &str = "argumentsError";
 
 impl RpcRelease {
-    /// From 1.3.0 a tool call whose streamed arguments (`raw`) are not valid JSON keeps them
+    /// From 1.3.0 a tool call whose streamed arguments (`raw`) are not valid JSON (once raw
+    /// control characters and bad escapes in strings are repaired, as before) keeps them
     /// unparsed: empty `arguments`, and `argumentsError` saying why, with the text received.
-    /// Before, the repaired arguments stand.
+    /// Before, the arguments completed from the truncated text stand.
     pub fn check_tool_arguments(
         self,
         call: &mut pi_rpc_protocol::content::ToolCall,
@@ -338,8 +356,7 @@ impl RpcRelease {
         if raw.trim().is_empty() {
             return;
         }
-        if let Err(error) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw)
-        {
+        if let Err(error) = crate::provider::json::parse_with_repair(raw) {
             call.arguments = serde_json::Map::new();
             call.extra.insert(
                 ARGUMENTS_ERROR.into(),

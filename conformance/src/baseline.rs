@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use crate::agent::AgentCommand;
 use crate::run::Outcome;
 
-/// The baseline file of an agent in `dir`: `<name>.txt` for the registry's default release,
-/// `<name>@<release>.txt` for another.
+/// The baseline file of an agent in `dir`: `<name>@<release>.txt` when there is one, else
+/// `<name>.txt` (what the agent fails on whatever release it speaks).
 pub fn default_path(dir: &Path, agent: &AgentCommand) -> PathBuf {
-    let default = crate::release::registry().map(|r| r.default).ok();
-    if default == Some(agent.release) {
-        dir.join(format!("{}.txt", agent.name))
+    let own = dir.join(format!("{}.txt", agent.label()));
+    if own.is_file() {
+        own
     } else {
-        dir.join(format!("{}.txt", agent.label()))
+        dir.join(format!("{}.txt", agent.name))
     }
 }
 

@@ -142,10 +142,20 @@ fn describe(rule: &Rule) -> String {
             .iter()
             .map(|path| format!("`{}`", path.join(".")))
             .collect();
-        format!(
-            "{} left out of the records with {selector}",
-            keys.join(", ")
-        )
+        let of = if rule.of.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (of objects holding `{}`)",
+                compact(&Value::Object(rule.of.clone()))
+            )
+        };
+        let records = if selector.is_empty() {
+            "every record".to_owned()
+        } else {
+            format!("the records with {selector}")
+        };
+        format!("{}{of} left out of {records}", keys.join(", "))
     } else {
         let patterns: Vec<String> = rule
             .omit_elements

@@ -149,8 +149,8 @@ struct RunArgs {
     /// Folder for transcripts and results.
     #[arg(long, default_value = "conformance-out")]
     out: PathBuf,
-    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt for the default
-    /// release, <agent>@<release>.txt for another, when it exists).
+    /// Expected-failure baseline (default: conformance/baselines/<agent>@<release>.txt, else
+    /// <agent>.txt, when it exists).
     #[arg(long)]
     baseline: Option<PathBuf>,
     /// Rewrite the baseline from this run's failures (keeping existing reasons).
@@ -387,6 +387,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         ),
     }
     if args.update_baseline {
+        // A release's own failures go to its own file, not to the agent's shared one.
+        let default = pi_conformance::release::registry().map(|r| r.default).ok();
+        let baseline_path = match (&args.baseline, default == Some(agent.release)) {
+            (None, false) => {
+                Path::new("conformance/baselines").join(format!("{}.txt", agent.label()))
+            }
+            _ => baseline_path,
+        };
         if let Some(parent) = baseline_path.parent() {
             std::fs::create_dir_all(parent)?;
         }

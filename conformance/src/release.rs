@@ -208,10 +208,13 @@ pub struct Rule {
     /// JSONL line, are left out before matching.
     #[serde(default)]
     pub omit_elements: Vec<Value>,
-    /// Keys, each a path from the record (`[result, structuredContent]`), left out of the records
-    /// `to` selects before matching.
+    /// Keys, each a path from the record (`[result, structuredContent]`; a `**` step stands for
+    /// any depth), left out of the records `to` selects before matching.
     #[serde(default)]
     pub omit_keys: Vec<Vec<String>>,
+    /// For `omit_keys`: only from objects holding these literal values (`{role: assistant}`).
+    #[serde(default)]
+    pub of: Map<String, Value>,
     /// The rule is not applied to a scenario with an object pattern holding these literal
     /// values (a value `"{{any}}"` only asks for the key): such a scenario states the change
     /// itself.

@@ -264,11 +264,17 @@ async fn stream_assistant(
 ) -> Result<AssistantMessage, SessionGone> {
     if cancel.is_cancelled() {
         // Aborted between turns (during tools): the reference makes no request and ends the
-        // turn with this error message.
-        let message = failed_message(
-            &request.model,
-            StopReason::Error,
-            "This operation was aborted",
+        // turn with this message, an error before 1.5.2 and an abort from it.
+        let stop_reason = if release.has(crate::release::Feature::AbortedTurnIsAborted) {
+            StopReason::Aborted
+        } else {
+            StopReason::Error
+        };
+        let mut message = failed_message(&request.model, stop_reason, "This operation was aborted");
+        release.stamp_response(
+            &mut message,
+            std::time::Duration::ZERO,
+            request.thinking_level,
         );
         return finish_message(emitter, message, false).await;
     }

@@ -265,6 +265,8 @@ pub struct ToolContext {
     pub extension_tools: Option<crate::extensions::ToolBridge>,
     /// Which tools are active (`--tools`, `--no-tools`...); a call of another one is not found.
     pub selection: ToolSelection,
+    /// The release of pi's RPC protocol spoken (what the tools' results say).
+    pub release: crate::release::RpcRelease,
 }
 
 impl ToolContext {
@@ -283,6 +285,7 @@ impl ToolContext {
             file_locks: FileLocks::default(),
             extension_tools: None,
             selection: ToolSelection::default(),
+            release: crate::release::RpcRelease::DEFAULT,
         }
     }
 }

@@ -4,7 +4,9 @@
 //! `{$since: {"0.99.1": P1, "1.3.0": P2}}` stands for the pattern of the newest listed release
 //! not after the run's release; before the first listed release it stands for nothing: the key
 //! is left out of its object (an exact object then requires it absent), the element out of its
-//! list, the item out of its `expect` list.
+//! list, the item out of its `expect` list. A variant `"{{absent}}"` ends an element or item
+//! from its release on (`{$since: {"0.84.1": P, "0.84.3": "{{absent}}"}}`); as a key's value it
+//! requires the key absent.
 
 use serde_json::{Map, Value};
 
@@ -26,8 +28,9 @@ pub struct Adjustments {
     pub omit_records: Vec<Value>,
     /// Array elements left out of every record (partial patterns).
     pub omit_elements: Vec<Value>,
-    /// Keys left out of the records a selector matches (partially): (selector, path).
-    pub omit_keys: Vec<(Value, Vec<String>)>,
+    /// Keys left out of the records a selector matches (partially): (selector, path, the
+    /// literal values the key's object must hold).
+    pub omit_keys: Vec<(Value, Vec<String>, Map<String, Value>)>,
     /// The ids of the changes whose rules were applied, for the log.
     pub applied: Vec<String>,
 }
@@ -46,26 +49,38 @@ impl Adjustments {
         } else {
             strip_elements(record, &self.omit_elements)
         };
-        for (selector, path) in &self.omit_keys {
+        for (selector, path, of) in &self.omit_keys {
             if partially(selector, &record) {
-                remove_path(&mut record, path);
+                remove_path(&mut record, path, of);
             }
         }
         record
     }
 }
 
-fn remove_path(value: &mut Value, path: &[String]) {
+/// Removes the key at `path`; a `**` step stands for any depth (`[**, cost, totalFromProvider]`:
+/// that key of every `cost` object).
+fn remove_path(value: &mut Value, path: &[String], of: &Map<String, Value>) {
     match path {
         [] => {}
+        [any, rest @ ..] if any == "**" => {
+            remove_path(value, rest, of);
+            match value {
+                Value::Object(map) => map.values_mut().for_each(|v| remove_path(v, path, of)),
+                Value::Array(items) => items.iter_mut().for_each(|v| remove_path(v, path, of)),
+                _ => {}
+            }
+        }
         [key] => {
-            if let Value::Object(map) = value {
+            if let Value::Object(map) = value
+                && of.iter().all(|(k, v)| map.get(k) == Some(v))
+            {
                 map.shift_remove(key);
             }
         }
         [key, rest @ ..] => {
             if let Some(inner) = value.get_mut(key.as_str()) {
-                remove_path(inner, rest);
+                remove_path(inner, rest, of);
             }
         }
     }
@@ -135,21 +150,20 @@ pub fn since(value: &Value, release: Version) -> Result<Option<Value>, String> {
             }
             Ok(Some(Value::Object(out)))
         }
-        Value::Array(items) => {
-            let mut out = Vec::new();
-            for item in items {
-                out.extend(since(item, release)?);
-            }
-            Ok(Some(Value::Array(out)))
-        }
+        Value::Array(items) => Ok(Some(Value::Array(since_all(items, release)?))),
         other => Ok(Some(other.clone())),
     }
 }
 
+/// The placeholder that, as a `$since` variant, ends an element or item: from that release on
+/// it is left out (as an object's value it keeps its meaning: the key must be absent).
+const ABSENT: &str = "{{absent}}";
+
+/// Resolves a list: elements that stand for nothing, or for [`ABSENT`], are left out.
 fn since_all(values: &[Value], release: Version) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     for value in values {
-        out.extend(since(value, release)?);
+        out.extend(since(value, release)?.filter(|v| v.as_str() != Some(ABSENT)));
     }
     Ok(out)
 }
@@ -195,7 +209,7 @@ pub fn for_release(
             adjustments.omit_keys.extend(
                 rule.omit_keys
                     .iter()
-                    .map(|path| (selector.clone(), path.clone())),
+                    .map(|path| (selector.clone(), path.clone(), rule.of.clone())),
             );
         }
     }
@@ -269,8 +283,8 @@ pub fn step(step: &Step, release: Version) -> Result<Option<Step>, String> {
     }))
 }
 
-/// Whether the scenario has an object pattern holding every entry of `selector` (an empty
-/// selector is held by none).
+/// Whether the scenario has a record pattern (in `expect` steps and JSONL files) holding every
+/// entry of `selector` (an empty selector is held by none).
 fn mentions(scenario: &Scenario, selector: &Map<String, Value>) -> bool {
     if selector.is_empty() {
         return false;
@@ -280,9 +294,7 @@ fn mentions(scenario: &Scenario, selector: &Map<String, Value>) -> bool {
             Step::Expect(Expect::List(records)) => records.iter().collect(),
             Step::Expect(Expect::Full(full)) => full.records.iter().chain(&full.until).collect(),
             Step::File(check) => check.jsonl.iter().flatten().collect(),
-            Step::Journal(JournalSpec::List(entries) | JournalSpec::Full { entries, .. }) => {
-                entries.iter().collect()
-            }
+            // The mock's journal holds provider requests, not records: it does not count.
             _ => Vec::new(),
         };
         values.into_iter().any(|value| holds(value, selector))
@@ -372,6 +384,14 @@ mod tests {
         let list = json!([1, {"$since": {"0.84.4": 2}}, 3]);
         assert_eq!(since(&list, v("0.84.3")).unwrap(), Some(json!([1, 3])));
         assert_eq!(since(&list, v("0.84.4")).unwrap(), Some(json!([1, 2, 3])));
+        let ended = json!([1, {"$since": {"0.84.1": 2, "0.84.3": "{{absent}}"}}]);
+        assert_eq!(since(&ended, v("0.84.2")).unwrap(), Some(json!([1, 2])));
+        assert_eq!(since(&ended, v("0.84.3")).unwrap(), Some(json!([1])));
+        let key = json!({"a": {"$since": {"0.84.1": 2, "0.84.3": "{{absent}}"}}});
+        assert_eq!(
+            since(&key, v("0.84.3")).unwrap(),
+            Some(json!({"a": "{{absent}}"}))
+        );
     }
 
     #[test]
@@ -421,12 +441,37 @@ mod tests {
             omit_keys: vec![(
                 json!({"type": "end"}),
                 vec!["result".to_owned(), "extra".to_owned()],
+                Map::new(),
             )],
             applied: vec![],
         };
         assert_eq!(
             adjustments.without_elements(&json!({"type": "end", "result": {"a": 1, "extra": 2}})),
             json!({"type": "end", "result": {"a": 1}})
+        );
+        let deep = Adjustments {
+            omit_keys: vec![(
+                json!({}),
+                vec!["**".into(), "cost".into(), "x".into()],
+                Map::new(),
+            )],
+            ..Adjustments::default()
+        };
+        assert_eq!(
+            deep.without_elements(&json!({"m": [{"cost": {"x": 1, "y": 2}}], "cost": {"x": 3}})),
+            json!({"m": [{"cost": {"y": 2}}], "cost": {}})
+        );
+        let of = Adjustments {
+            omit_keys: vec![(
+                json!({}),
+                vec!["**".into(), "level".into()],
+                json!({"role": "a"}).as_object().unwrap().clone(),
+            )],
+            ..Adjustments::default()
+        };
+        assert_eq!(
+            of.without_elements(&json!({"level": 1, "m": [{"role": "a", "level": 2}]})),
+            json!({"level": 1, "m": [{"role": "a"}]})
         );
         assert!(adjustments.omits_record(
             &json!({"type": "message_start", "message": {"role": "system", "x": 1}})

@@ -220,7 +220,7 @@ impl Session {
             }
             Command::GetCommands(_) => {
                 let extension_commands = self.extension_commands();
-                let builtin = self.release.builtin_commands();
+                let builtin = self.builtin_commands.clone();
                 let commands =
                     super::stats::commands_data(extension_commands, builtin, &self.resources);
                 self.respond(id, kind, &commands).await;

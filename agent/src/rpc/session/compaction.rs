@@ -208,7 +208,7 @@ impl Session {
             reserve_tokens,
             keep_recent_tokens,
         };
-        let context = self.store.build_context().messages;
+        let context = self.context_for_estimate(self.store.build_context().messages);
         let Some(preparation) = prepare(&self.store.branch(None), &context, settings) else {
             return false;
         };
@@ -525,7 +525,9 @@ impl Session {
             usage: from_model.then(|| summary.usage_json()),
             from_hook: Some(finished.from_extension),
         });
+        let before = std::mem::take(&mut self.messages);
         self.messages = self.store.build_context().messages;
+        self.keep_system_checkpoint(&before);
         let result = CompactionResult {
             summary: summary.text,
             first_kept_entry_id: finished.first_kept_entry_id,

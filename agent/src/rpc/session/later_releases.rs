@@ -52,16 +52,45 @@ impl Session {
     /// A compaction's `estimatedTokensAfter`: the conversation's tokens, counting its `system`
     /// messages from 0.87.0 only.
     pub(super) fn estimated_tokens_after(&self) -> u64 {
-        if self.release.has(Feature::EstimateCountsSystem) {
-            return crate::compaction::estimate::sum_tokens(&self.messages);
+        crate::compaction::estimate::sum_tokens(&self.context_for_estimate(self.messages.clone()))
+    }
+
+    /// The messages a compaction estimates tokens over: without the `system` messages before
+    /// 0.87.0, which counted them from then on.
+    pub(super) fn context_for_estimate(
+        &self,
+        mut messages: Vec<AgentMessage>,
+    ) -> Vec<AgentMessage> {
+        if !self.release.has(Feature::EstimateCountsSystem) {
+            messages.retain(|message| !matches!(message, AgentMessage::System(_)));
         }
-        let kept: Vec<AgentMessage> = self
-            .messages
-            .iter()
-            .filter(|message| !matches!(message, AgentMessage::System(_)))
-            .cloned()
-            .collect();
-        crate::compaction::estimate::sum_tokens(&kept)
+        messages
+    }
+
+    /// After a compaction (from 0.86.1) the conversation starts with a `system` message that
+    /// declares all that the messages compacted away had declared.
+    pub(super) fn keep_system_checkpoint(&mut self, before: &[AgentMessage]) {
+        if !self.release.has(Feature::SystemMessages)
+            || self
+                .messages
+                .iter()
+                .any(|message| matches!(message, AgentMessage::System(_)))
+        {
+            return;
+        }
+        let declared = Declared::replay(before);
+        if !declared.any {
+            return;
+        }
+        let checkpoint = SystemMessage {
+            content: String::new(),
+            sections: (!declared.sections.is_empty()).then_some(declared.sections),
+            timestamp: crate::now_ms(),
+            tools_added: (!declared.tools.is_empty()).then_some(declared.tools),
+            tools_removed: None,
+            extra: Map::new(),
+        };
+        self.messages.insert(0, AgentMessage::System(checkpoint));
     }
 
     /// From 0.87.0, the failed answer just dropped from the model's context (the session's

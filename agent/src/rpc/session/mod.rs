@@ -57,6 +57,8 @@ pub struct SessionInit {
     pub extensions: Option<crate::extensions::Host>,
     /// The release of pi's RPC protocol to speak.
     pub rpc_release: crate::release::RpcRelease,
+    /// The commands of the built-in extensions `get_commands` lists.
+    pub builtin_commands: Vec<serde_json::Value>,
 }
 
 /// A run in progress.
@@ -134,6 +136,8 @@ pub struct Session {
     extensions: Option<extensions::Extensions>,
     /// The release of pi's RPC protocol spoken: what the records carry.
     release: crate::release::RpcRelease,
+    /// The commands of the built-in extensions `get_commands` lists.
+    builtin_commands: Vec<serde_json::Value>,
 }
 
 impl Session {
@@ -199,6 +203,7 @@ impl Session {
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
             release: init.rpc_release,
+            builtin_commands: init.builtin_commands,
         }
     }
 
@@ -612,6 +617,7 @@ impl Session {
     fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {
         let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
         context.cancel = cancel;
+        context.release = self.release;
         context.model_accepts_images = Some(self.model.input.iter().any(|kind| kind == "image"));
         context.agent_dir = Some(self.config.agent_dir.clone());
         context.bash_env = vec![
