@@ -19,7 +19,7 @@ pub fn unproven<'a>(registry: &'a Registry, scenarios: &[Loaded]) -> Vec<&'a str
         .filter(|change| {
             !scenarios
                 .iter()
-                .any(|l| l.scenario.changes.iter().any(|id| *id == change.id))
+                .any(|l| l.scenario.changes.contains(&change.id))
         })
         .map(|change| change.id.as_str())
         .collect()
@@ -47,8 +47,9 @@ pub fn render(registry: &Registry, scenarios: &[Loaded], root: &Path) -> String 
          **Protocol** changes are changes of the RPC records (fields, new records, commands and \
          their answers): pi-agent follows them when it speaks the release (`--rpc-release`). \
          **Behaviour** changes are seen through the records but are not their format (texts, \
-         timing, model catalogs, extension API details): pi-agent keeps {default}'s, and the \
-         scenarios that check them hold for the releases before the change.\n",
+         timing, model catalogs, extension API details): pi-agent keeps {default}'s unless the \
+         change says it follows it; where it keeps it, the scenarios that check it hold for the \
+         releases before the change, or list the failure in `conformance/baselines/ours.txt`.\n",
         default = registry.default
     );
     for release in &registry.releases {
@@ -66,9 +67,11 @@ pub fn render(registry: &Registry, scenarios: &[Loaded], root: &Path) -> String 
             continue;
         }
         for change in changes {
-            let kind = match change.kind {
-                ChangeKind::Protocol => "Protocol",
-                ChangeKind::Behaviour => "Behaviour",
+            let kind = match (change.kind, change.followed()) {
+                (ChangeKind::Protocol, true) => "Protocol",
+                (ChangeKind::Protocol, false) => "Protocol (pi-agent keeps the older records)",
+                (ChangeKind::Behaviour, true) => "Behaviour (pi-agent follows it)",
+                (ChangeKind::Behaviour, false) => "Behaviour",
             };
             let _ = writeln!(
                 out,

@@ -5,7 +5,6 @@ use serde_json::Value;
 
 use crate::agent::Record;
 use crate::pattern::{self, Captures, MatchOptions, Vars};
-use crate::release::Adjustments;
 
 /// One item of an expectation.
 #[derive(Debug, Clone)]
@@ -220,8 +219,6 @@ pub struct Matcher {
     pub taken: Vec<Value>,
     /// Records dropped by `ignore` or skipped by `$skip_until`.
     pub skipped: usize,
-    /// What the agent's release adds that the expectation does not know, left out.
-    omit: Adjustments,
 }
 
 impl Matcher {
@@ -236,17 +233,9 @@ impl Matcher {
             non_strict: Vec::new(),
             taken: Vec::new(),
             skipped: 0,
-            omit: Adjustments::default(),
         };
         matcher.enter();
         matcher
-    }
-
-    /// Leaves out the records and array elements the release adds that the expectation does
-    /// not know (see [`Adjustments`]).
-    pub fn omitting(mut self, adjustments: &Adjustments) -> Self {
-        self.omit = adjustments.clone();
-        self
     }
 
     fn enter(&mut self) {
@@ -299,11 +288,10 @@ impl Matcher {
     pub fn feed(&mut self, record: &Record, vars: &Vars, captures: &mut Captures) -> Feed {
         let partial = MatchOptions { partial: true };
         if let Ok(json) = &record.json
-            && (self.omit.omits_record(json)
-                || self
-                    .ignore
-                    .iter()
-                    .any(|p| pattern::match_value(p, json, vars, captures, partial).ok))
+            && self
+                .ignore
+                .iter()
+                .any(|p| pattern::match_value(p, json, vars, captures, partial).ok)
         {
             self.skipped += 1;
             return Feed::More;
@@ -313,7 +301,7 @@ impl Matcher {
         };
         let json = match (&item, &record.json) {
             (Item::Raw(_), _) => Value::Null,
-            (_, Ok(json)) => self.omit.without_elements(json),
+            (_, Ok(json)) => json.clone(),
             (Item::SkipUntil(_), Err(_)) => {
                 self.skipped += 1;
                 return Feed::More;

@@ -103,7 +103,7 @@ pub fn check(
             .map(Item::parse)
             .collect::<Result<_, _>>()
             .map_err(plain)?;
-        let mut matcher = Matcher::new(items, Vec::new(), check.partial).omitting(adjustments);
+        let mut matcher = Matcher::new(items, Vec::new(), check.partial);
         let mut framer = Framer::default();
         let mut records: Vec<Vec<u8>> = framer.push(&bytes);
         records.extend(framer.finish());
@@ -114,6 +114,9 @@ pub fn check(
                 raw,
                 lf: true,
                 at_ms: 0,
+            };
+            let Some(record) = adjustments.apply(record) else {
+                continue;
             };
             if matcher.is_done() {
                 return Err((

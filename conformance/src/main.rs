@@ -135,9 +135,9 @@ struct RunArgs {
     /// (one that passes has too narrow a range, and fails the run).
     #[arg(long)]
     outside: bool,
-    /// Only the scenarios whose `releases` range has a bound at the agent's release or at the
-    /// next known release: with `--outside`, what proves each change's boundary on the two
-    /// releases around it.
+    /// Only the scenarios that change at the agent's release or at the next known release (a
+    /// bound of their `releases`, a `$since` variant, or a change they name): with `--outside`,
+    /// what proves each change's boundary on the two releases around it.
     #[arg(long)]
     at_bounds: bool,
     /// Scenarios run at once.
@@ -313,24 +313,16 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             .into_iter()
             .find(|version| *version > agent.release);
         scenarios.retain(|loaded| {
-            loaded
-                .scenario
-                .releases
-                .as_deref()
-                .and_then(|text| text.parse::<pi_conformance::release::Range>().ok())
-                .is_some_and(|range| {
-                    range
-                        .bounds()
-                        .iter()
-                        .any(|bound| *bound == agent.release || Some(*bound) == next)
-                })
+            pi_conformance::release::bounds(&loaded.scenario, registry)
+                .iter()
+                .any(|bound| *bound == agent.release || Some(*bound) == next)
         });
     }
     let baseline_path = args
         .baseline
         .clone()
         .unwrap_or_else(|| baseline::default_path(Path::new("conformance/baselines"), &agent));
-    let baseline = Baseline::read(&baseline_path)
+    let baseline = Baseline::read(&baseline_path, agent.release)
         .with_context(|| format!("reading {}", baseline_path.display()))?;
     let started = std::time::Instant::now();
     let mut progress = Progress::new();
@@ -367,7 +359,10 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
                 args.jobs
             );
             for outcome in outcomes.iter().filter(|o| {
-                (!o.verdict.passed() && !o.outside && !baseline.entries.contains_key(&o.id))
+                (o.verdict.ran()
+                    && !o.verdict.passed()
+                    && !o.outside
+                    && !baseline.entries.contains_key(&o.id))
                     || (o.outside && o.verdict.passed())
             }) {
                 println!(

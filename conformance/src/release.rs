@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 pub mod resolve;
 
-pub use resolve::{Adjustments, for_release};
+pub use resolve::{Adjustments, bounds, for_release};
 
 /// A release number, `MAJOR.MINOR.PATCH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -164,9 +164,34 @@ pub struct Change {
     /// scenarios hold until; pi-agent keeps 0.84.1's).
     #[serde(default)]
     pub kind: ChangeKind,
+    /// Whether pi-agent follows the change when it speaks the release: by default it follows
+    /// protocol changes and keeps 0.84.1's behaviour.
+    #[serde(default)]
+    pub pi_agent: Option<Following>,
     /// How the scenarios written before the change are run on releases that have it.
     #[serde(default)]
     pub rules: Vec<Rule>,
+}
+
+/// What pi-agent does with a change when it speaks a release that has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Following {
+    /// It follows the change.
+    Follows,
+    /// It keeps the default release's behaviour (its scenarios list the failure in
+    /// `conformance/baselines/ours.txt`, or hold for the releases before the change).
+    Keeps,
+}
+
+impl Change {
+    /// Whether pi-agent follows this change.
+    pub fn followed(&self) -> bool {
+        match self.pi_agent {
+            Some(following) => following == Following::Follows,
+            None => self.kind == ChangeKind::Protocol,
+        }
+    }
 }
 
 /// What a change is about.

@@ -102,7 +102,7 @@ fn main() {
         match agent {
             Ok(agent) => {
                 let path = manifest_dir().join("baselines").join(format!("{name}.txt"));
-                let baseline = match Baseline::read(&path) {
+                let baseline = match Baseline::read(&path, agent.release) {
                     Ok(b) => Arc::new(b),
                     Err(err) => {
                         eprintln!("cannot read {}: {err}", path.display());

@@ -36,6 +36,19 @@ pub struct Adjustments {
 }
 
 impl Adjustments {
+    /// A record as the expectations see it: `None` when it is one to leave out, else without
+    /// the elements and keys to leave out.
+    pub fn apply(&self, record: crate::agent::Record) -> Option<crate::agent::Record> {
+        match &record.json {
+            Ok(json) if self.omits_record(json) => None,
+            Ok(json) => Some(crate::agent::Record {
+                json: Ok(self.without_elements(json)),
+                ..record
+            }),
+            Err(_) => Some(record),
+        }
+    }
+
     /// Whether a record is one to leave out.
     pub fn omits_record(&self, record: &Value) -> bool {
         self.omit_records.iter().any(|p| partially(p, record))
@@ -230,6 +243,51 @@ pub fn for_release(
         }
     }
     Ok((resolved, adjustments))
+}
+
+/// The releases where a scenario changes: the bounds of its `releases` range, the releases
+/// its `$since` variants name, and the first releases of the changes it names; sorted, after
+/// the default release (a variant of the default release is no change).
+pub fn bounds(scenario: &Scenario, registry: &Registry) -> Vec<Version> {
+    let mut found: Vec<Version> = scenario
+        .releases
+        .as_deref()
+        .and_then(|text| text.parse::<super::Range>().ok())
+        .map(|range| range.bounds())
+        .unwrap_or_default();
+    for id in &scenario.changes {
+        found.extend(
+            registry
+                .changes
+                .iter()
+                .filter(|c| &c.id == id)
+                .map(|c| c.since),
+        );
+    }
+    if let Ok(steps) = serde_json::to_value(&scenario.steps) {
+        since_releases(&steps, &mut found);
+    }
+    found.retain(|version| *version > registry.default);
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn since_releases(value: &Value, found: &mut Vec<Version>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(variants)) = map.get(SINCE_KEY) {
+                found.extend(
+                    variants
+                        .keys()
+                        .filter_map(|text| text.parse::<Version>().ok()),
+                );
+            }
+            map.values().for_each(|item| since_releases(item, found));
+        }
+        Value::Array(items) => items.iter().for_each(|item| since_releases(item, found)),
+        _ => {}
+    }
 }
 
 /// Whether a step holds a `$since` anywhere.
@@ -430,6 +488,18 @@ mod tests {
                 json!({"$partial": true, "type": "message_update"}),
                 json!({"type": "message_end"}),
             ]
+        );
+    }
+
+    #[test]
+    fn bounds_are_the_range_the_variants_and_the_changes_after_the_default() {
+        let text = "id: t.001\ntitle: t\nreleases: \"<1.5.0\"\nchanges: [clear-queue]\n\
+                    steps:\n- expect:\n  - {a: {$since: {\"0.84.1\": 1, \"0.86.1\": 2}}}\n";
+        let loaded = crate::load::parse(std::path::Path::new("t.yaml"), text.to_owned()).unwrap();
+        let registry = crate::release::registry().unwrap();
+        assert_eq!(
+            bounds(&loaded.scenario, registry),
+            vec![v("0.84.4"), v("0.86.1"), v("1.5.0")]
         );
     }
 
