@@ -45,6 +45,9 @@ pub enum Feature {
     ContextEdits,
     /// A compaction's `estimatedTokensAfter` counts the `system` messages (0.87.0).
     EstimateCountsSystem,
+    /// Extensions' `context` handlers no longer see the `system` messages, which 0.86.1 showed
+    /// them (0.87.0).
+    ContextHidesSystem,
     /// Successful `prompt`, `steer` and `follow_up` answers carry `data.disposition` (0.99.1).
     InputDisposition,
     /// Assistant messages carry the `thinkingLevel` they were made with (0.99.1).
@@ -81,7 +84,9 @@ impl Feature {
                 RpcRelease(0, 85, 0)
             }
             Feature::SystemMessages | Feature::AbortKeepsQueues => RpcRelease(0, 86, 1),
-            Feature::ContextEdits | Feature::EstimateCountsSystem => RpcRelease(0, 87, 0),
+            Feature::ContextEdits | Feature::EstimateCountsSystem | Feature::ContextHidesSystem => {
+                RpcRelease(0, 87, 0)
+            }
             Feature::InputDisposition
             | Feature::AssistantThinkingLevel
             | Feature::BuiltinExtensions

@@ -170,6 +170,14 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
+                Some(bridge) if release.has(crate::release::Feature::ContextHidesSystem) => {
+                    let shown: Vec<AgentMessage> = context
+                        .iter()
+                        .filter(|message| !matches!(message, AgentMessage::System(_)))
+                        .cloned()
+                        .collect();
+                    bridge.transform_context(&shown).await
+                }
                 Some(bridge) => bridge.transform_context(&context).await,
                 None => None,
             };

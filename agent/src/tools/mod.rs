@@ -165,7 +165,7 @@ pub struct ToolOutcome {
     /// code), which later releases show as `structuredContent`. A failure that carries it was
     /// returned by the tool rather than raised.
     #[serde(skip)]
-    pub structured: Option<Structured>,
+    pub structured: Option<Box<Structured>>,
 }
 
 /// A tool result's data for programmatic callers, and the release feature that shows it.
@@ -201,7 +201,7 @@ impl ToolOutcome {
     /// The result with its data for programmatic callers, shown from the release that has
     /// `since`.
     pub fn with_structured(mut self, since: crate::release::Feature, value: Value) -> Self {
-        self.structured = Some(Structured { since, value });
+        self.structured = Some(Box::new(Structured { since, value }));
         self
     }
 
