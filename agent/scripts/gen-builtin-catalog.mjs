@@ -12,9 +12,19 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const SPOKEN = new Set(["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]);
+const SPOKEN = new Set([
+  "anthropic-messages",
+  "openai-completions",
+  "openai-responses",
+  "google-generative-ai",
+  "bedrock-converse-stream",
+  "google-vertex",
+  "mistral-conversations",
+  "azure-openai-responses",
+  "openai-codex-responses",
+]);
 // Providers left out although their models use a spoken format (see README, models.json).
-const LEFT_OUT = new Set(["cloudflare-workers-ai", "cloudflare-ai-gateway"]);
+const LEFT_OUT = new Set([]);
 
 const piAi = process.argv[2];
 if (!piAi) {

@@ -3,54 +3,86 @@
 //! kept out of context), an extension's custom message becomes a user message, and compaction
 //! and branch summaries become user messages that present the summary.
 
+use std::borrow::Borrow;
+use std::sync::Arc;
+
 use pi_rpc_protocol::content::{MessageContent, TextContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, BashExecutionMessage, UserMessage};
 
-/// Converts the session's messages to the user/assistant/toolResult messages a provider sends.
-pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<AgentMessage> {
+/// Converts the session's messages to the user/assistant/toolResult messages a provider sends
+/// (copies).
+pub fn convert_to_llm<M: Borrow<AgentMessage>>(messages: &[M]) -> Vec<AgentMessage> {
     messages
         .iter()
-        .filter_map(|message| match message {
-            AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) => {
-                Some(message.clone())
-            }
-            AgentMessage::BashExecution(bash) => {
-                if bash.exclude_from_context == Some(true) {
-                    return None;
-                }
-                Some(user_text(bash_execution_text(bash), bash.timestamp))
-            }
-            AgentMessage::Custom(custom) => {
-                let content = match &custom.content {
-                    MessageContent::Text(text) => {
-                        vec![UserContent::Text(TextContent::new(text.clone()))]
-                    }
-                    MessageContent::Blocks(blocks) => blocks.clone(),
-                };
-                Some(AgentMessage::User(UserMessage {
-                    content: MessageContent::Blocks(content),
-                    timestamp: custom.timestamp,
-                    extra: Default::default(),
-                }))
-            }
-            AgentMessage::CompactionSummary(summary) => Some(user_text(
-                format!(
-                    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{}\n</summary>",
-                    summary.summary
-                ),
-                summary.timestamp,
-            )),
-            AgentMessage::BranchSummary(summary) => Some(user_text(
-                format!(
-                    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n{}</summary>",
-                    summary.summary
-                ),
-                summary.timestamp,
-            )),
-            // The system prompt and tools go with every request as such.
-            AgentMessage::System(_) => None,
+        .filter_map(|message| match convert(message.borrow())? {
+            Converted::Same => Some(message.borrow().clone()),
+            Converted::New(message) => Some(*message),
         })
         .collect()
+}
+
+/// [`convert_to_llm`] for a run's history: messages that pass as they are stay shared, so a
+/// request copies the history only where the provider transforms it.
+pub fn convert_shared(messages: &[Arc<AgentMessage>]) -> Vec<Arc<AgentMessage>> {
+    messages
+        .iter()
+        .filter_map(|message| match convert(message)? {
+            Converted::Same => Some(Arc::clone(message)),
+            Converted::New(message) => Some(Arc::new(*message)),
+        })
+        .collect()
+}
+
+/// What one message becomes for the model.
+enum Converted {
+    /// It passes as it is.
+    Same,
+    /// It stands as this user message.
+    New(Box<AgentMessage>),
+}
+
+fn convert(message: &AgentMessage) -> Option<Converted> {
+    let converted = match message {
+        AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) => {
+            return Some(Converted::Same);
+        }
+        AgentMessage::BashExecution(bash) => {
+            if bash.exclude_from_context == Some(true) {
+                return None;
+            }
+            user_text(bash_execution_text(bash), bash.timestamp)
+        }
+        AgentMessage::Custom(custom) => {
+            let content = match &custom.content {
+                MessageContent::Text(text) => {
+                    vec![UserContent::Text(TextContent::new(text.clone()))]
+                }
+                MessageContent::Blocks(blocks) => blocks.clone(),
+            };
+            AgentMessage::User(UserMessage {
+                content: MessageContent::Blocks(content),
+                timestamp: custom.timestamp,
+                extra: Default::default(),
+            })
+        }
+        AgentMessage::CompactionSummary(summary) => user_text(
+            format!(
+                "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{}\n</summary>",
+                summary.summary
+            ),
+            summary.timestamp,
+        ),
+        AgentMessage::BranchSummary(summary) => user_text(
+            format!(
+                "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n{}</summary>",
+                summary.summary
+            ),
+            summary.timestamp,
+        ),
+        // The system prompt and tools go with every request as such.
+        AgentMessage::System(_) => return None,
+    };
+    Some(Converted::New(Box::new(converted)))
 }
 
 /// The text that stands for an image when the settings block images (`images.blockImages`).
@@ -59,7 +91,7 @@ pub const IMAGE_BLOCKED_TEXT: &str = "Image reading is disabled.";
 /// With `block`, replaces every image of the user and tool-result messages by the text
 /// [`IMAGE_BLOCKED_TEXT`] (one text for a run of images), as the reference does for
 /// `images.blockImages`; without, returns the messages as they are.
-pub fn block_images(mut messages: Vec<AgentMessage>, block: bool) -> Vec<AgentMessage> {
+pub fn block_images(mut messages: Vec<Arc<AgentMessage>>, block: bool) -> Vec<Arc<AgentMessage>> {
     if !block {
         return messages;
     }
@@ -85,8 +117,20 @@ pub fn block_images(mut messages: Vec<AgentMessage>, block: bool) -> Vec<AgentMe
         }
         *blocks = replaced;
     };
+    let is_image = |block: &UserContent| matches!(block, UserContent::Image(_));
     for message in &mut messages {
-        match message {
+        let has_images = match &**message {
+            AgentMessage::User(user) => {
+                matches!(&user.content, MessageContent::Blocks(blocks) if blocks.iter().any(is_image))
+            }
+            AgentMessage::ToolResult(result) => result.content.iter().any(is_image),
+            _ => false,
+        };
+        if !has_images {
+            continue;
+        }
+        // Only a message with images is copied.
+        match Arc::make_mut(message) {
             AgentMessage::User(user) => {
                 if let MessageContent::Blocks(blocks) = &mut user.content {
                     replace(blocks);

@@ -1,16 +1,17 @@
 //! `export_html`: the session as one self-contained HTML page. The active branch is rendered as
 //! plain HTML (no script needed to read it); the whole session (header, every entry, the leaf,
 //! the system prompt and the tools) travels base64-encoded inside the page for tools that want
-//! the data.
+//! the data. The page is written to the file as it is made, entry by entry, through a base64
+//! encoder: a long session is not held as a page, nor as a JSON tree.
 
 use std::fmt::Write as _;
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use base64::Engine as _;
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
 use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::session::SessionEntry;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use thiserror::Error;
 
 use crate::session::SessionStore;
@@ -42,7 +43,6 @@ pub fn export(
     if !file.exists() {
         return Err(ExportError::NothingYet);
     }
-    let html = render(store, system_prompt, tools);
     let path = match output_path.filter(|path| !path.is_empty()) {
         Some(path) => crate::session::paths::expand_tilde(path),
         None => {
@@ -54,13 +54,18 @@ pub fn export(
             format!("pi-session-{stem}.html")
         }
     };
-    std::fs::write(&path, html).map_err(|error| {
+    let node_error = |error: &io::Error, syscall: &str| {
         ExportError::Write(crate::tools::node_message(
-            &error,
-            "open",
+            error,
+            syscall,
             Some(Path::new(&path)),
         ))
-    })?;
+    };
+    let page = std::fs::File::create(&path).map_err(|error| node_error(&error, "open"))?;
+    let mut page = BufWriter::new(page);
+    write_page(&mut page, store, system_prompt, tools)
+        .and_then(|()| page.flush())
+        .map_err(|error| node_error(&error, "write"))?;
     Ok(path)
 }
 
@@ -210,78 +215,145 @@ fn message_html(message: &AgentMessage, out: &mut String) {
     out.push_str("</div>\n");
 }
 
-/// The whole page.
+/// The whole page as text (see [`write_page`]).
 pub fn render(store: &SessionStore, system_prompt: &str, tools: &[ToolDefinition]) -> String {
+    let mut page = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_page(&mut page, store, system_prompt, tools);
+    String::from_utf8_lossy(&page).into_owned()
+}
+
+/// Writes the whole page to `out`.
+pub fn write_page(
+    out: &mut impl Write,
+    store: &SessionStore,
+    system_prompt: &str,
+    tools: &[ToolDefinition],
+) -> io::Result<()> {
     let header = store.header();
-    let entries: Vec<&Map<String, Value>> = store.entries().iter().map(|e| e.raw()).collect();
-    let data = json!({
-        "header": header,
-        "entries": entries,
-        "leafId": store.leaf_id(),
-        "systemPrompt": system_prompt,
-        "tools": tools.iter().map(|tool| json!({
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        })).collect::<Vec<_>>(),
-    });
-    let encoded = base64::engine::general_purpose::STANDARD
-        .encode(serde_json::to_string(&data).unwrap_or_default());
     let title = store
         .session_name()
         .unwrap_or_else(|| format!("Session {}", store.session_id()));
-    let mut body = String::new();
-    for entry in store.branch(None) {
-        match entry.parsed() {
-            Some(SessionEntry::Message(message)) => message_html(&message.message, &mut body),
-            Some(SessionEntry::ModelChange(change)) => {
-                let _ = writeln!(
-                    body,
-                    "<div class=\"meta\">Model: {}/{}</div>",
-                    escape(&change.provider),
-                    escape(&change.model_id)
-                );
-            }
-            Some(SessionEntry::ThinkingLevelChange(change)) => {
-                let _ = writeln!(
-                    body,
-                    "<div class=\"meta\">Thinking level: {}</div>",
-                    escape(&change.thinking_level)
-                );
-            }
-            Some(SessionEntry::Compaction(compaction)) => {
-                let _ = writeln!(
-                    body,
-                    "<div class=\"msg user\"><div class=\"role\">Compaction</div><pre>{}</pre></div>",
-                    escape(&compaction.summary)
-                );
-            }
-            Some(SessionEntry::BranchSummary(summary)) => {
-                let _ = writeln!(
-                    body,
-                    "<div class=\"msg user\"><div class=\"role\">Branch summary</div><pre>{}</pre></div>",
-                    escape(&summary.summary)
-                );
-            }
-            _ => {}
-        }
-    }
     let cwd = header.get("cwd").and_then(Value::as_str).unwrap_or("");
     let started = header
         .get("timestamp")
         .and_then(Value::as_str)
         .unwrap_or("");
-    format!(
+    write!(
+        out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n\
 <style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n\
 <div class=\"meta\">{cwd} &middot; {started}</div>\n\
-<details><summary>System prompt</summary><pre>{prompt}</pre></details>\n{body}\
-<script type=\"application/json\" id=\"session-data\" data-encoding=\"base64\">{encoded}</script>\n\
-</body>\n</html>\n",
+<details><summary>System prompt</summary><pre>{prompt}</pre></details>\n",
         title = escape(&title),
         cwd = escape(cwd),
         started = escape(started),
         prompt = escape(system_prompt),
-    )
+    )?;
+    let mut html = String::new();
+    for entry in store.branch(None) {
+        html.clear();
+        entry_html(entry, &mut html);
+        out.write_all(html.as_bytes())?;
+    }
+    out.write_all(
+        b"<script type=\"application/json\" id=\"session-data\" data-encoding=\"base64\">",
+    )?;
+    {
+        let mut encoder = base64::write::EncoderWriter::new(
+            &mut *out,
+            &base64::engine::general_purpose::STANDARD,
+        );
+        write_data(&mut encoder, store, system_prompt, tools)?;
+        encoder.finish()?;
+    }
+    out.write_all(b"</script>\n</body>\n</html>\n")
+}
+
+/// `{"header","entries","leafId","systemPrompt","tools"}`, one entry at a time.
+fn write_data(
+    out: &mut impl Write,
+    store: &SessionStore,
+    system_prompt: &str,
+    tools: &[ToolDefinition],
+) -> io::Result<()> {
+    let mut piece = Vec::with_capacity(64 * 1024);
+    piece.extend_from_slice(b"{\"header\":");
+    piece.extend_from_slice(&json(store.header())?);
+    piece.extend_from_slice(b",\"entries\":[");
+    for (index, entry) in store.entries().iter().enumerate() {
+        if index > 0 {
+            piece.push(b',');
+        }
+        entry.write_json(&mut piece).map_err(io::Error::other)?;
+        if piece.len() >= 64 * 1024 {
+            out.write_all(&piece)?;
+            piece.clear();
+        }
+    }
+    piece.extend_from_slice(b"],\"leafId\":");
+    piece.extend_from_slice(&json(&store.leaf_id())?);
+    piece.extend_from_slice(b",\"systemPrompt\":");
+    piece.extend_from_slice(&json(&system_prompt)?);
+    piece.extend_from_slice(b",\"tools\":");
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            })
+        })
+        .collect();
+    piece.extend_from_slice(&json(&tools)?);
+    piece.push(b'}');
+    out.write_all(&piece)
+}
+
+/// JSON text of a small value.
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
+    pi_rpc_protocol::json::to_vec(value).map_err(io::Error::other)
+}
+
+/// One entry of the active branch as HTML (entries without a rendering add nothing). A message
+/// read from the file is parsed for this and not kept.
+fn entry_html(entry: &crate::session::Entry, out: &mut String) {
+    if let Some(message) = entry.message() {
+        message.with_typed(|message| message_html(message, out));
+        return;
+    }
+    match entry.parsed() {
+        Some(SessionEntry::ModelChange(change)) => {
+            let _ = writeln!(
+                out,
+                "<div class=\"meta\">Model: {}/{}</div>",
+                escape(&change.provider),
+                escape(&change.model_id)
+            );
+        }
+        Some(SessionEntry::ThinkingLevelChange(change)) => {
+            let _ = writeln!(
+                out,
+                "<div class=\"meta\">Thinking level: {}</div>",
+                escape(&change.thinking_level)
+            );
+        }
+        Some(SessionEntry::Compaction(compaction)) => {
+            let _ = writeln!(
+                out,
+                "<div class=\"msg user\"><div class=\"role\">Compaction</div><pre>{}</pre></div>",
+                escape(&compaction.summary)
+            );
+        }
+        Some(SessionEntry::BranchSummary(summary)) => {
+            let _ = writeln!(
+                out,
+                "<div class=\"msg user\"><div class=\"role\">Branch summary</div><pre>{}</pre></div>",
+                escape(&summary.summary)
+            );
+        }
+        _ => {}
+    }
 }

@@ -3,13 +3,19 @@
 //! from `.agents/skills` folders): what `get_commands` lists, the `/name args` and
 //! `/skill:name args` expansions of a prompt, and the inputs of the system prompt.
 
+mod expand;
 pub(crate) mod patterns;
 mod skill_paths;
+mod template_paths;
+
+pub use expand::{parse_args, substitute_args};
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::system_prompt::PromptSkill;
 
 /// Where a template or skill came from, as `get_commands` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,6 +93,8 @@ pub struct ResourceOptions {
     pub tools: crate::tools::ToolSelection,
     /// `--skill` paths (relative to the working folder), loaded even with `--no-skills`.
     pub skill_paths: Vec<PathBuf>,
+    /// `--prompt-template` paths, loaded even with `--no-prompt-templates`.
+    pub prompt_template_paths: Vec<PathBuf>,
 }
 
 /// Whether the project in `cwd` is trusted without `--approve` / `--no-approve`: a saved
@@ -107,6 +115,7 @@ impl Resources {
         if options.no_prompt_templates {
             resources.templates.clear();
         }
+        template_paths::add(&mut resources.templates, &options, cwd);
         // Skills in the reference's precedence: per scope (project, then user) those the
         // settings name, then those discovered; then `--skill` paths.
         let discovered = std::mem::take(&mut resources.skills);
@@ -128,7 +137,7 @@ impl Resources {
             }
         }
         for path in &options.skill_paths {
-            let path = skill_paths::resolve(&path.to_string_lossy(), cwd);
+            let path = patterns::resolve(&path.to_string_lossy(), cwd);
             skills.add_path(&path, skill_paths::PathSource::Cli);
         }
         resources.skills = skills.into_skills();
@@ -139,23 +148,33 @@ impl Resources {
     }
 
     /// The system prompt for a request: the discovered sources, the skills, the active tools
-    /// (built-in, and those `extension_tools` has) and the working folder.
+    /// (built-in, and those among `extension_tools`, which add `extension_prompts`) and the
+    /// working folder.
     pub fn system_prompt(
         &self,
         cwd: &Path,
-        extension_tools: Option<&crate::extensions::ToolBridge>,
+        extension_tools: &[crate::tools::ToolDefinition],
+        extension_prompts: &[crate::system_prompt::ToolPrompt],
     ) -> String {
-        let tools = crate::tools::active(&self.tools, extension_tools);
+        let tools = crate::tools::select_active(&self.tools, extension_tools);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
-        let prompts = extension_tools
-            .map(|bridge| bridge.prompts())
-            .unwrap_or_default();
+        // Skills with `disable-model-invocation` are not offered to the model.
+        let skills: Vec<PromptSkill<'_>> = self
+            .skills
+            .iter()
+            .filter(|skill| !skill.disable_model_invocation)
+            .map(|skill| PromptSkill {
+                name: &skill.name,
+                description: &skill.description,
+                location: &skill.file_path,
+            })
+            .collect();
         crate::system_prompt::build(crate::system_prompt::PromptInputs {
             cwd,
             sources: &self.prompt,
-            skills: &self.skills,
+            skills: &skills,
             tools: &names,
-            extension_tools: &prompts,
+            extension_tools: extension_prompts,
         })
     }
 
@@ -177,7 +196,7 @@ impl Resources {
                 .partition(|entry| patterns::is_pattern(entry));
             let mut files = Vec::new();
             for entry in plain {
-                let path = skill_paths::resolve(entry, &group.base);
+                let path = patterns::resolve(entry, &group.base);
                 if path.is_dir() {
                     collect_markdown(&path, &mut files);
                 } else if path.is_file() {
@@ -231,58 +250,6 @@ impl Resources {
         }
         resources.skills = skills.into_skills();
         resources
-    }
-
-    /// `/skill:name args` as the skill block plus the arguments, then `/template args` with
-    /// the arguments substituted; anything else unchanged.
-    pub fn expand(&self, text: &str) -> String {
-        let text = self.expand_skill(text);
-        self.expand_template(&text)
-    }
-
-    fn expand_skill(&self, text: &str) -> String {
-        let Some(rest) = text.strip_prefix("/skill:") else {
-            return text.to_owned();
-        };
-        let (name, args) = match text.find(' ') {
-            Some(space) => (&text[7..space], crate::session::js_trim(&text[space + 1..])),
-            None => (rest, ""),
-        };
-        let Some(skill) = self.skills.iter().find(|skill| skill.name == name) else {
-            return text.to_owned();
-        };
-        let Ok(content) = std::fs::read_to_string(&skill.file_path) else {
-            return text.to_owned();
-        };
-        let (_, body) = split_front_matter(&content);
-        let block = format!(
-            "<skill name=\"{}\" location=\"{}\">\nReferences are relative to {}.\n\n{}\n</skill>",
-            skill.name,
-            skill.file_path.display(),
-            skill.base_dir.display(),
-            crate::session::js_trim(&body)
-        );
-        if args.is_empty() {
-            block
-        } else {
-            format!("{block}\n\n{args}")
-        }
-    }
-
-    fn expand_template(&self, text: &str) -> String {
-        let Some(rest) = text.strip_prefix('/') else {
-            return text.to_owned();
-        };
-        let name_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let name = &rest[..name_end];
-        if name.is_empty() {
-            return text.to_owned();
-        }
-        let args_text = rest[name_end..].trim_start();
-        let Some(template) = self.templates.iter().find(|t| t.name == name) else {
-            return text.to_owned();
-        };
-        substitute_args(&template.content, &parse_args(args_text))
     }
 }
 
@@ -409,7 +376,7 @@ fn split_front_matter(content: &str) -> (Option<Value>, String) {
     };
     let end = end + 3;
     let yaml = normalized.get(4..end).unwrap_or("");
-    let body = crate::session::js_trim(normalized.get(end + 4..).unwrap_or("")).to_owned();
+    let body = crate::js::trim(normalized.get(end + 4..).unwrap_or("")).to_owned();
     let front = serde_saphyr::from_str::<Value>(yaml).ok();
     (front, body)
 }
@@ -439,7 +406,7 @@ fn load_template(file: &Path, base: &Path, scope: &str) -> Option<PromptTemplate
     let name = file.file_stem()?.to_string_lossy().into_owned();
     let description = front_str(&front, "description").unwrap_or_else(|| {
         body.split('\n')
-            .find(|line| !crate::session::js_trim(line).is_empty())
+            .find(|line| !crate::js::trim(line).is_empty())
             .map(|line| {
                 let units: Vec<u16> = line.encode_utf16().collect();
                 if units.len() > 60 {
@@ -462,7 +429,7 @@ fn load_skill(file: &Path, base: &Path, scope: &str) -> Option<Skill> {
     let content = std::fs::read_to_string(file).ok()?;
     let (front, _) = split_front_matter(&content);
     let description = front_str(&front, "description")
-        .filter(|description| !crate::session::js_trim(description).is_empty())?;
+        .filter(|description| !crate::js::trim(description).is_empty())?;
     let base_dir = file.parent()?.to_path_buf();
     let name = front_str(&front, "name").unwrap_or_else(|| {
         base_dir
@@ -485,103 +452,9 @@ fn load_skill(file: &Path, base: &Path, scope: &str) -> Option<Skill> {
     })
 }
 
-/// Arguments split on whitespace, with single or double quotes grouping (quotes removed).
-pub fn parse_args(text: &str) -> Vec<String> {
-    let mut args = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    for c in text.chars() {
-        match quote {
-            Some(open) if c == open => quote = None,
-            Some(_) => current.push(c),
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c.is_whitespace() => {
-                if !current.is_empty() {
-                    args.push(std::mem::take(&mut current));
-                }
-            }
-            None => current.push(c),
-        }
-    }
-    if !current.is_empty() {
-        args.push(current);
-    }
-    args
-}
-
-/// `$1`, `$@`, `$ARGUMENTS`, `${N:-default}`, `${@:start}` and `${@:start:length}` replaced.
-pub fn substitute_args(content: &str, args: &[String]) -> String {
-    static PATTERN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"\$\{(\d+|ARGUMENTS|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$(ARGUMENTS|@|\d+)",
-        )
-        .ok()
-    });
-    let Some(pattern) = PATTERN.as_ref() else {
-        return content.to_owned();
-    };
-    let all = args.join(" ");
-    let nth = |index: &str| -> String {
-        index
-            .parse::<usize>()
-            .ok()
-            .and_then(|n| n.checked_sub(1))
-            .and_then(|i| args.get(i).cloned())
-            .unwrap_or_default()
-    };
-    pattern
-        .replace_all(content, |caps: &regex::Captures<'_>| {
-            if let Some(target) = caps.get(1) {
-                let value = match target.as_str() {
-                    "@" | "ARGUMENTS" => all.clone(),
-                    index => nth(index),
-                };
-                let default = caps.get(2).map_or("", |m| m.as_str());
-                return if value.is_empty() {
-                    default.to_owned()
-                } else {
-                    value
-                };
-            }
-            if let Some(start) = caps.get(3) {
-                let start = start
-                    .as_str()
-                    .parse::<usize>()
-                    .unwrap_or(1)
-                    .saturating_sub(1)
-                    .min(args.len());
-                let end = match caps.get(4) {
-                    Some(length) => {
-                        (start + length.as_str().parse::<usize>().unwrap_or(0)).min(args.len())
-                    }
-                    None => args.len(),
-                };
-                return args[start..end].join(" ");
-            }
-            match caps.get(5).map_or("", |m| m.as_str()) {
-                "@" | "ARGUMENTS" => all.clone(),
-                index => nth(index),
-            }
-        })
-        .into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arguments_are_split_on_spaces_with_quotes_grouping() {
-        assert_eq!(
-            parse_args(r#"Button "click handler" 'a b'"#),
-            ["Button", "click handler", "a b"]
-        );
-        let args = parse_args("a b c");
-        assert_eq!(
-            substitute_args("$1-$2 [$@] ${4:-none} ${@:2} ${@:1:2}", &args),
-            "a-b [a b c] none b c a b"
-        );
-    }
 
     #[test]
     fn front_matter_is_split_from_a_trimmed_body() {
@@ -591,5 +464,30 @@ mod tests {
         let (front, body) = split_front_matter("\nPlain\n");
         assert!(front.is_none());
         assert_eq!(body, "\nPlain\n");
+    }
+
+    #[test]
+    fn skills_that_disable_model_invocation_are_not_offered_in_the_system_prompt() {
+        let skill = |name: &str, hidden: bool| Skill {
+            name: name.into(),
+            description: "d".into(),
+            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")),
+            base_dir: PathBuf::from(format!("/s/{name}")),
+            disable_model_invocation: hidden,
+            source_info: SourceInfo {
+                path: String::new(),
+                source: "auto".into(),
+                scope: "user".into(),
+                origin: "top-level".into(),
+                base_dir: None,
+            },
+        };
+        let resources = Resources {
+            skills: vec![skill("shown", false), skill("hidden", true)],
+            ..Resources::default()
+        };
+        let prompt = resources.system_prompt(Path::new("/w"), &[], &[]);
+        assert!(prompt.contains("<name>shown</name>"));
+        assert!(!prompt.contains("<name>hidden</name>"));
     }
 }

@@ -16,6 +16,7 @@ use tokio::process::Command;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use crate::tools::shell::{self, ShellError};
 use crate::tools::{DEFAULT_MAX_BYTES, truncate_tail};
 
 /// How long the pipes may stay open but quiet after the shell exited (background children
@@ -23,6 +24,25 @@ use crate::tools::{DEFAULT_MAX_BYTES, truncate_tail};
 const EXIT_STDIO_GRACE: Duration = Duration::from_millis(100);
 /// Decoded output kept in memory; older chunks are dropped past this.
 const MAX_KEPT_BYTES: usize = DEFAULT_MAX_BYTES * 2;
+
+/// Why a command could not run at all; the text is the sentence the client gets.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No shell, or no working folder.
+    #[error(transparent)]
+    Shell(#[from] ShellError),
+    /// The shell could not be started.
+    #[error("spawn {} {source}", .shell.display())]
+    Spawn {
+        /// The shell.
+        shell: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The command ran elsewhere (an extension's `user_bash` operations) and failed there.
+    #[error("{0}")]
+    Remote(String),
+}
 
 /// What a command runs with.
 #[derive(Debug, Clone)]
@@ -179,27 +199,6 @@ impl Collected {
     }
 }
 
-/// The shell: settings `shellPath` (which must exist), else `/bin/bash`, else `bash` on `PATH`,
-/// else `sh`.
-fn shell(custom: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(custom) = custom {
-        if custom.exists() {
-            return Ok(custom.to_path_buf());
-        }
-        return Err(format!("Custom shell path not found: {}", custom.display()));
-    }
-    let bin_bash = Path::new("/bin/bash");
-    if bin_bash.exists() {
-        return Ok(bin_bash.to_path_buf());
-    }
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("bash"))
-            .find(|candidate| candidate.is_file())
-    });
-    Ok(on_path.unwrap_or_else(|| PathBuf::from("sh")))
-}
-
 /// `PATH` with the agent's `bin` folder first (once).
 fn path_with_bin(agent_dir: Option<&Path>) -> Option<std::ffi::OsString> {
     let bin = agent_dir?.join("bin");
@@ -236,9 +235,9 @@ async fn read_some(pipe: &mut Option<impl AsyncReadExt + Unpin>, buf: &mut [u8])
     }
 }
 
-/// Runs the command, handing each cleaned chunk to `on_chunk`. `Err` holds the sentence the
-/// client gets when the command could not run at all.
-pub async fn execute<F, Fut>(bash: UserBash, mut on_chunk: F) -> Result<BashResult, String>
+/// Runs the command, handing each cleaned chunk to `on_chunk`; an error when it could not run
+/// at all.
+pub async fn execute<F, Fut>(bash: UserBash, mut on_chunk: F) -> Result<BashResult, Error>
 where
     F: FnMut(String) -> Fut,
     Fut: Future<Output = ()>,
@@ -253,13 +252,8 @@ where
     if bash.cancel.is_cancelled() {
         return Ok(collected.finish(None, true));
     }
-    let shell = shell(bash.shell_path.as_deref())?;
-    if rustix::fs::access(&bash.cwd, rustix::fs::Access::EXISTS).is_err() {
-        return Err(format!(
-            "Working directory does not exist: {}\nCannot execute bash commands.",
-            bash.cwd.display()
-        ));
-    }
+    let shell = shell::find(bash.shell_path.as_deref())?;
+    shell::check_cwd(&bash.cwd)?;
     let command = match &bash.command_prefix {
         Some(prefix) => format!("{prefix}\n{}", bash.command),
         None => bash.command.clone(),
@@ -278,9 +272,10 @@ where
         process.env("PATH", path);
     }
     process.envs(bash.env.iter().map(|(key, value)| (key, value)));
-    let mut child = process
-        .spawn()
-        .map_err(|error| format!("spawn {} {error}", shell.display()))?;
+    let mut child = process.spawn().map_err(|source| Error::Spawn {
+        shell: shell.clone(),
+        source,
+    })?;
     let pid = child.id();
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
@@ -364,22 +359,6 @@ impl RemoteOutput {
     pub fn finish(self, exit_code: Option<i64>, cancelled: bool) -> BashResult {
         self.collected.finish(exit_code, cancelled)
     }
-}
-
-/// Node's `os.tmpdir()`: `TMPDIR`, `TMP` or `TEMP` without a trailing slash, else `/tmp`.
-pub fn temp_dir() -> PathBuf {
-    for name in ["TMPDIR", "TMP", "TEMP"] {
-        if let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) {
-            let text = value.to_string_lossy();
-            let trimmed = if text.len() > 1 {
-                text.trim_end_matches('/')
-            } else {
-                &text
-            };
-            return PathBuf::from(trimmed);
-        }
-    }
-    PathBuf::from("/tmp")
 }
 
 #[cfg(test)]

@@ -11,39 +11,19 @@
 //! The reference is `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi`; without it only our
 //! figures are printed.
 
+mod bench_support;
 mod support;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use bench_support::{Implementation, implementations, measured_pid, peak_rss_kib};
 use serde_json::json;
 use support::{Agent, DEFAULT_ARGS, TestEnv, mock};
 
 const STARTS: usize = 5;
 const TURNS: usize = 50;
 const DELTAS: usize = 10_000;
-
-/// The command line of one implementation.
-struct Implementation {
-    label: &'static str,
-    program: PathBuf,
-}
-
-fn implementations() -> Vec<Implementation> {
-    let mut all = vec![Implementation {
-        label: "pi-agent",
-        program: PathBuf::from(env!("CARGO_BIN_EXE_pi-agent")),
-    }];
-    match pi_reference::launcher() {
-        Some(path) => all.push(Implementation {
-            label: "reference",
-            program: path,
-        }),
-        None => eprintln!("reference pi not found (set PI_REFERENCE); measuring pi-agent only"),
-    }
-    all
-}
 
 fn spawn(env: &TestEnv, implementation: &Implementation) -> Result<Agent> {
     let mut agent = env.spawn_program(&implementation.program, &DEFAULT_ARGS)?;
@@ -63,35 +43,6 @@ async fn start_up(env: &TestEnv, implementation: &Implementation) -> Result<Dura
     }
     times.sort();
     Ok(times[STARTS / 2])
-}
-
-fn peak_rss_kib(pid: u32) -> Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .context("no VmHWM in /proc status")?;
-    let kib = line
-        .split_whitespace()
-        .nth(1)
-        .context("malformed VmHWM")?
-        .parse()?;
-    Ok(kib)
-}
-
-/// The process whose memory counts: the reference's launcher is a shell script that runs node
-/// as its child, so the deepest descendant is measured.
-fn measured_pid(pid: u32) -> u32 {
-    let children =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    match children
-        .split_whitespace()
-        .next()
-        .and_then(|c| c.parse().ok())
-    {
-        Some(child) => measured_pid(child),
-        None => pid,
-    }
 }
 
 async fn conversation_peak_rss(implementation: &Implementation) -> Result<u64> {

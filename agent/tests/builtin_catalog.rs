@@ -11,8 +11,10 @@ use anyhow::Result;
 use serde_json::{Value, json};
 use support::{Agent, RPC_ARGS, TestEnv};
 
-/// Every variable the reference reads a provider's key from (pi-ai `env-api-keys.js`).
-const KEY_VARIABLES: [&str; 36] = [
+/// Every variable the reference reads a provider's credentials from (pi-ai `env-api-keys.js`
+/// and the providers' own resolvers): keys, AWS access keys, the Vertex project and location
+/// (with `GOOGLE_APPLICATION_CREDENTIALS`, set by `available`), the Cloudflare ids.
+const KEY_VARIABLES: [&str; 41] = [
     "ANTHROPIC_API_KEY",
     "COPILOT_GITHUB_TOKEN",
     "ANT_LING_API_KEY",
@@ -49,21 +51,24 @@ const KEY_VARIABLES: [&str; 36] = [
     "XIAOMI_TOKEN_PLAN_SGP_API_KEY",
     "CLOUDFLARE_ACCOUNT_ID",
     "CLOUDFLARE_GATEWAY_ID",
-];
-
-/// The reference's providers that these variables make available but that we leave out: wire
-/// formats we do not speak, or (Cloudflare) a base URL made of the account and gateway ids.
-const LEFT_OUT: [&str; 5] = [
-    "azure-openai-responses",
-    "cloudflare-ai-gateway",
-    "cloudflare-workers-ai",
-    "google-vertex",
-    "mistral",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GCLOUD_PROJECT",
 ];
 
 async fn spawn(env: &TestEnv, program: &Path, vars: &[&str]) -> Result<Agent> {
-    let values: Vec<String> = vars.iter().map(|name| format!("key-{name}")).collect();
-    let pairs: Vec<(&str, &Path)> = vars
+    let mut values: Vec<String> = vars.iter().map(|name| format!("key-{name}")).collect();
+    let mut names = vars.to_vec();
+    if vars.contains(&"GOOGLE_CLOUD_PROJECT") {
+        // Application Default Credentials: a credentials file that exists.
+        let file = env.agent_dir().join("adc.json");
+        std::fs::write(&file, r#"{"type":"authorized_user"}"#)?;
+        names.push("GOOGLE_APPLICATION_CREDENTIALS");
+        values.push(file.to_string_lossy().into_owned());
+    }
+    let pairs: Vec<(&str, &Path)> = names
         .iter()
         .zip(&values)
         .map(|(name, value)| (*name, Path::new(value.as_str())))
@@ -74,7 +79,17 @@ async fn spawn(env: &TestEnv, program: &Path, vars: &[&str]) -> Result<Agent> {
 }
 
 async fn available(program: &Path, vars: &[&str]) -> Result<Vec<Value>> {
+    available_with_login(program, vars, false).await
+}
+
+/// The available models, with a ChatGPT login for `openai-codex` in `auth.json` when `codex`.
+async fn available_with_login(program: &Path, vars: &[&str], codex: bool) -> Result<Vec<Value>> {
     let env = TestEnv::empty()?;
+    if codex {
+        let login = json!({"openai-codex": {"type": "oauth", "access": "a.b.c", "refresh": "r",
+            "expires": 4_102_444_800_000u64, "accountId": "acc"}});
+        std::fs::write(env.agent_dir().join("auth.json"), login.to_string())?;
+    }
     let mut agent = spawn(&env, program, vars).await?;
     let response = agent
         .request(json!({"type": "get_available_models"}))
@@ -181,19 +196,18 @@ async fn every_built_in_model_matches_the_reference_when_every_key_is_set() -> R
     let Some(reference) = pi_reference::launcher_or_skip("the built-in catalog") else {
         return Ok(());
     };
-    let expected = available(&reference, &KEY_VARIABLES).await?;
-    let actual = available(ours(), &KEY_VARIABLES).await?;
-    let mut left_out: Vec<&str> = expected
+    let expected = available_with_login(&reference, &KEY_VARIABLES, true).await?;
+    let actual = available_with_login(ours(), &KEY_VARIABLES, true).await?;
+    let mut providers: Vec<&str> = expected
         .iter()
         .map(|m| m["provider"].as_str().unwrap())
-        .filter(|provider| LEFT_OUT.contains(provider))
         .collect();
-    left_out.dedup();
-    assert_eq!(left_out, LEFT_OUT, "the providers we leave out changed");
-    let expected: Vec<Value> = expected
-        .into_iter()
-        .filter(|m| !LEFT_OUT.contains(&m["provider"].as_str().unwrap()))
-        .collect();
+    providers.dedup();
+    assert_eq!(
+        providers.len(),
+        39,
+        "every built-in provider is listed: {providers:?}"
+    );
     let (ours_ids, their_ids) = (ids(&actual), ids(&expected));
     if let Some(index) =
         (0..ours_ids.len().max(their_ids.len())).find(|&i| ours_ids.get(i) != their_ids.get(i))
@@ -208,6 +222,59 @@ async fn every_built_in_model_matches_the_reference_when_every_key_is_set() -> R
     }
     for (ours, theirs) in actual.iter().zip(&expected) {
         assert_eq!(ours, theirs);
+    }
+    Ok(())
+}
+
+/// The providers listed for a set of variables.
+async fn providers_for(program: &Path, vars: &[&str]) -> Result<Vec<String>> {
+    let mut providers: Vec<String> = available(program, vars)
+        .await?
+        .iter()
+        .map(|m| m["provider"].as_str().unwrap().to_owned())
+        .collect();
+    providers.dedup();
+    Ok(providers)
+}
+
+#[tokio::test]
+async fn credentials_beyond_a_key_configure_providers_as_in_the_reference() -> Result<()> {
+    let cases: [&[&str]; 8] = [
+        &["AWS_PROFILE"],
+        &["AWS_ACCESS_KEY_ID"],
+        &["AWS_BEARER_TOKEN_BEDROCK", "AWS_WEB_IDENTITY_TOKEN_FILE"],
+        &["CLOUDFLARE_API_KEY"],
+        &["CLOUDFLARE_API_KEY", "CLOUDFLARE_ACCOUNT_ID"],
+        &["GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"],
+        &["GCLOUD_PROJECT"],
+        &[
+            "GOOGLE_CLOUD_API_KEY",
+            "AZURE_OPENAI_API_KEY",
+            "MISTRAL_API_KEY",
+        ],
+    ];
+    let expected: [&[&str]; 8] = [
+        &["amazon-bedrock"],
+        &[],
+        &["amazon-bedrock"],
+        &[],
+        &["cloudflare-workers-ai"],
+        &["google-vertex"],
+        &[],
+        &["azure-openai-responses", "google-vertex", "mistral"],
+    ];
+    for (vars, expected) in cases.iter().zip(expected) {
+        assert_eq!(providers_for(ours(), vars).await?, expected, "{vars:?}");
+    }
+    let Some(reference) = pi_reference::launcher_or_skip("the credential rules") else {
+        return Ok(());
+    };
+    for (vars, expected) in cases.iter().zip(expected) {
+        assert_eq!(
+            providers_for(&reference, vars).await?,
+            expected,
+            "reference, {vars:?}"
+        );
     }
     Ok(())
 }

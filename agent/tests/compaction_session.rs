@@ -237,3 +237,30 @@ responses:
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn the_summary_call_is_sent_again_by_the_provider_retries_the_settings_ask_for() -> Result<()>
+{
+    // As in the reference, the summary goes through the same transport as the session's model
+    // calls: `retry.provider.maxRetries` resends a failed request before the compaction sees
+    // it, even with the session's own retries off.
+    let script = THREE_TURNS.replace(
+        "  - {match: {last_message_text: \"<conversation>\"}",
+        "  - {match: {last_message_text: \"<conversation>\"}, error: {status: 503}}\n  - {match: {last_message_text: \"<conversation>\"}",
+    );
+    let server = mock(&script).await?;
+    let env = TestEnv::new(&server.uri())?;
+    env.write_settings(&json!({
+        "compaction": {"keepRecentTokens": 20},
+        "retry": {"enabled": false, "provider": {"maxRetries": 1}},
+    }))?;
+    let mut agent = env.spawn_default(&[])?;
+    for text in ["Turn one: 17", "Turn two: blue"] {
+        prompt_and_settle(&mut agent, text).await?;
+    }
+    let compacted = agent.request(json!({"type": "compact"})).await?;
+    assert_eq!(compacted["success"], true, "{compacted}");
+    let summary = compacted["data"]["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("Summary of one and two"), "{summary}");
+    Ok(())
+}

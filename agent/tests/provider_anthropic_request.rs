@@ -147,7 +147,7 @@ fn foreign_history_is_normalised_for_anthropic() {
     let mut request = request(model("http://127.0.0.1:9"), "hi");
     let usage = json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
         "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}});
-    request.messages = serde_json::from_value(json!([
+    request.messages = provider_common::shared(serde_json::from_value(json!([
         {"role":"user","content":"  ","timestamp":1},
         {"role":"user","content":"question","timestamp":2},
         {"role":"assistant","content":[
@@ -157,7 +157,7 @@ fn foreign_history_is_normalised_for_anthropic() {
         {"role":"toolResult","toolCallId":"call_1|fc_1","toolName":"read",
          "content":[{"type":"image","data":"AAAA","mimeType":"image/png"}],"isError":false,"timestamp":4},
     ]))
-    .unwrap();
+    .unwrap());
     request.model.input = vec!["text".to_owned(), "image".to_owned()];
     let body = request_body(&request, false);
     assert_eq!(

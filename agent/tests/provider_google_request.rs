@@ -78,7 +78,7 @@ fn gemini_3_sends_call_ids_and_results_merge_into_one_turn() {
     // The test model takes text only: the tool's image becomes the placeholder text.
     let mut request = request(gemini_model("gemini-3-pro"), "hi");
     request.system_prompt = String::new();
-    request.messages = serde_json::from_value(json!([
+    request.messages = provider_common::shared(serde_json::from_value(json!([
         {"role": "user", "content": "go", "timestamp": 1},
         {"role": "assistant", "content": [
             {"type": "toolCall", "id": "c|1", "name": "read", "arguments": {"path": "a"}},
@@ -92,7 +92,7 @@ fn gemini_3_sends_call_ids_and_results_merge_into_one_turn() {
         {"role": "toolResult", "toolCallId": "c2", "toolName": "read",
          "content": [{"type": "image", "data": "REVG", "mimeType": "image/png"}], "isError": false, "timestamp": 4},
     ]))
-    .unwrap();
+    .unwrap());
     let body = request_body(&request);
     assert_eq!(
         js(&body["contents"]),

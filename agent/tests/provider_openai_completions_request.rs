@@ -89,7 +89,7 @@ async fn images_go_as_data_urls_and_tool_images_follow_the_results() {
          "content": [{"type": "image", "data": "REVG", "mimeType": "image/jpeg"}], "isError": false, "timestamp": 3},
     ]))
     .unwrap();
-    request.messages = history;
+    request.messages = provider_common::shared(history);
     let body = request_body(&request, false);
     assert_eq!(
         js(&body["messages"]),
@@ -122,8 +122,8 @@ async fn responses_call_ids_are_shortened_for_chat() {
          "stopReason": "toolUse", "timestamp": 2},
     ]))
     .unwrap();
-    request.messages = history;
-    request.messages.push(user("next"));
+    request.messages = provider_common::shared(history);
+    request.messages.push(std::sync::Arc::new(user("next")));
     let body = request_body(&request, false);
     let calls = &body["messages"][1]["tool_calls"];
     assert_eq!(calls[0]["id"], "call_1_fc_1");

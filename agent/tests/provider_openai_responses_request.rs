@@ -68,7 +68,7 @@ async fn thinking_off_asks_for_no_reasoning_and_tool_images_go_in_the_output() {
     model.input = vec!["text".into(), "image".into()];
     let mut request = request(model, "hi");
     request.system_prompt = String::new();
-    request.messages = serde_json::from_value(json!([
+    request.messages = provider_common::shared(serde_json::from_value(json!([
         {"role": "user", "content": "look", "timestamp": 1},
         {"role": "assistant", "content": [{"type": "toolCall", "id": "call_1|fc_1", "name": "read",
             "arguments": {"path": "p.png"}}], "api": "openai-responses", "provider": "mock",
@@ -79,7 +79,7 @@ async fn thinking_off_asks_for_no_reasoning_and_tool_images_go_in_the_output() {
          "content": [{"type": "text", "text": "an image"},
                      {"type": "image", "data": "REVG", "mimeType": "image/jpeg"}], "isError": false, "timestamp": 3},
     ]))
-    .unwrap();
+    .unwrap());
     let body = request_body(&request, false).unwrap();
     assert_eq!(
         js(&body["input"]),
@@ -99,15 +99,15 @@ async fn thinking_off_asks_for_no_reasoning_and_tool_images_go_in_the_output() {
 #[tokio::test]
 async fn a_thinking_signature_that_is_not_json_fails_before_sending() {
     let mut request = request(responses_model("http://127.0.0.1:9/v1"), "hi");
-    request.messages = serde_json::from_value(json!([
+    request.messages = provider_common::shared(serde_json::from_value(json!([
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "t",
             "thinkingSignature": "reasoning_content"}], "api": "openai-responses", "provider": "mock",
          "model": "mock-model-1", "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
             "totalTokens": 0, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
          "stopReason": "stop", "timestamp": 2},
     ]))
-    .unwrap();
-    request.messages.push(user("next"));
+    .unwrap());
+    request.messages.push(std::sync::Arc::new(user("next")));
     let events = run(request).await;
     assert_eq!(events.len(), 1);
     assert_eq!(

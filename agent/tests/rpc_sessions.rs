@@ -51,7 +51,8 @@ fn data(response: &Value) -> &Value {
 async fn switch_session_restores_the_branch_model_and_thinking_level_of_the_file() -> Result<()> {
     let env = TestEnv::new("http://127.0.0.1:9")?;
     let path = write_session(&env, "s.jsonl")?;
-    let mut agent = env.spawn_default(&[])?;
+    // Without --model: a --model on the command line would win over the file's (cli.053).
+    let mut agent = env.spawn(&[])?;
     let switched = agent
         .request(json!({"id": 1, "type": "switch_session", "sessionPath": path}))
         .await?;

@@ -233,8 +233,8 @@ fn branching_makes_siblings_and_the_tree_shows_them_with_labels() {
     store.reset_leaf();
     let root_two = store.append_message(user("again")).unwrap();
     assert_eq!(store.entry(&root_two).unwrap().parent_id(), None);
-    let tree = serde_json::to_value(store.tree()).unwrap();
-    assert_eq!(tree.as_array().unwrap().len(), 2);
+    let tree = store.tree_data().unwrap();
+    assert_eq!(tree["tree"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
     store.append_message(user("five")).unwrap();
     let context = store.build_context();
     assert_eq!(
-        texts(&context.messages),
+        texts(&context.messages.iter().cloned().collect::<Vec<_>>()),
         ["compactionSummary:S", "three", "four", "custom:", "five"]
     );
     assert_eq!(context.thinking_level, "high");
@@ -314,7 +314,7 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
         ("mock", "mock-model-1")
     );
 
-    let custom = serde_json::to_value(&context.messages[3]).unwrap();
+    let custom = serde_json::to_value(context.messages.get(3).unwrap()).unwrap();
     let compaction = store
         .entries()
         .iter()
@@ -322,7 +322,7 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
         .unwrap();
     let millis = compaction_millis(compaction.timestamp());
     assert_eq!(
-        serde_json::to_value(&context.messages[0]).unwrap()["timestamp"],
+        serde_json::to_value(context.messages.get(0).unwrap()).unwrap()["timestamp"],
         millis
     );
     assert_eq!(custom["customType"], "note");
@@ -337,7 +337,8 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
         custom_entry.raw().keys().collect::<Vec<_>>(),
         ["type", "customType", "data", "id", "parentId", "timestamp"]
     );
-    let compaction_keys: Vec<&String> = compaction.raw().keys().collect();
+    let compaction_raw = compaction.raw();
+    let compaction_keys: Vec<&String> = compaction_raw.keys().collect();
     assert_eq!(
         compaction_keys,
         [
@@ -547,16 +548,9 @@ fn a_long_session_builds_its_tree_without_exhausting_the_stack() {
     let text = store.tree_json().unwrap();
     assert_eq!(text.matches("\"children\":[]").count(), 1);
     assert_eq!(text.matches("{\"entry\":").count(), 20_000);
-    // Built from the leaves up, the typed tree is as deep as the session.
-    let mut depth = 0;
-    let tree = store.tree();
-    let mut node = tree.first();
-    while let Some(current) = node {
-        depth += 1;
-        node = current.children.first();
-    }
-    assert_eq!(depth, 20_000);
-    drop(tree);
+    // One node inside the other, as deep as the session.
+    assert!(text.starts_with("{\"tree\":[{\"entry\":"));
+    assert_eq!(text.matches("]}").count(), 20_000);
 }
 
 #[test]

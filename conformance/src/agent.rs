@@ -115,16 +115,11 @@ impl AgentCommand {
             let version = at("reference")?.unwrap_or(default);
             return Ok(Self::named("reference", find_reference(version)?, version));
         }
-        let mut words = split_command_line(spec)
-            .ok_or_else(|| AgentError::BadCommand(spec.to_owned()))?
-            .into_iter();
-        let program = words
-            .next()
-            .ok_or_else(|| AgentError::BadCommand(spec.to_owned()))?;
+        let (program, args) = program_and_args(spec)?;
         Ok(Self {
             name: "custom".into(),
-            program: PathBuf::from(program),
-            args: words.collect(),
+            program,
+            args,
             release: default,
         })
     }
@@ -180,6 +175,18 @@ pub fn find_ours() -> Result<PathBuf, AgentError> {
         dir = folder.parent();
     }
     Err(AgentError::OursMissing(exe.display().to_string()))
+}
+
+/// A whole command line as its program and arguments (split as [`split_command_line`] does);
+/// an unterminated quote or no word at all is a [`AgentError::BadCommand`].
+pub fn program_and_args(line: &str) -> Result<(PathBuf, Vec<String>), AgentError> {
+    let mut words = split_command_line(line)
+        .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?
+        .into_iter();
+    let program = words
+        .next()
+        .ok_or_else(|| AgentError::BadCommand(line.to_owned()))?;
+    Ok((PathBuf::from(program), words.collect()))
 }
 
 /// Splits a command line into words: whitespace separates, single and double quotes group,
@@ -327,6 +334,7 @@ pub struct AgentProcess {
     stdin: Option<ChildStdin>,
     output: mpsc::Receiver<Output>,
     streams: Arc<Mutex<Streams>>,
+    stdout_task: Option<tokio::task::JoinHandle<()>>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     eof: bool,
     flooded: bool,
@@ -367,9 +375,10 @@ impl AgentProcess {
         let started = Instant::now();
         let streams = Arc::new(Mutex::new(Streams::default()));
         let (tx, rx) = mpsc::channel(1024);
+        let mut stdout_task = None;
         if let Some(mut stdout) = child.stdout.take() {
             let streams = Arc::clone(&streams);
-            tokio::spawn(async move {
+            stdout_task = Some(tokio::spawn(async move {
                 let mut framer = Framer::default();
                 let mut buf = vec![0u8; 64 * 1024];
                 let mut index = 0;
@@ -407,7 +416,7 @@ impl AgentProcess {
                     let _ = tx.send(send(line, false, index)).await;
                 }
                 let _ = tx.send(Output::Eof).await;
-            });
+            }));
         }
         let mut stderr_task = None;
         if let Some(mut stderr) = child.stderr.take() {
@@ -431,6 +440,7 @@ impl AgentProcess {
             child,
             output: rx,
             streams,
+            stdout_task,
             stderr_task,
             eof: false,
             flooded: false,
@@ -510,6 +520,14 @@ impl AgentProcess {
     pub async fn kill(&mut self) {
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+
+    /// Waits (up to a second) for stdout to reach EOF, so that [`Self::streams`] has all of it
+    /// (once the agent has exited).
+    pub async fn drain_stdout(&mut self) {
+        if let Some(task) = self.stdout_task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
+        }
     }
 
     /// Waits (up to a second) for stderr to reach EOF, so that the transcript has all of it.

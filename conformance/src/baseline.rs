@@ -109,19 +109,14 @@ impl Baseline {
         comparison
     }
 
-    /// A baseline text listing the failures of these outcomes, keeping existing reasons.
-    pub fn render_from(&self, agent: &AgentCommand, outcomes: &[Outcome]) -> String {
-        let label = agent.label();
-        let spec = if agent.name == "custom" {
-            format!("'...' --release {}", agent.release)
-        } else {
-            label.clone()
-        };
+    /// A baseline text listing the failures of these outcomes, keeping existing reasons;
+    /// `label` names the agent, `rerun` the runner's arguments that rewrite it.
+    pub fn render_from(&self, label: &str, rerun: &str, outcomes: &[Outcome]) -> String {
         let mut text = format!(
             "# Expected failures of the agent `{label}`: scenario id, then the reason (after a\n\
              # releases range in brackets, `[>=1.5.0]`, for the failures of those releases only).\n\
              # An id that passes is stale and fails the run; an unlisted failure fails the run.\n\
-             # Rewrite it from a run with: pi-conformance run --agent {spec} --update-baseline\n"
+             # Rewrite it from a run with: pi-conformance {rerun} --update-baseline\n"
         );
         let mut failing: Vec<&Outcome> = outcomes
             .iter()

@@ -64,11 +64,87 @@ const UI_METHODS: [&str; 9] = [
 const UI_ANSWERS: [&str; 3] = ["value", "confirmed", "cancelled"];
 
 /// Provider wire formats.
-const APIS: [&str; 4] = [
+const APIS: [&str; 9] = [
     "anthropic-messages",
     "openai-completions",
     "openai-responses",
     "google-generative-ai",
+    "bedrock-converse-stream",
+    "google-vertex",
+    "mistral-conversations",
+    "azure-openai-responses",
+    "openai-codex-responses",
+];
+
+/// The wire format of the built-in providers that have one of their own, for scenarios that
+/// choose them with `--provider` rather than `setup.api`.
+const PROVIDER_APIS: [(&str, &str); 6] = [
+    ("amazon-bedrock", "bedrock-converse-stream"),
+    ("cloudflare-workers-ai", "openai-completions"),
+    ("google-vertex", "google-vertex"),
+    ("mistral", "mistral-conversations"),
+    ("azure-openai-responses", "azure-openai-responses"),
+    ("openai-codex", "openai-codex-responses"),
+];
+
+/// Every option of the reference's `pi --help`, each spelling its own item.
+const OPTIONS: [&str; 56] = [
+    "--provider",
+    "--model",
+    "--api-key",
+    "--system-prompt",
+    "--append-system-prompt",
+    "--mode",
+    "--print",
+    "-p",
+    "--continue",
+    "-c",
+    "--resume",
+    "-r",
+    "--session",
+    "--session-id",
+    "--fork",
+    "--session-dir",
+    "--no-session",
+    "--name",
+    "-n",
+    "--models",
+    "--no-tools",
+    "-nt",
+    "--no-builtin-tools",
+    "-nbt",
+    "--tools",
+    "-t",
+    "--exclude-tools",
+    "-xt",
+    "--thinking",
+    "--extension",
+    "-e",
+    "--no-extensions",
+    "-ne",
+    "--skill",
+    "--no-skills",
+    "-ns",
+    "--prompt-template",
+    "--no-prompt-templates",
+    "-np",
+    "--theme",
+    "--no-themes",
+    "--no-context-files",
+    "-nc",
+    "--export",
+    "--list-models",
+    "--verbose",
+    "--tui-mode",
+    "--approve",
+    "-a",
+    "--no-approve",
+    "-na",
+    "--offline",
+    "--help",
+    "-h",
+    "--version",
+    "-v",
 ];
 
 /// What one scenario touches.
@@ -83,6 +159,7 @@ struct Touches {
     ui_answers: BTreeSet<String>,
     api: String,
     quirks: BTreeSet<String>,
+    options: BTreeSet<String>,
 }
 
 /// One section of the table: item -> scenario ids.
@@ -152,6 +229,10 @@ pub fn render(scenarios: &[Loaded], quirk_names: &[&str]) -> String {
             "Mock quirk fixtures",
             section(quirk_names, &|t, item| t.quirks.contains(item)),
         ),
+        (
+            "Command-line options (given in `setup.args` or `setup.extra_args`)",
+            section(&OPTIONS, &|t, item| t.options.contains(item)),
+        ),
     ];
     let mut out = String::new();
     let _ = writeln!(out, "# Scenario coverage\n");
@@ -196,17 +277,32 @@ pub fn render(scenarios: &[Loaded], quirk_names: &[&str]) -> String {
 
 fn touches_of(loaded: &Loaded) -> Touches {
     let scenario = &loaded.scenario;
+    let provider_api = scenario.setup.args.as_ref().and_then(|args| {
+        let position = args.iter().position(|arg| arg == "--provider")?;
+        let provider = args.get(position + 1)?;
+        PROVIDER_APIS
+            .iter()
+            .find(|(name, _)| name == provider)
+            .map(|(_, api)| (*api).to_owned())
+    });
     let mut touches = Touches {
         api: scenario
             .setup
             .api
             .clone()
+            .or(provider_api)
             .unwrap_or_else(|| APIS[0].to_owned()),
         ..Touches::default()
     };
     if let Some(mock) = &scenario.mock {
         collect_quirks(mock, &mut touches.quirks);
     }
+    let args = scenario.setup.args.iter().flatten();
+    touches.options = args
+        .chain(&scenario.setup.extra_args)
+        .filter(|arg| OPTIONS.contains(&arg.as_str()))
+        .cloned()
+        .collect();
     for step in &scenario.steps {
         match step {
             Step::Send(value) => note_sent(value, &mut touches),

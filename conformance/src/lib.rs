@@ -8,12 +8,14 @@
 pub mod agent;
 pub mod baseline;
 pub mod changes;
+pub mod client;
 pub mod coverage;
 pub mod expect;
 pub mod files;
 pub mod load;
 pub mod mock;
 pub mod normalise;
+pub mod output;
 pub mod pattern;
 pub mod record;
 pub mod release;

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::pattern;
 use crate::release;
-use crate::scenario::{Expect, JournalSpec, Scenario, Step};
+use crate::scenario::{ClientStep, Expect, JournalSpec, Scenario, Step};
 
 /// A scenario file that could not be read, with where and why.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -177,6 +177,41 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
                 check_step(&resolved).map_err(on)?;
             }
         }
+    }
+    if let Some(client) = &scenario.client {
+        let sends: Vec<usize> = (1..=scenario.steps.len())
+            .filter(|n| {
+                matches!(
+                    scenario.steps[n - 1],
+                    Step::Send(_) | Step::SendRaw(_) | Step::SendHex(_)
+                )
+            })
+            .collect();
+        let line = source
+            .lines()
+            .position(|l| l.starts_with("client:"))
+            .map(|i| i as u64 + 1);
+        let expects = client
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, step)| match step {
+                ClientStep::Expect(expect) => Some((i, Step::Expect(expect.clone()))),
+                _ => None,
+            });
+        client
+            .check(&sends)
+            .and_then(|()| {
+                expects.into_iter().try_for_each(|(i, step)| {
+                    check_step(&step).map_err(|m| format!("client step {}: {m}", i + 1))
+                })
+            })
+            .map_err(|message| LoadError {
+                file: file.to_owned(),
+                line,
+                column: line.map(|_| 1),
+                message,
+            })?;
     }
     let base = file.parent().unwrap_or(Path::new("."));
     if let Err(message) =

@@ -1,18 +1,19 @@
 //! `pi-conformance`: run YAML scenarios against any implementation of pi's RPC mode.
 
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use pi_conformance::agent::AgentCommand;
-use pi_conformance::baseline::{self, Baseline};
+use pi_conformance::baseline;
+use pi_conformance::client::{ClientCommand, ClientOptions};
 use pi_conformance::load::{self, Loaded};
+use pi_conformance::output::{self, Emit, Format, Progress};
 use pi_conformance::release::Version;
-use pi_conformance::run::{Mode, Outcome, RunOptions};
-use pi_conformance::{report, suite, transcript};
+use pi_conformance::report::Judged;
+use pi_conformance::run::{Mode, RunOptions};
+use pi_conformance::{report, suite};
 
 /// Runs YAML conformance scenarios against pi's RPC mode: ours, the reference, or any command.
 #[derive(Debug, Parser)]
@@ -79,6 +80,42 @@ enum Command {
     /// Stand in for an agent to validate an RPC client: run the scenario against an agent, then
     /// answer the client on stdin/stdout with that transcript, checking its commands.
     StandIn(StandInArgs),
+    /// Validate RPC clients: for each client scenario, play the agent for the client's adapter
+    /// and check what the client sends and what it surfaces.
+    Client(ClientArgs),
+    /// The agent process a client under test starts in `client` mode (internal).
+    #[command(hide = true)]
+    Relay {
+        /// The runner's address.
+        address: String,
+        /// The session's token.
+        token: String,
+        /// pi's own flags, ignored.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        ignored: Vec<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct ClientArgs {
+    #[command(flatten)]
+    select: Select,
+    /// The adapter's command line, split like a shell does (repeatable: several clients are run
+    /// against the same transcripts).
+    #[arg(long = "client", required = true)]
+    clients: Vec<String>,
+    /// A name for each `--client`, in order, for reports, transcripts and baselines
+    /// (`client-NAME.txt`); default `client`, `client-2`, ...
+    #[arg(long = "name")]
+    names: Vec<String>,
+    /// Where the transcripts come from: `ours`, `reference`, or a whole command line.
+    #[arg(long, default_value = "ours")]
+    agent: String,
+    #[command(flatten)]
+    report: Reporting,
+    /// Folder of the expected-failure baselines, `client-NAME.txt` each.
+    #[arg(long, default_value = "conformance/baselines")]
+    baselines: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -140,33 +177,51 @@ struct RunArgs {
     /// what proves each change's boundary on the two releases around it.
     #[arg(long)]
     at_bounds: bool,
+    #[command(flatten)]
+    report: Reporting,
+    /// Expected-failure baseline (default: conformance/baselines/<agent>@<release>.txt, else
+    /// <agent>.txt, when it exists).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+}
+
+/// How a judging run (`run`, `client`) works and reports.
+#[derive(Debug, Args)]
+struct Reporting {
     /// Scenarios run at once.
     #[arg(long, short = 'j', default_value_t = suite::default_jobs())]
     jobs: usize,
-    /// Output on stdout.
+    /// Output on stdout (json and junit with several clients: one document each, in order).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Folder for transcripts and results.
     #[arg(long, default_value = "conformance-out")]
     out: PathBuf,
-    /// Expected-failure baseline (default: conformance/baselines/<agent>@<release>.txt, else
-    /// <agent>.txt, when it exists).
-    #[arg(long)]
-    baseline: Option<PathBuf>,
-    /// Rewrite the baseline from this run's failures (keeping existing reasons).
+    /// Rewrite the baseline(s) from this run's failures (keeping existing reasons).
     #[arg(long)]
     update_baseline: bool,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-    Junit,
+impl Reporting {
+    /// Where and how the results of a run that took `wall` go, compared with `baseline_path`.
+    fn emit<'a>(&'a self, baseline_path: &'a Path, wall: std::time::Duration) -> Emit<'a> {
+        Emit {
+            out: &self.out,
+            format: self.format,
+            baseline_path,
+            update_baseline: self.update_baseline,
+            rewrite_path: None,
+            wall,
+            jobs: self.jobs,
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Relay { address, token, .. } = &cli.command {
+        std::process::exit(pi_conformance::client::relay::main(address, token));
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -219,6 +274,8 @@ async fn dispatch(command: Command) -> anyhow::Result<bool> {
         }
         Command::Report { out } => write_report(&out),
         Command::StandIn(args) => stand_in(args).await,
+        Command::Client(args) => client(args).await,
+        Command::Relay { .. } => Ok(true),
         Command::Schema => {
             print!("{}", pi_conformance::scenario::schema_json());
             Ok(true)
@@ -258,51 +315,6 @@ fn select_scenarios(select: &Select) -> anyhow::Result<Vec<Loaded>> {
         .collect())
 }
 
-/// Prints progress on stderr: a live line on a terminal, a line per scenario otherwise.
-struct Progress {
-    live: bool,
-    counts: BTreeMap<&'static str, usize>,
-}
-
-impl Progress {
-    fn new() -> Self {
-        Self {
-            live: std::io::stderr().is_terminal(),
-            counts: BTreeMap::new(),
-        }
-    }
-
-    fn update(&mut self, outcome: &Outcome, done: usize, total: usize) {
-        *self.counts.entry(outcome.verdict.word()).or_default() += 1;
-        let counts: Vec<String> = self
-            .counts
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let mut err = std::io::stderr().lock();
-        if self.live {
-            let _ = write!(
-                err,
-                "\r\x1b[K[{done}/{total}] {} | {} {}",
-                counts.join(", "),
-                outcome.id,
-                outcome.verdict.word()
-            );
-            if done == total {
-                let _ = writeln!(err);
-            }
-        } else {
-            let _ = writeln!(
-                err,
-                "[{done}/{total}] {} {} ({:.1}s)",
-                outcome.id,
-                outcome.verdict.word(),
-                outcome.duration.as_secs_f64()
-            );
-        }
-    }
-}
-
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let mut scenarios = select_scenarios(&args.select)?;
     let agent = AgentCommand::resolve_at(&args.agent, args.release)?;
@@ -322,82 +334,72 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         .baseline
         .clone()
         .unwrap_or_else(|| baseline::default_path(Path::new("conformance/baselines"), &agent));
-    let baseline = Baseline::read(&baseline_path, agent.release)
-        .with_context(|| format!("reading {}", baseline_path.display()))?;
     let started = std::time::Instant::now();
     let mut progress = Progress::new();
     let options = RunOptions {
         outside: args.outside,
         ..RunOptions::new(Mode::Judge)
     };
-    let outcomes = suite::run_all(&scenarios, &agent, options, args.jobs, |o, d, t| {
+    let outcomes = suite::run_all(&scenarios, &agent, options, args.report.jobs, |o, d, t| {
         progress.update(o, d, t)
     })
     .await;
-    let wall = started.elapsed();
-    for outcome in outcomes.iter().filter(|o| o.verdict.ran()) {
-        transcript::write(&args.out, outcome)
-            .with_context(|| format!("writing the transcript of {}", outcome.id))?;
+    let mut emit = args.report.emit(&baseline_path, started.elapsed());
+    // A release's own failures go to its own file, not to the agent's shared one.
+    let default = pi_conformance::release::registry().map(|r| r.default).ok();
+    if args.baseline.is_none() && default != Some(agent.release) {
+        emit.rewrite_path =
+            Some(Path::new("conformance/baselines").join(format!("{}.txt", agent.label())));
     }
-    let comparison = baseline.compare(&outcomes);
-    let results = report::json(&agent, &outcomes, &comparison);
-    let results_dir = args.out.join(agent.label());
-    std::fs::create_dir_all(&results_dir)
-        .with_context(|| format!("creating {}", results_dir.display()))?;
-    let results_path = results_dir.join("results.json");
-    std::fs::write(&results_path, &results)
-        .with_context(|| format!("writing {}", results_path.display()))?;
-    match args.format {
-        Format::Text => {
-            print!(
-                "{}",
-                report::summary(&outcomes, &comparison, &baseline.entries)
-            );
-            println!(
-                "wall time {:.1}s with {} jobs",
-                wall.as_secs_f64(),
-                args.jobs
-            );
-            for outcome in outcomes.iter().filter(|o| {
-                (o.verdict.ran()
-                    && !o.verdict.passed()
-                    && !o.outside
-                    && !baseline.entries.contains_key(&o.id))
-                    || (o.outside && o.verdict.passed())
-            }) {
-                println!(
-                    "\n== {} ({}): {}\n{}\ntranscript: {}",
-                    outcome.id,
-                    outcome.verdict.word(),
-                    outcome.message,
-                    outcome.detail,
-                    transcript::folder(&args.out, outcome).display()
-                );
-            }
+    Ok(output::emit(&emit, &Judged::agent(&agent), &outcomes)?)
+}
+
+async fn client(args: ClientArgs) -> anyhow::Result<bool> {
+    let scenarios: Vec<Loaded> = select_scenarios(&args.select)?
+        .into_iter()
+        .filter(|l| l.scenario.client.is_some())
+        .collect();
+    if scenarios.is_empty() {
+        bail!("no client scenario (a scenario with a `client` block) was selected");
+    }
+    let agent = AgentCommand::resolve(&args.agent)?;
+    let mut clients = Vec::new();
+    for (i, line) in args.clients.iter().enumerate() {
+        let name = args.names.get(i).cloned().unwrap_or_else(|| match i {
+            0 => "client".to_owned(),
+            _ => format!("client-{}", i + 1),
+        });
+        if clients.iter().any(|c: &ClientCommand| c.name == name) {
+            bail!("two clients are named {name:?}: give each --client its own --name");
         }
-        Format::Json => print!("{results}"),
-        Format::Junit => print!(
-            "{}",
-            report::junit(&agent.label(), &outcomes, &baseline.entries)
-        ),
+        clients.push(ClientCommand::parse(&name, line)?);
     }
-    if args.update_baseline {
-        // A release's own failures go to its own file, not to the agent's shared one.
-        let default = pi_conformance::release::registry().map(|r| r.default).ok();
-        let baseline_path = match (&args.baseline, default == Some(agent.release)) {
-            (None, false) => {
-                Path::new("conformance/baselines").join(format!("{}.txt", agent.label()))
-            }
-            _ => baseline_path,
-        };
-        if let Some(parent) = baseline_path.parent() {
-            std::fs::create_dir_all(parent)?;
+    let options = ClientOptions {
+        relay: std::env::current_exe().context("finding the runner's own executable")?,
+        run: RunOptions::new(Mode::Judge),
+    };
+    let started = std::time::Instant::now();
+    let mut progress = Progress::new();
+    let results = pi_conformance::client::run_all(
+        &scenarios,
+        &agent,
+        &clients,
+        &options,
+        args.report.jobs,
+        |o, d, t| progress.update(o, d, t),
+    )
+    .await;
+    let mut ok = true;
+    for (client, outcomes) in clients.iter().zip(&results) {
+        if clients.len() > 1 && args.report.format == Format::Text {
+            println!("\n=== client {}", client.name);
         }
-        std::fs::write(&baseline_path, baseline.render_from(&agent, &outcomes))?;
-        eprintln!("wrote {}", baseline_path.display());
-        return Ok(true);
+        let baseline_path = args.baselines.join(format!("client-{}.txt", client.name));
+        let emit = args.report.emit(&baseline_path, started.elapsed());
+        let judged = Judged::client(&client.name, agent.release);
+        ok &= output::emit(&emit, &judged, outcomes)?;
     }
-    Ok(comparison.ok())
+    Ok(ok)
 }
 
 async fn diff(select: &Select, left: &str, right: &str, jobs: usize) -> anyhow::Result<bool> {

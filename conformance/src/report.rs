@@ -8,9 +8,10 @@ use serde_json::json;
 
 use crate::agent::AgentCommand;
 use crate::baseline::Comparison;
+use crate::release::Version;
 use crate::run::{Outcome, Verdict};
 
-const VERDICTS: [Verdict; 7] = [
+const VERDICTS: [Verdict; 8] = [
     Verdict::Pass,
     Verdict::NonStrict,
     Verdict::Fail,
@@ -18,6 +19,7 @@ const VERDICTS: [Verdict; 7] = [
     Verdict::Error,
     Verdict::Timeout,
     Verdict::NotApplicable,
+    Verdict::Skipped,
 ];
 
 /// Counts per verdict, `pass 3, fail 1`.
@@ -116,12 +118,52 @@ pub fn summary(
     text
 }
 
+/// Whose outcomes a run judged: an agent speaking a release, or a client.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// What results, transcripts and baselines are keyed by (`reference@1.6.0`, `client`).
+    pub label: String,
+    /// The agent's or client's name (`reference`, `client`).
+    pub name: String,
+    /// The release the agent speaks (a client's run: the default release).
+    pub release: Version,
+    /// The arguments that rerun it, for the baseline's header (`run --agent ours@1.6.0`).
+    pub rerun: String,
+}
+
+impl Judged {
+    /// An agent: keyed by its name and release.
+    pub fn agent(agent: &AgentCommand) -> Self {
+        let spec = if agent.name == "custom" {
+            format!("'...' --release {}", agent.release)
+        } else {
+            agent.label()
+        };
+        Self {
+            label: agent.label(),
+            name: agent.name.clone(),
+            release: agent.release,
+            rerun: format!("run --agent {spec}"),
+        }
+    }
+
+    /// A client, driving an agent speaking `release`: keyed by its name.
+    pub fn client(name: &str, release: Version) -> Self {
+        Self {
+            label: name.to_owned(),
+            name: name.to_owned(),
+            release,
+            rerun: format!("client --name {name}"),
+        }
+    }
+}
+
 /// The machine-readable result of a run.
-pub fn json(agent: &AgentCommand, outcomes: &[Outcome], comparison: &Comparison) -> String {
+pub fn json(judged: &Judged, outcomes: &[Outcome], comparison: &Comparison) -> String {
     let value = json!({
-        "agent": agent.label(),
-        "name": agent.name,
-        "release": agent.release.to_string(),
+        "agent": judged.label,
+        "name": judged.name,
+        "release": judged.release.to_string(),
         "ok": comparison.ok(),
         "unexpected": comparison.unexpected,
         "stale": comparison.stale,

@@ -75,20 +75,7 @@ struct Run<'a> {
 pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOptions) -> Outcome {
     let started = Instant::now();
     let scenario = &loaded.scenario;
-    let mut outcome = Outcome {
-        id: scenario.id.clone(),
-        title: scenario.title.clone(),
-        file: loaded.file.clone(),
-        agent: agent.label(),
-        outside: false,
-        verdict: Verdict::Error,
-        message: String::new(),
-        detail: String::new(),
-        non_strict: Vec::new(),
-        duration: Duration::ZERO,
-        collected: Vec::new(),
-        transcript: Transcript::default(),
-    };
+    let mut outcome = Outcome::new(loaded, &agent.label());
     let (loaded, adjustments) = match on_release(loaded, agent.release, options) {
         Ok(Some(resolved)) => resolved,
         Ok(None) => {
@@ -186,6 +173,19 @@ async fn execute(
     outcome: &mut Outcome,
 ) -> Result<(), Failure> {
     let scenario = &loaded.scenario;
+    let missing = scenario.missing_reference_programs();
+    if agent.name == "reference" && !missing.is_empty() {
+        return Err(Failure::new(
+            Verdict::Error,
+            format!(
+                "not run: the reference needs {} on PATH for this scenario (see its comments)",
+                missing.join(", ")
+            ),
+        ));
+    }
+    if let Some(failure) = missing_extension_node(scenario, agent) {
+        return Err(failure);
+    }
     let scratch = tempfile::Builder::new()
         .prefix("pi-conformance-")
         .tempdir()
@@ -217,6 +217,27 @@ async fn execute(
     mock.shutdown().await;
     result
 }
+
+/// Why a scenario that loads extensions cannot run on pi-agent here: no Node.js 22.6 or newer
+/// to run them with ([`crate::scratch::extension_node`]). Not run, saying so, rather than a
+/// failure of the agent; an error when `PI_REQUIRE_REFERENCE` (CI) is set.
+fn missing_extension_node(scenario: &Scenario, agent: &AgentCommand) -> Option<Failure> {
+    if !agent.name.starts_with("ours")
+        || !scenario.loads_extensions()
+        || crate::scratch::extension_node_found()
+    {
+        return None;
+    }
+    let verdict = if pi_reference::required() {
+        Verdict::Error
+    } else {
+        Verdict::Skipped
+    };
+    Some(Failure::new(verdict, EXTENSION_NODE_MISSING))
+}
+
+/// What [`missing_extension_node`] says.
+pub const EXTENSION_NODE_MISSING: &str = "not run: it loads an extension, which pi-agent runs with Node.js 22.6 or newer, and none was found (`node` on PATH is older); `bash conformance/reference/install.sh` brings one, or name one with PI_AGENT_NODE";
 
 async fn with_mock(
     scenario: &Scenario,

@@ -10,6 +10,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod client;
+
+pub use client::{
+    ClientSpec, ClientStep, Departure, DepartureKind, OutcomeCheck, StderrText, action_name,
+};
+
 /// One scenario: a fresh agent process, its own mock LLM, and a list of steps.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -49,8 +55,76 @@ pub struct Scenario {
     /// Time limit of the whole scenario in milliseconds (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Programs the reference pi runs in this scenario, looked up on `PATH` (`fd|fdfind`: any
+    /// of them). When one is missing the scenario is not run against the reference: it is an
+    /// error saying what to install (`cargo test` skips it with that note). pi-agent runs none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_needs: Vec<String>,
     /// The steps, run in order.
     pub steps: Vec<Step>,
+    /// Makes the scenario a client scenario too (`pi-conformance client`): the user's actions,
+    /// what the client must surface, and where the stand-in departs from the transcript. `run`
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientSpec>,
+}
+
+impl Scenario {
+    /// Whether the agent is given an extension to load: `-e`/`--extension` among its
+    /// arguments, an extension file in the project's `.pi/extensions/` or the agent dir's
+    /// `extensions/`, or `extensions`/`packages` in the settings. pi-agent runs extensions
+    /// with Node.js 22.6 or newer.
+    pub fn loads_extensions(&self) -> bool {
+        let setup = &self.setup;
+        let flag =
+            |arg: &String| arg == "-e" || arg == "--extension" || arg.starts_with("--extension=");
+        let in_args = setup
+            .args
+            .iter()
+            .flatten()
+            .chain(&setup.extra_args)
+            .any(flag);
+        let script = |path: &String| {
+            [".ts", ".js", ".mjs", ".mts"]
+                .iter()
+                .any(|ext| path.ends_with(ext))
+        };
+        // `--no-extensions` turns discovery off; the `-e` ones still load.
+        let discovers = !setup
+            .args
+            .iter()
+            .flatten()
+            .chain(&setup.extra_args)
+            .any(|arg| arg == "--no-extensions" || arg == "-ne");
+        let in_files = setup
+            .files
+            .keys()
+            .any(|path| path.contains(".pi/extensions/") && script(path))
+            || setup
+                .agent_files
+                .keys()
+                .any(|path| path.starts_with("extensions/") && script(path));
+        let in_settings = setup.settings.as_ref().is_some_and(|settings| {
+            ["extensions", "packages"].iter().any(|key| {
+                settings
+                    .get(key)
+                    .is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+            })
+        });
+        in_args || (discovers && (in_files || in_settings))
+    }
+
+    /// The entries of [`Scenario::reference_needs`] with no program on `PATH`.
+    pub fn missing_reference_programs(&self) -> Vec<&str> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let found =
+            |program: &str| std::env::split_paths(&path).any(|dir| dir.join(program).is_file());
+        self.reference_needs
+            .iter()
+            .filter(|need| !need.split('|').any(found))
+            .map(String::as_str)
+            .collect()
+    }
 }
 
 /// The mock script as the schema describes it (the runner keeps it as raw JSON).
@@ -333,6 +407,13 @@ pub enum ExitSpec {
         /// Time limit in milliseconds (default 10000).
         #[serde(default)]
         timeout_ms: Option<u64>,
+        /// The whole of stderr, matched as a text pattern (run variables and placeholders such
+        /// as `{{any}}` allowed): for start-up errors worded exactly.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stderr: Option<String>,
+        /// Texts stderr must contain.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        stderr_contains: Vec<String>,
     },
 }
 
@@ -342,4 +423,29 @@ pub fn schema_json() -> String {
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(setup: &str) -> Scenario {
+        let text = format!("id: x.001\ntitle: t\nsetup: {setup}\nsteps: []\n");
+        serde_saphyr::from_str(&text).expect("a scenario")
+    }
+
+    #[test]
+    fn extensions_are_seen_in_arguments_files_and_settings() {
+        assert!(scenario("{extra_args: [-e, a.ts]}").loads_extensions());
+        assert!(scenario("{args: [--extension=a.ts]}").loads_extensions());
+        assert!(scenario("{files: {.pi/extensions/a.ts: x}}").loads_extensions());
+        assert!(scenario("{agent_files: {extensions/b/index.ts: x}}").loads_extensions());
+        assert!(scenario("{settings: {extensions: [./a.ts]}}").loads_extensions());
+        assert!(!scenario("{files: {notes.ts: x}}").loads_extensions());
+        assert!(!scenario("{settings: {extensions: []}}").loads_extensions());
+        assert!(
+            !scenario("{extra_args: [--no-extensions], files: {.pi/extensions/a.ts: x}}")
+                .loads_extensions()
+        );
+    }
 }

@@ -30,6 +30,8 @@ pub fn prepare(scenario: &Scenario, scratch: &Path, mock_uri: &str) -> std::io::
     let api = setup.api.as_deref().unwrap_or("anthropic-messages");
     let base_url = match api {
         "openai-completions" | "openai-responses" => format!("{mock_uri}/v1"),
+        "mistral-conversations" => format!("{mock_uri}/mistral"),
+        "azure-openai-responses" => format!("{mock_uri}/openai/v1"),
         _ => mock_uri.to_owned(),
     };
     let models_json = match &setup.models_json {
@@ -114,7 +116,10 @@ pub fn launch(scenario: &Scenario, agent: &AgentCommand, vars: &Vars) -> Launch 
         .iter()
         .map(|a| pattern::substitute_vars(a, vars))
         .collect();
-    let mut env = inherited_env(|name| std::env::var(name).ok());
+    let mut env = inherited_env(|name| match name {
+        "PI_AGENT_NODE" => extension_node(),
+        _ => std::env::var(name).ok(),
+    });
     env.extend([
         ("HOME".to_owned(), var("home")),
         ("PI_CODING_AGENT_DIR".to_owned(), var("agent_dir")),
@@ -137,8 +142,28 @@ pub fn launch(scenario: &Scenario, agent: &AgentCommand, vars: &Vars) -> Launch 
     }
 }
 
-/// What an agent keeps of the runner's environment: `PATH`, and `PI_AGENT_NODE` when set (the
-/// Node.js pi-agent runs extensions with).
+/// The Node.js pi-agent runs extensions with, as `PI_AGENT_NODE` gives it to the agents: the
+/// runner's own `PI_AGENT_NODE`, else, when `node` on `PATH` is too old for them (Debian's 20),
+/// the Node.js of the installed reference ([`pi_reference::extension_node`]). Looked up once.
+fn extension_node() -> Option<String> {
+    static NODE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    NODE.get_or_init(|| {
+        pi_reference::extension_node()
+            .filter(|node| node.as_os_str() != "node")
+            .map(|node| node.to_string_lossy().into_owned())
+    })
+    .clone()
+}
+
+/// Whether a Node.js able to run extensions is at hand for pi-agent: [`extension_node`], or
+/// `node` on `PATH` when it is new enough.
+pub fn extension_node_found() -> bool {
+    static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| pi_reference::extension_node().is_some())
+}
+
+/// What an agent keeps of the runner's environment: `PATH`, and `PI_AGENT_NODE` when there is
+/// one (the Node.js pi-agent runs extensions with, [`extension_node`]).
 fn inherited_env(lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     let mut env = vec![("PATH".to_owned(), lookup("PATH").unwrap_or_default())];
     if let Some(node) = lookup("PI_AGENT_NODE").filter(|node| !node.is_empty()) {

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::run::Outcome;
 use crate::scenario::{Scenario, Step};
 
+pub mod observe;
 mod report;
 mod serve;
 

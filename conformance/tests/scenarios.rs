@@ -111,6 +111,31 @@ fn main() {
                 };
                 let agent = Arc::new(agent);
                 for loaded in &scenarios {
+                    let missing = loaded.scenario.missing_reference_programs();
+                    if name == "reference" && !missing.is_empty() && !pi_reference::required() {
+                        eprintln!(
+                            "NOTE: reference::{} is skipped: it needs {} on PATH",
+                            loaded.scenario.id,
+                            missing.join(", ")
+                        );
+                        let id = format!("{name}::{}", loaded.scenario.id);
+                        trials.push(Trial::test(id, || Ok(())).with_ignored_flag(true));
+                        continue;
+                    }
+                    if name == "ours"
+                        && loaded.scenario.loads_extensions()
+                        && !pi_conformance::scratch::extension_node_found()
+                        && !pi_reference::required()
+                    {
+                        eprintln!(
+                            "NOTE: ours::{} is skipped: {}",
+                            loaded.scenario.id,
+                            pi_conformance::run::EXTENSION_NODE_MISSING
+                        );
+                        let id = format!("{name}::{}", loaded.scenario.id);
+                        trials.push(Trial::test(id, || Ok(())).with_ignored_flag(true));
+                        continue;
+                    }
                     trials.push(trial(
                         Arc::clone(loaded),
                         Arc::clone(&agent),

@@ -221,6 +221,12 @@ async fn a_client_that_stops_early_leaves_the_remaining_steps_not_sent_and_fails
     assert_eq!(rest, Vec::<String>::new());
     assert_eq!(code, Some(1));
     assert_eq!(statuses(&report), ["pass", "not_sent", "not_sent"]);
+    // The report says what the client was last sent when it stopped.
+    let error = report["steps"][1]["error"].as_str().unwrap();
+    assert!(
+        error.contains("it was last sent line 1 (response to no_such_command"),
+        "{error}"
+    );
 }
 
 #[tokio::test]

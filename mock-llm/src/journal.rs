@@ -69,16 +69,21 @@ pub enum Outcome {
 }
 
 /// Header names whose values are redacted in the journal.
-const SECRET_HEADERS: [&str; 5] = [
+const SECRET_HEADERS: [&str; 7] = [
     "x-api-key",
     "authorization",
     "x-goog-api-key",
     "api-key",
     "proxy-authorization",
+    "cf-aig-authorization",
+    "x-amz-security-token",
 ];
 
 /// Redacts a header value when the header carries a key.
 pub(crate) fn redact(name: &str, value: &str) -> String {
+    if let Some(parameters) = value.strip_prefix("AWS4-HMAC-SHA256 ") {
+        return redact_sigv4(parameters);
+    }
     if SECRET_HEADERS.contains(&name) {
         if value.starts_with("Bearer ") {
             return "Bearer [redacted]".to_owned();
@@ -86,6 +91,23 @@ pub(crate) fn redact(name: &str, value: &str) -> String {
         return "[redacted]".to_owned();
     }
     value.to_owned()
+}
+
+/// A SigV4 `Authorization` header with its key id and signature redacted, the rest of the
+/// credential scope (date, region, service) and the signed headers kept.
+fn redact_sigv4(parameters: &str) -> String {
+    let parts: Vec<String> = parameters
+        .split(", ")
+        .map(|part| match part.split_once('=') {
+            Some(("Credential", scope)) => match scope.split_once('/') {
+                Some((_, rest)) => format!("Credential=[redacted]/{rest}"),
+                None => "Credential=[redacted]".to_owned(),
+            },
+            Some(("Signature", _)) => "Signature=[redacted]".to_owned(),
+            _ => part.to_owned(),
+        })
+        .collect();
+    format!("AWS4-HMAC-SHA256 {}", parts.join(", "))
 }
 
 /// A handle on one journal entry, valid until the journal is reset.

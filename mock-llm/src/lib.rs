@@ -7,22 +7,27 @@
 //! See the crate README for the script format.
 
 mod body;
+mod conn;
 mod control;
 mod error;
+mod format;
 mod journal;
 mod matcher;
+mod oauth;
 mod quirks;
 mod render;
 mod request;
+mod routes;
 mod script;
 mod server;
 
 pub use error::{Error, Result};
+pub use format::Format;
 pub use journal::{JournalEntry, Outcome};
+pub use oauth::{CHATGPT_ACCOUNT_ID, REVOKED_REFRESH_TOKEN, chatgpt_access_token};
 pub use quirks::{quirk, quirk_info, quirk_names};
-pub use render::Format;
 pub use script::{
-    ContentItem, Deltas, Fault, FaultKind, Framing, HttpError, LineEnding, Matcher, RawChunk,
-    RawItem, RawResponse, Response, Role, Script, ToolCall, Usage,
+    BadCrc, ContentItem, Deltas, Fault, FaultKind, Framing, HttpError, LineEnding, Matcher,
+    RawChunk, RawFrame, RawItem, RawResponse, Response, Role, Script, ToolCall, Usage,
 };
 pub use server::MockServer;

@@ -189,6 +189,31 @@ const QUIRKS: &[Quirk] = &[
         formats: "any",
         text: include_str!("../quirks/connection-reset-before-headers.yaml"),
     },
+    Quirk {
+        name: "bedrock-message-split-across-reads",
+        formats: "bedrock-converse-stream",
+        text: include_str!("../quirks/bedrock-message-split-across-reads.yaml"),
+    },
+    Quirk {
+        name: "bedrock-bad-crc",
+        formats: "bedrock-converse-stream",
+        text: include_str!("../quirks/bedrock-bad-crc.yaml"),
+    },
+    Quirk {
+        name: "bedrock-exception-frame",
+        formats: "bedrock-converse-stream",
+        text: include_str!("../quirks/bedrock-exception-frame.yaml"),
+    },
+    Quirk {
+        name: "bedrock-error-frame",
+        formats: "bedrock-converse-stream",
+        text: include_str!("../quirks/bedrock-error-frame.yaml"),
+    },
+    Quirk {
+        name: "bedrock-throttling",
+        formats: "bedrock-converse-stream",
+        text: include_str!("../quirks/bedrock-throttling.yaml"),
+    },
 ];
 
 /// The named quirk fixture as a script, or `None` if there is no quirk of that name.

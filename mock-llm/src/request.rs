@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::render::Format;
+use crate::format::{Family, Format};
 use crate::script::Role;
 
 /// A provider request reduced to what matchers and renderers use.
@@ -35,8 +35,8 @@ impl RequestInfo {
             .map(str::to_owned)
             .or_else(|| body.get("model").and_then(Value::as_str).map(str::to_owned))
             .unwrap_or_default();
-        let stream = match format {
-            Format::Gemini => true,
+        let stream = match format.family() {
+            Family::Gemini | Family::Bedrock => true,
             _ => body.get("stream").and_then(Value::as_bool).unwrap_or(false),
         };
         let include_usage = body
@@ -54,11 +54,12 @@ impl RequestInfo {
             tool_result_ids: Vec::new(),
             tool_result_names: Vec::new(),
         };
-        match format {
-            Format::Anthropic => info.read_anthropic(body),
-            Format::OpenAiChat => info.read_chat(body),
-            Format::OpenAiResponses => info.read_responses(body),
-            Format::Gemini => info.read_gemini(body),
+        match format.family() {
+            Family::Anthropic => info.read_anthropic(body),
+            Family::Chat | Family::Mistral => info.read_chat(body),
+            Family::Responses => info.read_responses(body),
+            Family::Gemini => info.read_gemini(body),
+            Family::Bedrock => info.read_bedrock(body),
         }
         info
     }
@@ -151,6 +152,33 @@ impl RequestInfo {
         }
     }
 
+    fn read_bedrock(&mut self, body: &Value) {
+        for message in array(body.get("messages")) {
+            let role = message
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let mut texts = Vec::new();
+            let mut has_result = false;
+            for block in array(message.get("content")) {
+                if let Some(text) = block.get("text").and_then(Value::as_str) {
+                    texts.push(text.to_owned());
+                }
+                if let Some(result) = block.get("toolResult") {
+                    has_result = true;
+                    self.tool_result_ids.push(str_of(result, "toolUseId"));
+                    texts.push(content_text(result.get("content")));
+                }
+            }
+            self.last_role = Some(match role {
+                "assistant" => Role::Assistant,
+                _ if has_result => Role::ToolResult,
+                _ => Role::User,
+            });
+            self.last_text = texts.join("\n");
+        }
+    }
+
     fn read_gemini(&mut self, body: &Value) {
         for content in array(body.get("contents")) {
             let role = content
@@ -231,15 +259,30 @@ pub(crate) fn missing_field(format: Format, body: &Value) -> Option<String> {
         Format::OpenAiChat if !has("model") => {
             Some("you must provide a model parameter".to_owned())
         }
-        Format::OpenAiChat if !has("messages") => {
+        Format::OpenAiChat | Format::Mistral if !has("messages") => {
             Some("Missing required parameter: 'messages'.".to_owned())
         }
-        Format::OpenAiResponses if !has("model") => {
+        Format::Mistral if !has("model") => Some("model: Field required".to_owned()),
+        Format::OpenAiResponses | Format::AzureResponses | Format::CodexResponses
+            if !has("model") =>
+        {
             Some("Missing required parameter: 'model'.".to_owned())
         }
-        Format::Gemini if !has("contents") => {
+        Format::Gemini | Format::Vertex if !has("contents") => {
             Some("* GenerateContentRequest.contents: contents is not specified".to_owned())
         }
+        Format::Bedrock if !has("messages") => Some(
+            "1 validation error detected: Value null at 'messages' failed to satisfy constraint: Member must not be null".to_owned(),
+        ),
         _ => None,
     }
+}
+
+/// The bytes of a zstd-compressed body, or `None` when it is not zstd.
+pub(crate) fn decode_zstd(bytes: &[u8]) -> Option<bytes::Bytes> {
+    use std::io::Read;
+    let mut decoder = ruzstd::decoding::StreamingDecoder::new(bytes).ok()?;
+    let mut out = Vec::new();
+    decoder.read_to_end(&mut out).ok()?;
+    Some(bytes::Bytes::from(out))
 }

@@ -4,10 +4,17 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+pub use crate::render::eventstream::BadCrc;
+
+mod raw;
+mod validate;
+
+pub use raw::{RawChunk, RawFrame, RawItem, RawResponse};
+pub(crate) use validate::decode_hex;
 
 /// A script: the responses the server serves, in order.
 ///
@@ -295,72 +302,6 @@ pub struct HttpError {
     pub headers: BTreeMap<String, String>,
 }
 
-/// A raw response: status, headers and body writes exactly as given.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RawResponse {
-    /// The HTTP status (default 200).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// Headers (default `content-type: text/event-stream`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Line endings of `data` items (default LF).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line_ending: Option<LineEnding>,
-    /// The body, one write per chunk.
-    pub chunks: Vec<RawChunk>,
-}
-
-/// One step of a raw body: a string written as one write, or a map with one of `text`, `hex`,
-/// `gate`, `pause_ms`.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum RawChunk {
-    /// UTF-8 text written as one write.
-    Text(String),
-    /// A map form.
-    Item(RawItem),
-}
-
-/// The map form of a raw chunk: one of `text`, `hex`, `data` (with optional `event`), `gate`,
-/// `pause_ms`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RawItem {
-    /// UTF-8 text written as one write.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Bytes in hexadecimal (spaces allowed) written as one write, e.g. split UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hex: Option<String>,
-    /// An SSE event written as one write: `event: <event>` (if given), `data: <data>`, blank
-    /// line. A string is written as is, any other value as compact JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
-    /// The `event:` line of a `data` item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<String>,
-    /// Pause until this gate is released.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<String>,
-    /// Pause this many milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pause_ms: Option<u64>,
-}
-
-impl<'de> Deserialize<'de> for RawChunk {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        match value {
-            Value::String(text) => Ok(RawChunk::Text(text)),
-            other => RawItem::deserialize(other)
-                .map(RawChunk::Item)
-                .map_err(serde::de::Error::custom),
-        }
-    }
-}
-
 /// A mid-stream fault.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -423,6 +364,13 @@ pub struct Framing {
     /// Gemini `finish`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omit: Vec<String>,
+    /// Bedrock: spoil this checksum of the event-stream messages (of those of type
+    /// `bad_crc_event` if given, else of every one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_crc: Option<BadCrc>,
+    /// Bedrock: the event type whose messages `bad_crc` spoils (`contentBlockDelta`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_crc_event: Option<String>,
 }
 
 /// SSE line endings.
@@ -549,147 +497,4 @@ impl Script {
         self.responses = expanded;
         Ok(())
     }
-
-    fn validate(&self) -> Result<()> {
-        let origin = &self.origin;
-        for (index, response) in self.responses.iter().enumerate() {
-            let at = format!("{origin}: responses[{index}]");
-            let kinds = [
-                ("text", response.text.is_some()),
-                ("content", response.content.is_some()),
-                ("error", response.error.is_some()),
-                ("raw", response.raw.is_some()),
-            ];
-            let set: Vec<&str> = kinds
-                .iter()
-                .filter(|(_, on)| *on)
-                .map(|(k, _)| *k)
-                .collect();
-            if set.len() != 1 {
-                let hint = if set.is_empty() && response.gate.is_some() {
-                    "; a response-level `gate` holds the headers of that response's body, a gate \
-                     inside a stream is a `content` item `- gate: NAME`"
-                } else {
-                    ""
-                };
-                return Err(Error::Script(format!(
-                    "{at}: needs exactly one of text, content, error, raw or quirk (found {}){hint}",
-                    if set.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        set.join(", ")
-                    }
-                )));
-            }
-            if response.error.is_some()
-                && (response.fault.is_some()
-                    || response.framing.is_some()
-                    || response.chunk_delay_ms.is_some()
-                    || response.tokens_per_second.is_some())
-            {
-                return Err(Error::Script(format!(
-                    "{at}: `fault`, `framing`, `chunk_delay_ms` and `tokens_per_second` apply to streamed bodies, not to `error`"
-                )));
-            }
-            if response.raw.is_some() && response.framing.is_some() {
-                return Err(Error::Script(format!(
-                    "{at}: `framing` applies to rendered content; a `raw` body is written as given"
-                )));
-            }
-            if let Some(pattern) = response
-                .matcher
-                .as_ref()
-                .and_then(|m| m.last_message_pattern.as_ref())
-            {
-                regex::Regex::new(pattern).map_err(|err| {
-                    Error::Script(format!("{at}.match.last_message_pattern: {err}"))
-                })?;
-            }
-            if let Some(tps) = response.tokens_per_second
-                && (tps.is_nan() || tps <= 0.0)
-            {
-                return Err(Error::Script(format!("{at}.tokens_per_second must be > 0")));
-            }
-            for (item_index, item) in response.content.iter().flatten().enumerate() {
-                let kinds = [
-                    ("text", item.text.is_some()),
-                    ("thinking", item.thinking.is_some()),
-                    ("redacted_thinking", item.redacted_thinking.is_some()),
-                    ("tool_call", item.tool_call.is_some()),
-                    ("gate", item.gate.is_some()),
-                    ("pause_ms", item.pause_ms.is_some()),
-                ];
-                let set: Vec<&str> = kinds
-                    .iter()
-                    .filter(|(_, on)| *on)
-                    .map(|(k, _)| *k)
-                    .collect();
-                if set.len() != 1 {
-                    return Err(Error::Script(format!(
-                        "{at}.content[{item_index}]: needs exactly one of text, thinking, redacted_thinking, tool_call, gate or pause_ms (found {})",
-                        if set.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            set.join(", ")
-                        }
-                    )));
-                }
-                if item.signature.is_some() && item.thinking.is_none() {
-                    return Err(Error::Script(format!(
-                        "{at}.content[{item_index}]: `signature` belongs to a `thinking` item"
-                    )));
-                }
-                if let Some(call) = &item.tool_call {
-                    let forms = usize::from(call.arguments.is_some())
-                        + usize::from(call.arguments_raw.is_some())
-                        + usize::from(call.argument_chunks.is_some());
-                    if forms > 1 {
-                        return Err(Error::Script(format!(
-                            "{at}.content[{item_index}].tool_call: give only one of arguments, arguments_raw, argument_chunks"
-                        )));
-                    }
-                }
-            }
-            for (chunk_index, chunk) in response
-                .raw
-                .iter()
-                .flat_map(|r| r.chunks.iter())
-                .enumerate()
-            {
-                if let RawChunk::Item(item) = chunk {
-                    let count = usize::from(item.text.is_some())
-                        + usize::from(item.hex.is_some())
-                        + usize::from(item.data.is_some())
-                        + usize::from(item.gate.is_some())
-                        + usize::from(item.pause_ms.is_some());
-                    if count != 1 || (item.event.is_some() && item.data.is_none()) {
-                        return Err(Error::Script(format!(
-                            "{at}.raw.chunks[{chunk_index}]: needs exactly one of text, hex, data (with optional event), gate or pause_ms"
-                        )));
-                    }
-                    if let Some(hex) = &item.hex {
-                        decode_hex(hex).map_err(|err| {
-                            Error::Script(format!("{at}.raw.chunks[{chunk_index}].hex: {err}"))
-                        })?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Decodes hexadecimal text (whitespace ignored).
-pub(crate) fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
-    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if !digits.len().is_multiple_of(2) {
-        return Err("odd number of hex digits".to_owned());
-    }
-    digits
-        .chunks(2)
-        .map(|pair| {
-            let s = std::str::from_utf8(pair).map_err(|e| e.to_string())?;
-            u8::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex byte"))
-        })
-        .collect()
 }

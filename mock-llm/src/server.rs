@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
+
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,16 +13,19 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::body::{Gates, MockBody, Report};
+use crate::conn::ConnIo;
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::journal::{Journal, JournalEntry, Outcome, redact};
-use crate::render::{self, Format, Head, Step, errors};
+use crate::render::{self, Head, Step, errors};
 use crate::request::RequestInfo;
+use crate::routes::{Route, check_auth, guess_format, route};
 use crate::script::Script;
 
 /// The script being served and how far it has been used.
@@ -41,6 +43,8 @@ pub(crate) struct Shared {
     pub journal: Arc<Journal>,
     pub gates: Arc<Gates>,
     state: Mutex<ScriptState>,
+    /// Access tokens the token endpoints issued (not secrets: shown in the journal).
+    issued: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -51,6 +55,7 @@ impl Shared {
         Shared {
             journal: Arc::new(Journal::new()),
             gates: Arc::new(gates),
+            issued: Mutex::new(Vec::new()),
             state: Mutex::new(ScriptState {
                 script,
                 used,
@@ -82,6 +87,44 @@ impl Shared {
         state.used.iter_mut().for_each(|u| *u = 0);
         state.next_request = 0;
         state.issued_tools.clear();
+    }
+
+    /// A header value as the journal shows it: keys redacted, but not the access tokens this
+    /// server issued.
+    fn journal_value(&self, name: &str, value: &str) -> String {
+        let issued = self.issued.lock().unwrap_or_else(PoisonError::into_inner);
+        let token = value.strip_prefix("Bearer ").unwrap_or(value);
+        if issued.iter().any(|known| known == token) {
+            value.to_owned()
+        } else {
+            redact(name, value)
+        }
+    }
+
+    /// Answers a request to a token endpoint and journals the outcome.
+    fn token_answer(
+        &self,
+        endpoint: crate::oauth::Endpoint,
+        body: &[u8],
+        entry: crate::journal::EntryRef,
+    ) -> (u16, Value) {
+        let answer = crate::oauth::answer(endpoint, body, entry.index() + 1);
+        if let Some(token) = answer.issued {
+            self.issued
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(token);
+        }
+        let outcome = if answer.status == 200 {
+            Outcome::Completed { chunks: 1 }
+        } else {
+            Outcome::Error {
+                status: answer.status,
+                message: answer.body.to_string(),
+            }
+        };
+        self.journal.update(entry, |e| e.outcome = outcome);
+        (answer.status, answer.body)
     }
 
     pub fn script_origin(&self) -> String {
@@ -330,78 +373,6 @@ async fn serve_connection(
     }
 }
 
-/// The connection's socket; when the reset flag is set it fails I/O and closes with RST.
-struct ConnIo {
-    stream: TcpStream,
-    reset: Arc<AtomicBool>,
-}
-
-impl ConnIo {
-    fn check(&self) -> std::io::Result<()> {
-        if self.reset.load(Ordering::SeqCst) {
-            let _ = self.stream.set_zero_linger();
-            return Err(std::io::ErrorKind::ConnectionReset.into());
-        }
-        Ok(())
-    }
-}
-
-impl Drop for ConnIo {
-    fn drop(&mut self) {
-        if self.reset.load(Ordering::SeqCst) {
-            let _ = self.stream.set_zero_linger();
-        }
-    }
-}
-
-impl AsyncRead for ConnIo {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        this.check()?;
-        Pin::new(&mut this.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for ConnIo {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let this = self.get_mut();
-        this.check()?;
-        Pin::new(&mut this.stream).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        let this = self.get_mut();
-        this.check()?;
-        Pin::new(&mut this.stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        this.check()?;
-        Pin::new(&mut this.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
-    }
-}
-
 type HttpResponse = Response<MockBody>;
 
 /// Builds a response from status, headers and steps.
@@ -418,7 +389,9 @@ pub(crate) fn respond(
         builder = builder.header(name.as_str(), value.as_str());
     }
     let streaming = headers.iter().any(|(name, value)| {
-        name.eq_ignore_ascii_case("content-type") && value.starts_with("text/event-stream")
+        name.eq_ignore_ascii_case("content-type")
+            && (value.starts_with("text/event-stream")
+                || value.starts_with("application/vnd.amazon.eventstream"))
     });
     let body = MockBody::new(body, streaming, shared.gates.clone(), reset.clone(), report);
     match builder.body(body) {
@@ -434,56 +407,6 @@ pub(crate) fn respond(
             ));
             *response.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
             response
-        }
-    }
-}
-
-/// Which provider route a path is, with the Gemini model and whether it streams.
-fn route(path: &str) -> Option<(Format, Option<String>, Option<bool>)> {
-    match path {
-        "/v1/messages" | "/messages" => return Some((Format::Anthropic, None, None)),
-        "/v1/chat/completions" | "/chat/completions" => {
-            return Some((Format::OpenAiChat, None, None));
-        }
-        "/v1/responses" | "/responses" => return Some((Format::OpenAiResponses, None, None)),
-        _ => {}
-    }
-    let rest = path
-        .strip_prefix("/v1beta")
-        .or_else(|| path.strip_prefix("/v1"))
-        .unwrap_or(path);
-    let rest = rest.strip_prefix("/models/")?;
-    let (model, method) = rest.rsplit_once(':')?;
-    let stream = match method {
-        "streamGenerateContent" => true,
-        "generateContent" => false,
-        _ => return None,
-    };
-    Some((Format::Gemini, Some(model.to_owned()), Some(stream)))
-}
-
-/// Guesses the provider of an unknown path, for the shape of the 404 body.
-fn guess_format(path: &str) -> Format {
-    if path.contains("/models/") {
-        Format::Gemini
-    } else if path.contains("messages") {
-        Format::Anthropic
-    } else {
-        Format::OpenAiChat
-    }
-}
-
-fn has_key(headers: &BTreeMap<String, String>, query: Option<&str>, format: Format) -> bool {
-    let bearer = headers
-        .get("authorization")
-        .is_some_and(|v| v.starts_with("Bearer ") && v.len() > 7);
-    match format {
-        Format::Anthropic => headers.contains_key("x-api-key") || bearer,
-        Format::OpenAiChat | Format::OpenAiResponses => bearer || headers.contains_key("api-key"),
-        Format::Gemini => {
-            headers.contains_key("x-goog-api-key")
-                || bearer
-                || query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("key=")))
         }
     }
 }
@@ -508,8 +431,14 @@ async fn handle(
         Ok(collected) => collected.to_bytes(),
         Err(err) => return Err(std::io::Error::other(err)),
     };
+    let bytes = match headers.get("content-encoding").map(String::as_str) {
+        // The Codex client compresses its bodies.
+        Some("zstd") => crate::request::decode_zstd(&bytes).unwrap_or(bytes),
+        _ => bytes,
+    };
     let body_value: Option<Value> = serde_json::from_slice(&bytes).ok();
     let routed = route(&path);
+    let token_endpoint = crate::oauth::Endpoint::of(&path).filter(|_| method == "POST");
     let entry = JournalEntry {
         index: 0,
         method: method.clone(),
@@ -517,18 +446,22 @@ async fn handle(
         query: query.as_deref().map(crate::journal::redact_query),
         headers: headers
             .iter()
-            .map(|(k, v)| (k.clone(), redact(k, v)))
+            .map(|(k, v)| (k.clone(), shared.journal_value(k, v)))
             .collect(),
         body: body_value
             .clone()
             .unwrap_or_else(|| Value::String(String::from_utf8_lossy(&bytes).into_owned())),
-        format: routed.as_ref().map(|(f, _, _)| f.name().to_owned()),
+        format: match (&routed, token_endpoint) {
+            (Some(route), _) => Some(route.format.name().to_owned()),
+            (None, Some(endpoint)) => Some(endpoint.journal_name().to_owned()),
+            (None, None) => None,
+        },
         model: None,
         response_index: None,
         outcome: Outcome::InProgress,
     };
     let entry = shared.journal.push(entry);
-    let fail = |format: Format, status: u16, message: String| {
+    let fail = |format: Format, status: u16, kind: Option<&str>, message: String| {
         tracing::warn!("{method} {path}: answered {status}: {message}");
         shared.journal.update(entry, |e| {
             e.outcome = Outcome::Error {
@@ -536,7 +469,7 @@ async fn handle(
                 message: message.clone(),
             }
         });
-        match errors::json_head(format, entry.index(), status, &message) {
+        match errors::json_head(format, entry.index(), status, kind, &message) {
             Head::Respond {
                 status,
                 headers,
@@ -545,37 +478,47 @@ async fn handle(
             Head::Drop | Head::Reset => respond(&shared, reset.clone(), 500, &[], Vec::new(), None),
         }
     };
-    let Some((format, path_model, stream)) = routed else {
+    if let Some(endpoint) = token_endpoint {
+        let (status, body) = shared.token_answer(endpoint, &bytes, entry);
+        let headers = [("content-type".to_owned(), "application/json".to_owned())];
+        let body = vec![Step::Write(Bytes::from(body.to_string()))];
+        return Ok(respond(&shared, reset, status, &headers, body, None));
+    }
+    let Some(Route {
+        format,
+        model: path_model,
+        stream,
+    }) = routed
+    else {
         let format = guess_format(&path);
-        return Ok(fail(format, 404, format!("Invalid URL ({method} {path})")));
+        return Ok(fail(
+            format,
+            404,
+            None,
+            format!("Invalid URL ({method} {path})"),
+        ));
     };
     if method != "POST" {
         return Ok(fail(
             format,
             405,
+            None,
             format!("Method {method} not allowed for {path}; use POST"),
         ));
     }
-    if !has_key(&headers, query.as_deref(), format) {
-        let (status, message) = match format {
-            Format::Anthropic => (401, "x-api-key header is required".to_owned()),
-            Format::OpenAiChat | Format::OpenAiResponses => (
-                401,
-                "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).".to_owned(),
-            ),
-            Format::Gemini => (403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.".to_owned()),
-        };
-        return Ok(fail(format, status, message));
+    if let Err(refused) = check_auth(&headers, query.as_deref(), format) {
+        return Ok(fail(format, refused.status, refused.kind, refused.message));
     }
     let Some(body_value) = body_value.filter(Value::is_object) else {
         return Ok(fail(
             format,
             400,
+            None,
             "The request body is not a valid JSON object".to_owned(),
         ));
     };
     if let Some(message) = crate::request::missing_field(format, &body_value) {
-        return Ok(fail(format, 400, message));
+        return Ok(fail(format, 400, None, message));
     }
     let mut info = RequestInfo::parse(format, path_model.as_deref(), &body_value, 0);
     if let Some(stream) = stream {
@@ -586,7 +529,7 @@ async fn handle(
         .update(entry, |e| e.model = Some(info.model.clone()));
     let (response_index, response) = match shared.choose(&mut info) {
         Ok(chosen) => chosen,
-        Err(message) => return Ok(fail(format, 500, message)),
+        Err(message) => return Ok(fail(format, 500, None, message)),
     };
     shared
         .journal

@@ -172,6 +172,55 @@ async fn check(api: &str, suffix: &str, expectations: &[Expectation]) {
     assert!(failures.is_empty(), "{api}:\n{}", failures.join("\n"));
 }
 
+/// Bedrock: a custom provider with a key, so the AWS SDK signs with it as a bearer token.
+const BEDROCK: &[Expectation] = &[
+    ("sse-split-mid-json", "stop", "", "Split across writes"),
+    (
+        "utf8-split-across-writes",
+        "stop",
+        "",
+        "héllo wörld ✓ 🎉 日本",
+    ),
+    (
+        "bedrock-message-split-across-reads",
+        "stop",
+        "",
+        "Split event-stream messages",
+    ),
+    (
+        "bedrock-bad-crc",
+        "error",
+        "The message checksum (",
+        "partial text",
+    ),
+    (
+        "bedrock-exception-frame",
+        "error",
+        "Throttling error: Too many tokens, please wait before trying again.",
+        "partial answer ",
+    ),
+    (
+        "bedrock-error-frame",
+        "error",
+        "The request processing has failed because of an unknown error.",
+        "partial",
+    ),
+    ("bedrock-throttling", "stop", "", "after throttling"),
+    (
+        "overloaded-mid-stream",
+        "error",
+        "Service unavailable: Bedrock is unable to process your request.",
+        "partial ",
+    ),
+    ("truncated-length", "length", "", "This answer was cut"),
+    ("connection-dropped", "error", "aborted", ""),
+];
+
+#[tokio::test]
+async fn bedrock_quirks_behave_as_documented() {
+    check("bedrock-converse-stream", "", BEDROCK).await;
+}
+
 #[tokio::test]
 async fn anthropic_and_neutral_quirks_behave_as_documented() {
     check("anthropic-messages", "", ANTHROPIC).await;
@@ -194,7 +243,7 @@ async fn gemini_quirks_behave_as_documented() {
 
 #[test]
 fn every_quirk_is_checked_against_the_reference() {
-    let checked: Vec<&str> = [ANTHROPIC, CHAT, RESPONSES, GEMINI]
+    let checked: Vec<&str> = [ANTHROPIC, CHAT, RESPONSES, GEMINI, BEDROCK]
         .iter()
         .flat_map(|list| list.iter().map(|e| e.0))
         .collect();

@@ -449,8 +449,10 @@ impl std::error::Error for CommandError {}
 
 /// Classifies one input line: a command, an extension UI answer, or why it is neither.
 pub fn parse_line(line: &str) -> Result<Incoming, CommandError> {
-    let value: Value = serde_json::from_str(line).map_err(|error| CommandError::Parse {
-        message: describe_json_error(line, &error),
+    // Lone surrogate escapes are kept (as stand-ins), as `JSON.parse` keeps them.
+    let text = crate::surrogates::decode_json(line);
+    let value: Value = serde_json::from_str(&text).map_err(|error| CommandError::Parse {
+        message: describe_json_error(&text, &error),
     })?;
     parse_value(value)
 }

@@ -40,6 +40,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
     }
 
+    /// Whether a line that came with the last read is still waiting: lines that arrive
+    /// together can then be handled together, as pi handles one chunk of its input.
+    pub fn has_ready_line(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
     /// The next line, or `None` at the end of the stream. I/O errors end the stream.
     pub async fn next_line(&mut self) -> std::io::Result<Option<LineResult>> {
         loop {

@@ -5,7 +5,8 @@
 //! escapes, other control characters as lowercase `\u00XX`, and `/` unescaped. Numbers differ:
 //! JavaScript has only doubles and prints them with `Number.prototype.toString`, so `1.0` is `1`,
 //! `0.000015` stays `0.000015`, `1e21` is `1e+21`, and `-0` is `0`. [`JsFormatter`] writes
-//! numbers that way, which is all it changes.
+//! numbers that way, and writes the stand-ins of lone UTF-16 surrogates
+//! ([`crate::surrogates`]) as the `\udXXX` escapes `JSON.stringify` gives them.
 
 use std::io;
 
@@ -52,6 +53,14 @@ impl Formatter for JsFormatter {
 
     fn write_i128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: i128) -> io::Result<()> {
         writer.write_all(format_js_number(value as f64).as_bytes())
+    }
+
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        crate::surrogates::write_fragment(writer, fragment)
     }
 }
 
@@ -107,6 +116,38 @@ pub fn format_js_number(value: f64) -> String {
         out.push_str(&(n - 1).abs().to_string());
     }
     out
+}
+
+/// JavaScript's `Number.prototype.toFixed(digits)` for finite values below 1e21: the exact value
+/// of the double rounded to `digits` decimals, a half rounded away from zero (`1.25` gives
+/// `1.3`, while `1.15`, a little below that in binary, gives `1.1`).
+pub fn to_fixed(value: f64, digits: u32) -> String {
+    let exact = format!("{:.60}", value.abs());
+    let (whole, fraction) = exact.split_once('.').unwrap_or((&exact, ""));
+    let digit = |at: u32| {
+        fraction
+            .as_bytes()
+            .get(at as usize)
+            .map_or(0, |digit| u128::from(digit - b'0'))
+    };
+    let mut scaled: u128 = whole.parse().unwrap_or(0);
+    for at in 0..digits {
+        scaled = scaled * 10 + digit(at);
+    }
+    if digit(digits) >= 5 {
+        scaled += 1;
+    }
+    let sign = if value < 0.0 { "-" } else { "" };
+    if digits == 0 {
+        return format!("{sign}{scaled}");
+    }
+    let unit = 10u128.pow(digits);
+    format!(
+        "{sign}{}.{:0width$}",
+        scaled / unit,
+        scaled % unit,
+        width = digits as usize
+    )
 }
 
 /// Serialises `value` as JSON text, byte for byte as `JSON.stringify` would.
@@ -167,6 +208,18 @@ mod tests {
         let expected =
             "\"a/b \u{2028}\u{2029}\u{85} é 😀 \\n\\t\\r\\b\\f\\u001b\\u0000\u{7f} \\\"\\\\\"";
         assert_eq!(to_string(text).unwrap(), expected);
+    }
+
+    #[test]
+    fn to_fixed_rounds_the_exact_value_halves_up() {
+        assert_eq!(to_fixed(1.05, 2), "1.05");
+        assert_eq!(to_fixed(1.125, 2), "1.13");
+        assert_eq!(to_fixed(1.005, 2), "1.00");
+        assert_eq!(to_fixed(8.192, 1), "8.2");
+        assert_eq!(to_fixed(1.25, 1), "1.3");
+        assert_eq!(to_fixed(1.15, 1), "1.1");
+        assert_eq!(to_fixed(2.0, 2), "2.00");
+        assert_eq!(to_fixed(-2.5, 0), "-3");
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod model;
 pub mod record;
 pub mod response;
 pub mod session;
+pub mod surrogates;
 pub mod usage;
 
 pub use command::{Command, CommandError, Incoming, Request, parse_line};

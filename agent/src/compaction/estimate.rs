@@ -5,6 +5,9 @@ use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::usage::Usage;
 
+use crate::js::utf16_len;
+use crate::session::Conversation;
+
 /// Characters an image counts for.
 const IMAGE_CHARS: usize = 4800;
 
@@ -41,41 +44,94 @@ pub struct ContextEstimate {
     pub last_usage_index: Option<usize>,
 }
 
+/// Messages by position: a slice, or the session's conversation (parsed as it is reached, so
+/// that an estimate of a long loaded session parses only the messages after the last usage).
+pub trait Messages {
+    /// How many messages there are.
+    fn count(&self) -> usize;
+    /// The message at `index` (`None` for one that cannot be parsed).
+    fn message(&self, index: usize) -> Option<&AgentMessage>;
+}
+
+impl Messages for [AgentMessage] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn message(&self, index: usize) -> Option<&AgentMessage> {
+        self.get(index)
+    }
+}
+
+impl<const N: usize> Messages for [AgentMessage; N] {
+    fn count(&self) -> usize {
+        N
+    }
+
+    fn message(&self, index: usize) -> Option<&AgentMessage> {
+        self.get(index)
+    }
+}
+
+impl Messages for Vec<AgentMessage> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn message(&self, index: usize) -> Option<&AgentMessage> {
+        self.get(index)
+    }
+}
+
+impl Messages for Conversation {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn message(&self, index: usize) -> Option<&AgentMessage> {
+        self.get(index)
+    }
+}
+
 /// The last trustworthy usage, plus the estimate of every message after it; the estimate of
 /// every message when none has a usage.
-pub fn estimate_context(messages: &[AgentMessage]) -> ContextEstimate {
-    let last = messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(index, message)| trusted_usage(message).map(|usage| (index, usage)));
+pub fn estimate_context<L: Messages + ?Sized>(messages: &L) -> ContextEstimate {
+    let count = messages.count();
+    let last = (0..count).rev().find_map(|index| {
+        let usage = messages.message(index).and_then(trusted_usage)?;
+        Some((index, usage))
+    });
+    let tokens_from = |start: usize| -> u64 {
+        (start..count)
+            .filter_map(|index| messages.message(index))
+            .map(estimate_tokens)
+            .sum()
+    };
     match last {
         Some((index, usage)) => ContextEstimate {
-            tokens: context_tokens(usage) + sum_tokens(&messages[index + 1..]),
+            tokens: context_tokens(usage) + tokens_from(index + 1),
             last_usage_index: Some(index),
         },
         None => ContextEstimate {
-            tokens: sum_tokens(messages),
+            tokens: tokens_from(0),
             last_usage_index: None,
         },
     }
 }
 
 /// The characters/4 estimate of every message, added up.
-pub fn sum_tokens(messages: &[AgentMessage]) -> u64 {
-    messages.iter().map(estimate_tokens).sum()
-}
-
-/// Length in UTF-16 units, as JavaScript counts it.
-pub(crate) fn js_len(text: &str) -> usize {
-    text.encode_utf16().count()
+pub fn sum_tokens<L: Messages + ?Sized>(messages: &L) -> u64 {
+    (0..messages.count())
+        .filter_map(|index| messages.message(index))
+        .map(estimate_tokens)
+        .sum()
 }
 
 fn blocks_chars(blocks: &[UserContent]) -> usize {
     blocks
         .iter()
         .map(|block| match block {
-            UserContent::Text(text) => js_len(&text.text),
+            UserContent::Text(text) => utf16_len(&text.text),
             UserContent::Image(_) => IMAGE_CHARS,
         })
         .sum()
@@ -83,7 +139,7 @@ fn blocks_chars(blocks: &[UserContent]) -> usize {
 
 fn content_chars(content: &MessageContent) -> usize {
     match content {
-        MessageContent::Text(text) => js_len(text),
+        MessageContent::Text(text) => utf16_len(text),
         MessageContent::Blocks(blocks) => blocks_chars(blocks),
     }
 }
@@ -96,23 +152,23 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
             .content
             .iter()
             .map(|block| match block {
-                AssistantContent::Text(text) => js_len(&text.text),
-                AssistantContent::Thinking(thinking) => js_len(&thinking.thinking),
+                AssistantContent::Text(text) => utf16_len(&text.text),
+                AssistantContent::Thinking(thinking) => utf16_len(&thinking.thinking),
                 AssistantContent::ToolCall(call) => {
                     let arguments =
                         pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default();
-                    js_len(&call.name) + js_len(&arguments)
+                    utf16_len(&call.name) + utf16_len(&arguments)
                 }
             })
             .sum(),
         AgentMessage::Custom(custom) => content_chars(&custom.content),
         AgentMessage::ToolResult(result) => blocks_chars(&result.content),
-        AgentMessage::BashExecution(bash) => js_len(&bash.command) + js_len(&bash.output),
-        AgentMessage::BranchSummary(summary) => js_len(&summary.summary),
-        AgentMessage::CompactionSummary(summary) => js_len(&summary.summary),
+        AgentMessage::BashExecution(bash) => utf16_len(&bash.command) + utf16_len(&bash.output),
+        AgentMessage::BranchSummary(summary) => utf16_len(&summary.summary),
+        AgentMessage::CompactionSummary(summary) => utf16_len(&summary.summary),
         AgentMessage::System(system) => {
             let declared = pi_rpc_protocol::json::to_string(system).unwrap_or_default();
-            js_len(&declared)
+            utf16_len(&declared)
         }
     };
     chars.div_ceil(4) as u64

@@ -161,9 +161,9 @@ pub fn find_cut_point(
 /// Decides what a compaction of `path` (the active branch, root first) summarises and keeps.
 /// `context` is what the model sees of that branch now. `None` when there is nothing to
 /// summarise, or when the branch already ends with a compaction.
-pub fn prepare(
+pub fn prepare<L: estimate::Messages + ?Sized>(
     path: &[&Entry],
-    context: &[AgentMessage],
+    context: &L,
     settings: CompactionSettings,
 ) -> Option<Preparation> {
     if path.last().is_some_and(|entry| is_compaction(entry)) {

@@ -14,9 +14,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::Preparation;
-use crate::config::RetrySettings;
+use crate::config::{RetrySettings, StreamOptions};
 use crate::convert::convert_to_llm;
-use crate::provider::{self, LlmRequest, ProviderEvent};
+use crate::provider::{self, LlmRequest, ProviderEvent, failure};
 
 /// How the summariser is told its job.
 const SYSTEM_PROMPT: &str = "You write summaries of conversations between a user and an AI \
@@ -102,8 +102,9 @@ pub struct SummaryContext {
     pub cancel: CancellationToken,
     /// Why the compaction runs (for `summarization_retry_attempt_start`).
     pub reason: CompactionReason,
-    /// Whether a failed answer is worth another attempt.
-    pub is_transient: fn(&AssistantMessage) -> bool,
+    /// The settings' timeouts and provider-level retries, which the summary calls honour as
+    /// the session's model calls do.
+    pub stream_options: StreamOptions,
 }
 
 /// A finished summary.
@@ -379,11 +380,11 @@ async fn call(
         model,
         api_key: context.api_key.clone(),
         system_prompt: SYSTEM_PROMPT.to_owned(),
-        messages: vec![AgentMessage::User(UserMessage {
+        messages: vec![std::sync::Arc::new(AgentMessage::User(UserMessage {
             content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(prompt))]),
             timestamp: crate::now_ms(),
             extra: Default::default(),
-        })],
+        }))],
         tools: Vec::new(),
         thinking_level,
         session_id: Some(uuid::Uuid::now_v7().to_string()),
@@ -396,7 +397,7 @@ async fn call(
     };
     let mut attempt = 0;
     loop {
-        let answer = complete(&context.http, request.clone(), context.cancel.clone()).await;
+        let answer = complete(context, request.clone()).await;
         if answer.stop_reason == StopReason::Aborted || context.cancel.is_cancelled() {
             if attempt > 0 {
                 on_event(Event::SummarizationRetryFinished(NoFields {}));
@@ -404,7 +405,7 @@ async fn call(
             return Err(SummaryError::Cancelled);
         }
         let retryable = answer.stop_reason == StopReason::Error
-            && (context.is_transient)(&answer)
+            && failure::is_transient(&answer)
             && attempt < max_attempts;
         if !retryable {
             if attempt > 0 {
@@ -413,10 +414,7 @@ async fn call(
             return Ok(answer);
         }
         attempt += 1;
-        let delay_ms = context
-            .retry
-            .base_delay_ms
-            .saturating_mul(1u64 << (attempt - 1).min(32));
+        let delay_ms = context.retry.delay_ms(attempt);
         let error_message = answer
             .error_message
             .clone()
@@ -444,14 +442,15 @@ async fn call(
     }
 }
 
-/// Runs one model call to its final message.
-async fn complete(
-    http: &reqwest::Client,
-    request: LlmRequest,
-    cancel: CancellationToken,
-) -> AssistantMessage {
+/// Runs one model call to its final message. The settings' thinking budgets are not applied:
+/// the reference's summary calls use the default ones.
+async fn complete(context: &SummaryContext, request: LlmRequest) -> AssistantMessage {
     let model = request.model.clone();
-    let mut events = provider::stream(http, request, cancel);
+    let options = StreamOptions {
+        thinking_budgets: Default::default(),
+        ..context.stream_options
+    };
+    let mut events = provider::stream_with(&context.http, request, options, context.cancel.clone());
     while let Some(event) = events.recv().await {
         if let ProviderEvent::Done(done) = event {
             return done;

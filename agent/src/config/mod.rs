@@ -2,10 +2,13 @@
 //! `~/.pi/agent`), its `settings.json` merged with the project's `.pi/settings.json`, its
 //! `models.json` and `auth.json`.
 
+pub(crate) mod ambient;
 pub mod builtin;
 mod env_keys;
 mod models;
 mod settings;
+mod stored;
+mod stream;
 mod trust;
 pub mod values;
 
@@ -15,7 +18,8 @@ pub use models::ModelRegistry;
 pub use settings::{
     ResourceEntries, RetrySettings, Settings, deep_merge, migrate, resource_entries,
 };
-pub use trust::{needs_trust, project_trusted};
+pub use stream::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions, ThinkingBudgets};
+pub use trust::{TrustError, needs_trust, project_trusted};
 
 /// The environment variable naming the agent folder.
 pub const AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::values;
 
+mod errors;
 mod file;
 
 /// One provider: its models and how to authenticate.
@@ -23,26 +24,15 @@ pub(super) struct Provider {
 }
 
 impl Provider {
-    /// The provider's models.
-    #[cfg(test)]
-    pub(super) fn models(&self) -> &[Model] {
-        &self.models
-    }
-
-    /// The provider's name.
-    #[cfg(test)]
-    pub(super) fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// A built-in provider (its key comes from its environment variables, see `env_keys`).
-    pub(super) fn builtin(name: &str, models: super::builtin::Models) -> Self {
+    /// A built-in provider of the catalog (its key comes from its environment variables, see
+    /// `env_keys`).
+    fn builtin(provider: &'static super::builtin::BuiltinProvider) -> Self {
         Self {
-            name: name.to_owned(),
+            name: provider.name().to_owned(),
             api_key: None,
             headers: None,
             auth_header: false,
-            models,
+            models: super::builtin::Models::Builtin(provider),
             model_headers: HashMap::new(),
         }
     }
@@ -52,8 +42,10 @@ impl Provider {
 #[derive(Debug, Clone, Default)]
 pub struct ModelRegistry {
     providers: Vec<Provider>,
-    stored_keys: HashMap<String, String>,
+    stored: HashMap<String, super::stored::Stored>,
     runtime_keys: HashMap<String, String>,
+    /// `auth.json`, where OAuth logins are refreshed.
+    auth_path: Option<std::path::PathBuf>,
 }
 
 impl ModelRegistry {
@@ -61,20 +53,30 @@ impl ModelRegistry {
     /// resolved (taken out by the provider call, which fails with it).
     pub const REQUEST_ERROR_KEY: &str = "\u{1}requestError";
 
+    /// The key of the request model's `extra` holding the path of the `auth.json` whose OAuth
+    /// login gave the key (the provider call refreshes it there when it expires).
+    pub const OAUTH_STORE_KEY: &str = "\u{1}oauthStore";
+
+    /// The key of the request model's `extra` holding the variables stored with the provider's
+    /// `auth.json` key (a Cloudflare account id, an AWS profile, a Vertex project).
+    pub const STORED_ENV_KEY: &str = "\u{1}storedEnv";
+
     /// Loads `models.json` and `auth.json` from the agent folder. Problems become warnings.
     pub fn load(agent_dir: &Path) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
         let providers = load_providers(
-            super::builtin::providers(),
+            super::builtin::catalog().map(Provider::builtin).collect(),
             &agent_dir.join("models.json"),
             &mut warnings,
         );
-        let stored_keys = load_auth(&agent_dir.join("auth.json"), &mut warnings);
+        let auth_path = agent_dir.join("auth.json");
+        let stored = super::stored::load(&auth_path, &mut warnings);
         (
             Self {
                 providers,
-                stored_keys,
+                stored,
                 runtime_keys: HashMap::new(),
+                auth_path: Some(auth_path),
             },
             warnings,
         )
@@ -127,12 +129,28 @@ impl ModelRegistry {
 
     /// Whether a key for `provider` is configured (without running commands).
     pub fn has_auth(&self, provider: &str) -> bool {
-        if self.runtime_keys.contains_key(provider) || self.stored_keys.contains_key(provider) {
+        if self.runtime_keys.contains_key(provider) {
+            return true;
+        }
+        let stored = self.stored.get(provider);
+        let empty = Map::new();
+        let stored_env = stored.and_then(|s| s.env()).unwrap_or(&empty);
+        let stored_key = stored.and_then(|s| s.key()).is_some();
+        if matches!(stored, Some(super::stored::Stored::OAuth { .. })) {
+            return true;
+        }
+        let key_variable = super::env_keys::configured(provider);
+        if let Some(configured) =
+            super::ambient::configured(provider, stored_env, stored_key || key_variable)
+        {
+            return configured;
+        }
+        if stored_key {
             return true;
         }
         match self.provider(provider).and_then(|p| p.api_key.as_deref()) {
             Some(config) => values::is_configured(config),
-            None => super::env_keys::configured(provider),
+            None => key_variable,
         }
     }
 
@@ -141,8 +159,8 @@ impl ModelRegistry {
         if let Some(key) = self.runtime_keys.get(provider) {
             return Some(key.clone());
         }
-        if let Some(key) = self.stored_keys.get(provider) {
-            return Some(key.clone());
+        if let Some(key) = self.stored.get(provider).and_then(|s| s.key()) {
+            return Some(key.to_owned());
         }
         match self.provider(provider).and_then(|p| p.api_key.as_deref()) {
             Some(config) => values::resolve(config),
@@ -177,6 +195,22 @@ impl ModelRegistry {
             Some(Value::Object(map)) => map,
             _ => Map::new(),
         };
+        match self.stored.get(&model.provider) {
+            Some(super::stored::Stored::OAuth { .. }) => {
+                if let Some(path) = &self.auth_path {
+                    let path = Value::from(path.to_string_lossy().into_owned());
+                    request_model
+                        .extra
+                        .insert(Self::OAUTH_STORE_KEY.into(), path);
+                }
+            }
+            Some(super::stored::Stored::ApiKey { env, .. }) if !env.is_empty() => {
+                request_model
+                    .extra
+                    .insert(Self::STORED_ENV_KEY.into(), Value::Object(env.clone()));
+            }
+            _ => {}
+        }
         let Some(provider) = self.provider(&model.provider) else {
             let key = self.api_key(&model.provider);
             return (request_model, key);
@@ -209,10 +243,12 @@ impl ModelRegistry {
         model: &Model,
     ) -> Result<(Map<String, Value>, Option<String>), String> {
         let name = &provider.name;
-        let auth_failed =
-            |message: String| format!("API key auth failed for provider {name}: {message}");
+        let auth_failed = |error: values::ResolveError| {
+            format!("API key auth failed for provider {name}: {error}")
+        };
         let mut headers = Map::new();
-        let key = if self.runtime_keys.contains_key(name) || self.stored_keys.contains_key(name) {
+        let stored_key = self.stored.get(name).and_then(|s| s.key()).is_some();
+        let key = if self.runtime_keys.contains_key(name) || stored_key {
             self.api_key(name)
         } else {
             match provider.api_key.as_deref() {
@@ -243,7 +279,8 @@ impl ModelRegistry {
         for (header, value) in provider.model_headers.get(&model.id).into_iter().flatten() {
             let raw = value.as_str().unwrap_or_default();
             let description = format!("model \"{name}/{}\" header \"{header}\"", model.id);
-            let resolved = values::resolve_or_error(raw, &description)?;
+            let resolved =
+                values::resolve_or_error(raw, &description).map_err(|error| error.to_string())?;
             headers.insert(header.clone(), Value::from(resolved));
         }
         Ok((headers, key))
@@ -266,8 +303,8 @@ fn load_providers(
     let mut providers = builtin;
     let configs = match file::read(path) {
         Ok(configs) => configs,
-        Err(message) => {
-            warnings.push(message);
+        Err(error) => {
+            warnings.push(error.to_string());
             return providers;
         }
     };
@@ -279,33 +316,10 @@ fn load_providers(
                 Some(index) => providers[index] = provider,
                 None => providers.push(provider),
             },
-            Err(message) => warnings.push(format!("Provider \"{name}\": {message}")),
+            Err(error) => warnings.push(format!("Provider \"{name}\": {error}")),
         }
     }
     providers
-}
-
-fn load_auth(path: &Path, warnings: &mut Vec<String>) -> HashMap<String, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return HashMap::new(),
-        Err(error) => {
-            warnings.push(format!("cannot read {}: {error}", path.display()));
-            return HashMap::new();
-        }
-    };
-    let Ok(Value::Object(entries)) = serde_json::from_str::<Value>(&text) else {
-        warnings.push(format!("{} is not a JSON object", path.display()));
-        return HashMap::new();
-    };
-    entries
-        .into_iter()
-        .filter_map(|(provider, credential)| {
-            let is_api_key = credential.get("type").and_then(Value::as_str) == Some("api_key");
-            let key = credential.get("key").and_then(Value::as_str)?;
-            (is_api_key && !key.is_empty()).then(|| (provider, key.to_owned()))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -10,6 +10,11 @@ use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::model::ThinkingLevel;
 use serde_json::{Map, Value};
 
+mod files;
+
+pub(super) use files::read_object;
+pub use files::{ResourceEntries, deep_merge, migrate, resource_entries};
+
 /// Automatic retry settings (`retry`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetrySettings {
@@ -19,6 +24,15 @@ pub struct RetrySettings {
     pub max_retries: u32,
     /// `retry.baseDelayMs`, default 2000.
     pub base_delay_ms: u64,
+}
+
+impl RetrySettings {
+    /// The wait before retry number `attempt` (from 1): `baseDelayMs`, doubled for each
+    /// attempt after the first, as the reference waits before retrying a failed answer.
+    pub fn delay_ms(&self, attempt: u32) -> u64 {
+        self.base_delay_ms
+            .saturating_mul(1u64 << attempt.saturating_sub(1).min(32))
+    }
 }
 
 /// The merged settings, with the paths they came from.
@@ -79,7 +93,7 @@ impl Settings {
         self.merged.get(key)
     }
 
-    fn get_nested(&self, key: &str, field: &str) -> Option<&Value> {
+    pub(super) fn get_nested(&self, key: &str, field: &str) -> Option<&Value> {
         self.merged.get(key).and_then(|value| value.get(field))
     }
 
@@ -148,47 +162,6 @@ impl Settings {
                 .and_then(Value::as_u64)
                 .unwrap_or(2000),
         }
-    }
-
-    /// What the settings change about a model call: `retry.provider.maxRetries` (default 0),
-    /// `retry.provider.maxRetryDelayMs` (default 60000), `retry.provider.timeoutMs` (the wait
-    /// for the response headers), `httpIdleTimeoutMs` (default 300000, 0 or `"disabled"`
-    /// waits for ever), `thinkingBudgets` and `images.blockImages`.
-    pub fn stream_options(&self) -> crate::provider::StreamOptions {
-        let provider = self.get_nested("retry", "provider");
-        let number = |key: &str| provider.and_then(|p| p.get(key)).and_then(Value::as_f64);
-        let mut options = crate::provider::StreamOptions::default();
-        if let Some(idle) = self.get("httpIdleTimeoutMs").and_then(parse_timeout_ms) {
-            options.idle_timeout = (idle > 0).then(|| std::time::Duration::from_millis(idle));
-        }
-        if let Some(timeout) = number("timeoutMs").filter(|n| n.is_finite() && *n >= 0.0) {
-            options.request_timeout = Some(std::time::Duration::from_millis(timeout as u64));
-        }
-        options.thinking_budgets = self.thinking_budgets();
-        options.block_images = self.block_images();
-        if let Some(retries) = number("maxRetries").filter(|n| n.is_finite() && *n > 0.0) {
-            options.max_retries = retries.ceil().min(f64::from(u32::MAX)) as u32;
-        }
-        if let Some(delay) = number("maxRetryDelayMs").filter(|n| n.is_finite()) {
-            options.max_retry_delay = std::time::Duration::from_millis(delay.max(0.0) as u64);
-        }
-        options
-    }
-
-    /// `thinkingBudgets`: token budgets for `minimal`, `low`, `medium` and `high` (whole
-    /// numbers; anything else keeps the default of that level).
-    pub fn thinking_budgets(&self) -> crate::provider::options::ThinkingBudgets {
-        let mut budgets = crate::provider::options::ThinkingBudgets::default();
-        for (slot, level) in budgets
-            .levels
-            .iter_mut()
-            .zip(["minimal", "low", "medium", "high"])
-        {
-            *slot = self
-                .get_nested("thinkingBudgets", level)
-                .and_then(Value::as_i64);
-        }
-        budgets
     }
 
     /// `images.blockImages`, default false.
@@ -385,83 +358,6 @@ impl Settings {
     }
 }
 
-/// One settings file's entries of a resource array (`skills`, `prompts`, `extensions`): plain
-/// paths and patterns (`!x`, `+x`, `-x`, globs) as written, resolved against `base`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceEntries {
-    /// The folder relative paths resolve against: `<cwd>/.pi` or the agent folder.
-    pub base: PathBuf,
-    /// `project` or `user`.
-    pub scope: &'static str,
-    /// The array's strings, in order (other values are skipped).
-    pub entries: Vec<String>,
-}
-
-/// The `key` arrays of the project settings (only when `project_trusted`) and of the global
-/// settings, in that order, each file read on its own (not merged) and migrated, as the
-/// reference resolves resource paths. A missing or broken file gives an empty list.
-pub fn resource_entries(
-    agent_dir: &Path,
-    cwd: &Path,
-    project_trusted: bool,
-    key: &str,
-) -> Vec<ResourceEntries> {
-    let project = cwd.join(".pi");
-    let mut files: Vec<(PathBuf, &'static str)> = Vec::new();
-    if project_trusted {
-        files.push((project, "project"));
-    }
-    files.push((agent_dir.to_path_buf(), "user"));
-    let mut ignored = Vec::new();
-    files
-        .into_iter()
-        .map(|(base, scope)| {
-            let (mut settings, _) = read_object(&base.join("settings.json"), scope, &mut ignored);
-            migrate(&mut settings);
-            let entries = settings
-                .get(key)
-                .and_then(Value::as_array)
-                .map(|entries| {
-                    entries
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
-            ResourceEntries {
-                base,
-                scope,
-                entries,
-            }
-        })
-        .collect()
-}
-
-/// A timeout setting as the reference reads it: a non-negative number (floored) or a numeric
-/// string, `"disabled"` meaning 0; anything else is not a timeout.
-fn parse_timeout_ms(value: &Value) -> Option<u64> {
-    match value {
-        Value::String(text) => {
-            let text = text.trim();
-            if text.eq_ignore_ascii_case("disabled") {
-                return Some(0);
-            }
-            if text.is_empty() {
-                return None;
-            }
-            text.parse::<f64>()
-                .ok()
-                .and_then(|n| parse_timeout_ms(&Value::from(n)))
-        }
-        Value::Number(number) => number
-            .as_f64()
-            .filter(|n| n.is_finite() && *n >= 0.0)
-            .map(|n| n.floor() as u64),
-        _ => None,
-    }
-}
-
 fn queue_mode(value: Option<&Value>) -> QueueMode {
     match value.and_then(Value::as_str) {
         Some("all") => QueueMode::All,
@@ -476,119 +372,9 @@ fn queue_mode_value(mode: QueueMode) -> Value {
     })
 }
 
-pub(super) fn read_object(
-    path: &Path,
-    scope: &str,
-    warnings: &mut Vec<String>,
-) -> (Map<String, Value>, bool) {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (Map::new(), false),
-        Err(error) => {
-            warnings.push(format!(
-                "({scope} settings) cannot read {}: {error}",
-                path.display()
-            ));
-            return (Map::new(), true);
-        }
-    };
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(object)) => (object, false),
-        Ok(_) => {
-            warnings.push(format!(
-                "({scope} settings) {} is not a JSON object",
-                path.display()
-            ));
-            (Map::new(), true)
-        }
-        Err(error) => {
-            warnings.push(format!("({scope} settings) {}: {error}", path.display()));
-            (Map::new(), true)
-        }
-    }
-}
-
-/// Rewrites legacy keys in one settings file's object as the reference does on load:
-/// `queueMode` becomes `steeringMode` (unless that is set), a boolean `websockets` becomes
-/// `transport` (`websocket` / `sse`), the old `skills` object (`customDirectories`,
-/// `enableSkillCommands`) becomes the `skills` array and `enableSkillCommands`, and
-/// `retry.maxDelayMs` becomes `retry.provider.maxRetryDelayMs` (unless that is set).
-pub fn migrate(settings: &mut Map<String, Value>) {
-    if !settings.contains_key("steeringMode")
-        && let Some(mode) = settings.remove("queueMode")
-    {
-        settings.insert("steeringMode".into(), mode);
-    }
-    if !settings.contains_key("transport")
-        && let Some(Value::Bool(websockets)) = settings.get("websockets").cloned()
-    {
-        settings.remove("websockets");
-        let transport = if websockets { "websocket" } else { "sse" };
-        settings.insert("transport".into(), Value::from(transport));
-    }
-    if let Some(Value::Object(old)) = settings.get("skills").cloned() {
-        if let Some(enable) = old.get("enableSkillCommands")
-            && !settings.contains_key("enableSkillCommands")
-        {
-            settings.insert("enableSkillCommands".into(), enable.clone());
-        }
-        match old.get("customDirectories") {
-            Some(Value::Array(dirs)) if !dirs.is_empty() => {
-                settings.insert("skills".into(), Value::Array(dirs.clone()));
-            }
-            _ => {
-                settings.remove("skills");
-            }
-        }
-    }
-    if let Some(Value::Object(retry)) = settings.get_mut("retry") {
-        let max_delay = retry.remove("maxDelayMs");
-        if let Some(delay @ Value::Number(_)) = max_delay {
-            let provider = retry
-                .entry("provider")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !provider.is_object() {
-                *provider = Value::Object(Map::new());
-            }
-            if let Value::Object(provider) = provider
-                && provider.get("maxRetryDelayMs").is_none_or(Value::is_null)
-            {
-                provider.insert("maxRetryDelayMs".into(), delay);
-            }
-        }
-    }
-}
-
-/// Merges `overrides` into `base`: nested objects merge recursively, anything else replaces.
-pub fn deep_merge(base: &Map<String, Value>, overrides: &Map<String, Value>) -> Map<String, Value> {
-    let mut result = base.clone();
-    for (key, value) in overrides {
-        let merged = match (base.get(key), value) {
-            (Some(Value::Object(base_object)), Value::Object(override_object)) => {
-                Value::Object(deep_merge(base_object, override_object))
-            }
-            _ => value.clone(),
-        };
-        result.insert(key.clone(), merged);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn project_settings_merge_into_nested_global_objects() {
-        let global = json!({"retry": {"enabled": false, "maxRetries": 5}, "steeringMode": "all"});
-        let project = json!({"retry": {"maxRetries": 1}});
-        let merged = deep_merge(global.as_object().unwrap(), project.as_object().unwrap());
-        assert_eq!(
-            Value::Object(merged),
-            json!({"retry": {"enabled": false, "maxRetries": 1}, "steeringMode": "all"})
-        );
-    }
 
     #[test]
     fn setters_keep_unrelated_keys_of_the_file() {

@@ -8,6 +8,45 @@ use serde_json::Value;
 
 use super::settings::read_object;
 
+/// Why the saved trust decisions cannot be used (the reference's words; start-up stops).
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// `trust.json` cannot be read.
+    #[error("Failed to read trust store {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `trust.json` is not JSON.
+    #[error("Failed to read trust store {}: {source}", .path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// `trust.json` is JSON but not an object.
+    #[error("Invalid trust store {}: expected an object", .path.display())]
+    NotAnObject {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A decision is neither `true`, `false` nor `null`.
+    #[error(
+        "Invalid trust store {}: value for {} must be true, false, or null",
+        .path.display(),
+        Value::from(.key.as_str())
+    )]
+    InvalidDecision {
+        /// The file.
+        path: PathBuf,
+        /// The folder whose decision it is.
+        key: String,
+    },
+}
+
 /// Whether the project in `cwd` is trusted when the command line says nothing (`--approve` /
 /// `--no-approve`). A project without anything that needs trust (see
 /// [`needs_trust`]) is trusted. Otherwise the saved decision of `<agent_dir>/trust.json` for
@@ -16,7 +55,7 @@ use super::settings::read_object;
 /// default, and `never` do not in RPC mode, which cannot ask). The project's own settings
 /// cannot trust themselves. A `trust.json` that cannot be read is an error, as in the reference
 /// (which stops at start-up).
-pub fn project_trusted(agent_dir: &Path, cwd: &Path) -> Result<bool, String> {
+pub fn project_trusted(agent_dir: &Path, cwd: &Path) -> Result<bool, TrustError> {
     if !needs_trust(cwd) {
         return Ok(true);
     }
@@ -62,42 +101,26 @@ pub fn needs_trust(cwd: &Path) -> bool {
 
 /// The saved decision for `cwd` or its nearest ancestor; an error names a `trust.json` that is
 /// not JSON, not an object, or holds a value other than `true`, `false` or `null`.
-fn saved_trust(agent_dir: &Path, cwd: &Path) -> Result<Option<bool>, String> {
+fn saved_trust(agent_dir: &Path, cwd: &Path) -> Result<Option<bool>, TrustError> {
     let path = agent_dir.join("trust.json");
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => {
-            return Err(format!(
-                "Failed to read trust store {}: {error}",
-                path.display()
-            ));
-        }
+        Err(source) => return Err(TrustError::Read { path, source }),
     };
     let decisions = match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(decisions)) => decisions,
-        Ok(_) => {
-            return Err(format!(
-                "Invalid trust store {}: expected an object",
-                path.display()
-            ));
-        }
-        Err(error) => {
-            return Err(format!(
-                "Failed to read trust store {}: {error}",
-                path.display()
-            ));
-        }
+        Ok(_) => return Err(TrustError::NotAnObject { path }),
+        Err(source) => return Err(TrustError::Parse { path, source }),
     };
     if let Some((key, _)) = decisions
         .iter()
         .find(|(_, value)| !matches!(value, Value::Bool(_) | Value::Null))
     {
-        return Err(format!(
-            "Invalid trust store {}: value for {} must be true, false, or null",
-            path.display(),
-            Value::from(key.as_str())
-        ));
+        return Err(TrustError::InvalidDecision {
+            path,
+            key: key.clone(),
+        });
     }
     let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     Ok(cwd.ancestors().find_map(|folder| {

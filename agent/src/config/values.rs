@@ -29,37 +29,64 @@ pub fn is_configured(config: &str) -> bool {
     })
 }
 
-/// [`resolve`], or the reference's reason when the value cannot be resolved: the command that
-/// failed or the variables that are missing. `description` names the value ("API key for
-/// provider \"x\"").
-pub fn resolve_or_error(config: &str, description: &str) -> Result<String, String> {
+/// Why a configuration value cannot be resolved (the reference's words). `description` names
+/// the value (`API key for provider "x"`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// Its `!command` failed.
+    #[error("Failed to resolve {description} from shell command: {command}")]
+    Command {
+        /// What the value is.
+        description: String,
+        /// The command.
+        command: String,
+    },
+    /// Variables it names are not set.
+    #[error(
+        "Failed to resolve {description} from environment variable{}: {}",
+        if .names.len() == 1 { "" } else { "s" },
+        .names.join(", ")
+    )]
+    MissingVariables {
+        /// What the value is.
+        description: String,
+        /// The missing variables, each once, in order.
+        names: Vec<String>,
+    },
+    /// It could not be resolved otherwise.
+    #[error("Failed to resolve {description}")]
+    Unresolved {
+        /// What the value is.
+        description: String,
+    },
+}
+
+/// [`resolve`], or the reason the value cannot be resolved: the command that failed or the
+/// variables that are missing. `description` names the value ("API key for provider \"x\"").
+pub fn resolve_or_error(config: &str, description: &str) -> Result<String, ResolveError> {
     if let Some(value) = resolve(config) {
         return Ok(value);
     }
+    let description = description.to_owned();
     if let Some(command) = config.strip_prefix('!') {
-        return Err(format!(
-            "Failed to resolve {description} from shell command: {command}"
-        ));
+        return Err(ResolveError::Command {
+            description,
+            command: command.to_owned(),
+        });
     }
-    let mut missing: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for part in parse(config) {
         if let Part::Env(name) = part
             && env_value(&name, &|name| std::env::var(name).ok()).is_none()
-            && !missing.contains(&name)
+            && !names.contains(&name)
         {
-            missing.push(name);
+            names.push(name);
         }
     }
-    Err(match missing.len() {
-        0 => format!("Failed to resolve {description}"),
-        1 => format!(
-            "Failed to resolve {description} from environment variable: {}",
-            missing[0]
-        ),
-        _ => format!(
-            "Failed to resolve {description} from environment variables: {}",
-            missing.join(", ")
-        ),
+    Err(if names.is_empty() {
+        ResolveError::Unresolved { description }
+    } else {
+        ResolveError::MissingVariables { description, names }
     })
 }
 

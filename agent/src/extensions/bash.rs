@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::tools::{HOST_GONE, ToolBridge, ToolReply};
-use crate::user_bash::{RemoteOutput, UserBash};
+use crate::user_bash::{Error, RemoteOutput, UserBash};
 
 impl ToolBridge {
     /// Runs `bash` with the operations that the `user_bash` handlers of the event `operations`
@@ -24,7 +24,7 @@ impl ToolBridge {
         operations: u64,
         bash: UserBash,
         mut on_chunk: F,
-    ) -> Result<BashResult, String>
+    ) -> Result<BashResult, Error>
     where
         F: FnMut(String) -> Fut,
         Fut: Future<Output = ()>,
@@ -46,7 +46,7 @@ impl ToolBridge {
         });
         if !self.send(&exec).await {
             self.calls.remove(id);
-            return Err(HOST_GONE.into());
+            return Err(Error::Remote(HOST_GONE.into()));
         }
         let mut cancelled = false;
         loop {
@@ -59,12 +59,12 @@ impl ToolBridge {
                     Some(ToolReply::BashExit { exit_code, error }) => {
                         let cancelled = cancelled || bash.cancel.is_cancelled();
                         return match error {
-                            Some(error) if !cancelled => Err(error),
+                            Some(error) if !cancelled => Err(Error::Remote(error)),
                             _ => Ok(output.finish(exit_code, cancelled)),
                         };
                     }
                     Some(_) => {}
-                    None => return Err(HOST_GONE.into()),
+                    None => return Err(Error::Remote(HOST_GONE.into())),
                 },
                 () = bash.cancel.cancelled(), if !cancelled => {
                     cancelled = true;

@@ -1,8 +1,9 @@
-// pi-agent's extension host, part three: the state the agent mirrors into the host for pi's
+// pi-agent's extension host, part four: the state the agent mirrors into the host for pi's
 // synchronous getters (tools, model, thinking level), and a command's `ctx` with its session
 // actions (newSession, switchSession, fork, reload, waitForIdle). The agent runs this file
-// appended to host.mjs and host_ui.mjs, as one module: it uses host.mjs's `send`, `context`,
-// `tools` and `streaming`; host.mjs's `api` and `handle` use what is defined here.
+// appended to host.mjs, host_tools.mjs and host_ui.mjs, as one module: it uses host.mjs's
+// `send`, `context` and `streaming` and host_tools.mjs's `tools`; host.mjs's `api` and `handle`
+// use what is defined here.
 //
 // From the agent (besides host.mjs's list):
 //   {type:"tools", all, active, builtins, registered, sources, flags}

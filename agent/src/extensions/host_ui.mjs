@@ -1,4 +1,4 @@
-// pi-agent's extension host, part two: `ctx.ui`, the extension UI that crosses to the client as
+// pi-agent's extension host, part three: `ctx.ui`, the extension UI that crosses to the client as
 // extension_ui_request records (dialogs wait for the client's extension_ui_response). The agent
 // runs this file appended to host.mjs, as one module: it uses that file's `send` and
 // `pendingDialogs`.
@@ -148,5 +148,34 @@ const ui = {
 	},
 	setTheme() {
 		return { success: false, error: "pi-agent has no themes" };
+	},
+};
+
+/**
+ * `ctx.ui` in print and JSON modes, where no client can answer: nothing crosses to stdout, and
+ * every dialog gives its default at once (`confirm` false, the others undefined).
+ */
+const silentUi = {
+	...ui,
+	async select() {
+		return undefined;
+	},
+	async confirm() {
+		return false;
+	},
+	async input() {
+		return undefined;
+	},
+	async editor() {
+		return undefined;
+	},
+	notify() {},
+	setStatus() {},
+	setWidget() {},
+	setTitle() {},
+	setEditorText() {},
+	pasteToEditor() {},
+	setTheme() {
+		return { success: false, error: "UI not available" };
 	},
 };

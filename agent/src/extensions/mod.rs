@@ -6,28 +6,33 @@
 mod bash;
 mod discover;
 mod node;
+mod protocol;
 mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
-pub use tools::{BeforeCall, RegisteredTool, ToolBridge, ToolPrompt};
+pub use protocol::{HostMessage, OutgoingCustomMessage, RegisteredCommand};
+pub use tools::{RegisteredTool, ToolBridge};
 
 use std::path::Path;
 use std::process::Stdio;
 
 use pi_rpc_protocol::command::ExtensionUiResponse;
-use serde::{Deserialize, Serialize};
+use pi_rpc_protocol::json::to_vec as to_json;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
 
+use protocol::ToHost;
 use tools::{ToolCalls, ToolReply};
 
-/// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its UI part
-/// appended (one module).
+/// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
+/// tools, UI and session parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
+    "\n",
+    include_str!("host_tools.mjs"),
     "\n",
     include_str!("host_ui.mjs"),
     "\n",
@@ -93,6 +98,7 @@ pub type CliFlag = (String, Option<String>);
 pub async fn start(
     discovery: Discovery<'_>,
     flags: &[CliFlag],
+    mode: UiMode,
     release: crate::release::RpcRelease,
 ) -> Result<Option<Host>, Error> {
     let files = discover(discovery)?;
@@ -109,263 +115,23 @@ pub async fn start(
     }
     let node = find_node()?;
     let ui_prompt_events = release.has(crate::release::Feature::UiPromptEvents);
-    Host::start(&node, files, discovery.cwd, flags, ui_prompt_events)
+    Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events)
         .await
         .map(Some)
 }
 
-/// A command an extension registered.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct RegisteredCommand {
-    /// The name to invoke it with (`/name`).
-    pub name: String,
-    /// What it does.
-    #[serde(default)]
-    pub description: Option<String>,
-    /// The extension's file.
-    pub path: String,
-}
-
-/// A message from the host.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum HostMessage {
-    /// The extensions are loaded (or `error` says why not).
-    Loaded {
-        /// Registered commands, in pi's order.
-        commands: Vec<RegisteredCommand>,
-        /// Registered tools, in registration order.
-        #[serde(default)]
-        tools: Vec<RegisteredTool>,
-        /// Event types some extension handles.
-        events: Vec<String>,
-        /// Why loading failed.
-        #[serde(default)]
-        error: Option<String>,
-        /// At start-up: what is wrong with the command line's extension flags.
-        #[serde(default, rename = "flagErrors")]
-        flag_errors: Vec<String>,
-    },
-    /// An extension registered a command, tool or handler after loading: what all of them
-    /// registered now.
-    Registered {
-        /// Registered commands, in pi's order.
-        commands: Vec<RegisteredCommand>,
-        /// Registered tools, in registration order.
-        #[serde(default)]
-        tools: Vec<RegisteredTool>,
-        /// Event types some extension handles.
-        events: Vec<String>,
-    },
-    /// An extension UI request without its `type`: `id`, `method`, then the method's fields.
-    Ui {
-        /// The request's fields, in the order to write them.
-        request: serde_json::Map<String, Value>,
-    },
-    /// A handler threw.
-    ExtensionError {
-        /// The extension's file, or `command:<name>`.
-        #[serde(rename = "extensionPath")]
-        extension_path: String,
-        /// The event (or `command`).
-        event: String,
-        /// The error's message.
-        error: String,
-    },
-    /// `pi.appendEntry(customType, data)`.
-    AppendEntry {
-        /// The entry's kind.
-        #[serde(rename = "customType")]
-        custom_type: String,
-        /// Its data.
-        #[serde(default)]
-        data: Option<Value>,
-    },
-    /// `pi.sendMessage(message, options)`: a custom message.
-    SendMessage {
-        /// `{customType, content, display, details}`.
-        message: OutgoingCustomMessage,
-        /// `steer` (the default), `followUp` or `nextTurn`.
-        #[serde(default, rename = "deliverAs")]
-        deliver_as: Option<String>,
-        /// Whether an idle agent starts a run with it.
-        #[serde(default, rename = "triggerTurn")]
-        trigger_turn: bool,
-    },
-    /// `pi.setActiveTools(names)`: the tools to offer from now on (names of known tools only).
-    SetActiveTools {
-        /// The tool names, in the order given.
-        names: Vec<String>,
-    },
-    /// `pi.setModel(model)`: answered by a `reply` with this id (true when the model is set).
-    SetModel {
-        /// The host's id for the reply.
-        id: String,
-        /// The model's provider.
-        #[serde(default)]
-        provider: String,
-        /// The model's id.
-        #[serde(default, rename = "modelId")]
-        model_id: String,
-    },
-    /// `ctx.waitForIdle()`: answered by a `reply` with this id once the agent has settled.
-    WaitForIdle {
-        /// The host's id for the reply.
-        id: String,
-    },
-    /// A command's `ctx.newSession(options)`: answered by a `reply` with this id (`{cancelled}`).
-    NewSession {
-        /// The host's id for the reply.
-        id: String,
-        /// The parent session file for the new session's header.
-        #[serde(default, rename = "parentSession")]
-        parent_session: Option<String>,
-    },
-    /// A command's `ctx.switchSession(path)` or `ctx.fork(entryId)`: answered by a `reply`
-    /// with this id (`{cancelled}`, or `{error}`).
-    Replace {
-        /// The host's id for the reply.
-        id: String,
-        /// The session file to switch to (`switchSession`).
-        #[serde(default, rename = "sessionPath")]
-        session_path: Option<String>,
-        /// The entry to fork at (`fork`).
-        #[serde(default, rename = "entryId")]
-        entry_id: Option<String>,
-        /// `before` (the default) or `at` (`fork`).
-        #[serde(default)]
-        position: Option<String>,
-    },
-    /// A command's `ctx.reload()`: answered by a `reply` with this id once the extensions are
-    /// loaded afresh and started.
-    ReloadRuntime {
-        /// The host's id for the reply.
-        id: String,
-    },
-    /// `pi.setThinkingLevel(level)`.
-    SetThinkingLevel {
-        /// The level asked for (clamped to the model).
-        level: pi_rpc_protocol::model::ThinkingLevel,
-    },
-    /// `pi.sendUserMessage(content, options)`: a user message, as if typed.
-    SendUserMessage {
-        /// The text blocks joined by newlines.
-        text: String,
-        /// The other blocks (images).
-        #[serde(default)]
-        images: Option<Vec<Value>>,
-        /// `steer` or `followUp`, needed while the agent is busy.
-        #[serde(default, rename = "deliverAs")]
-        deliver_as: Option<String>,
-    },
-    /// The event or command with this id is fully handled.
-    Done {
-        /// The id the agent gave it.
-        id: u64,
-        /// What the handlers of `input` or `before_agent_start` decided.
-        #[serde(default)]
-        result: Option<Value>,
-    },
-    /// A partial result of the tool call with this id (routed to the call, not the session).
-    ToolUpdate {
-        /// The id the agent gave the call.
-        id: u64,
-        /// `{content, details}`.
-        #[serde(rename = "partialResult")]
-        partial_result: Value,
-    },
-    /// What `tool_call` or `tool_result` handlers made of a call (routed to the call).
-    Intercepted {
-        /// The id the agent gave the question.
-        id: u64,
-        /// Their answer.
-        result: Value,
-    },
-    /// A piece of output of the `bash` command with this id, run by an extension's
-    /// operations (routed to the command).
-    BashData {
-        /// The id the agent gave the command.
-        id: u64,
-        /// The bytes, in base64.
-        data: String,
-    },
-    /// The end of that command (routed to the command).
-    BashExit {
-        /// The id the agent gave the command.
-        id: u64,
-        /// Its exit code, if it has one.
-        #[serde(default, rename = "exitCode")]
-        exit_code: Option<i64>,
-        /// Why `exec` failed.
-        #[serde(default)]
-        error: Option<String>,
-    },
-    /// The end of the tool call with this id (routed to the call, not the session).
-    ToolResult {
-        /// The id the agent gave the call.
-        id: u64,
-        /// `{content, details}`.
-        result: Value,
-        /// Whether the tool threw.
-        #[serde(rename = "isError")]
-        is_error: bool,
-    },
-}
-
-/// The message of `pi.sendMessage`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OutgoingCustomMessage {
-    /// The extension's kind of message.
-    #[serde(default)]
-    pub custom_type: String,
-    /// A text or content blocks.
-    #[serde(default)]
-    pub content: Value,
-    /// Whether a UI shows it.
-    #[serde(default)]
-    pub display: Option<bool>,
-    /// Extension data.
-    #[serde(default)]
-    pub details: Option<Value>,
-}
-
-/// A message to the host.
-#[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ToHost<'a> {
-    Init {
-        cwd: &'a Path,
-        extensions: &'a [&'a Path],
-        flags: &'a [CliFlag],
-    },
-    Event {
-        id: u64,
-        event: &'a Value,
-    },
-    Command {
-        id: u64,
-        name: &'a str,
-        args: &'a str,
-    },
-    UiResponse {
-        response: &'a ExtensionUiResponse,
-    },
-    Reload {
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        fresh: bool,
-    },
-    Tools {
-        all: &'a [&'a str],
-        active: &'a [&'a str],
-        builtins: &'a [Value],
-        registered: &'a [&'a str],
-        sources: &'a serde_json::Map<String, Value>,
-        flags: &'a Value,
-    },
-    Streaming {
-        value: bool,
-    },
+/// The mode the extensions are told they run in (`ctx.mode`). Only RPC mode has a client to
+/// show the extension UI (`ctx.hasUI`); print and JSON modes give the extensions a UI that does
+/// nothing and answers every dialog with its default, as the reference does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UiMode {
+    /// `--mode rpc`.
+    Rpc,
+    /// `--print` with `--mode text`.
+    Print,
+    /// `--print` with `--mode json` (or `--mode json`).
+    Json,
 }
 
 /// The running extension host with its extensions loaded.
@@ -386,13 +152,14 @@ pub struct Host {
 }
 
 impl Host {
-    /// Starts the host with `node`, loads `files`, hands them `flags` and waits until they are
-    /// loaded.
+    /// Starts the host with `node`, loads `files`, hands them `flags` and the `mode`, and waits
+    /// until they are loaded.
     pub async fn start(
         node: &Node,
         files: Vec<ExtensionFile>,
         cwd: &Path,
         flags: &[CliFlag],
+        mode: UiMode,
         ui_prompt_events: bool,
     ) -> Result<Self, Error> {
         let mut child = tokio::process::Command::new(&node.program)
@@ -433,10 +200,11 @@ impl Host {
             files,
         };
         let extensions: Vec<&Path> = host.files.iter().map(|file| file.path.as_path()).collect();
-        let init = serde_json::to_vec(&ToHost::Init {
+        let init = to_json(&ToHost::Init {
             cwd,
             extensions: &extensions,
             flags,
+            mode,
         })?;
         host.send_line(init).await?;
         match messages.recv().await {
@@ -519,12 +287,12 @@ impl Host {
 
     /// Sends the host a message the session composed (`model_state`, `reply`).
     pub async fn send_value(&mut self, message: &Value) -> Result<(), Error> {
-        self.send_line(serde_json::to_vec(message)?).await
+        self.send_line(to_json(message)?).await
     }
 
     /// Tells the host whether the agent runs now (without waiting: runs start from sync code).
     pub fn set_streaming(&self, value: bool) {
-        match serde_json::to_vec(&ToHost::Streaming { value }) {
+        match to_json(&ToHost::Streaming { value }) {
             Ok(mut line) => {
                 line.push(b'\n');
                 if self.writer.try_send(line).is_err() {
@@ -581,7 +349,7 @@ impl Host {
     }
 
     async fn send(&mut self, message: &ToHost<'_>) -> Result<(), Error> {
-        self.send_line(serde_json::to_vec(message)?).await
+        self.send_line(to_json(message)?).await
     }
 
     async fn send_line(&mut self, mut line: Vec<u8>) -> Result<(), Error> {
@@ -623,7 +391,7 @@ async fn read_messages(
                 break;
             }
         };
-        match serde_json::from_str::<HostMessage>(&line) {
+        match pi_rpc_protocol::surrogates::from_str::<HostMessage>(&line) {
             Ok(HostMessage::ToolUpdate { id, partial_result }) => {
                 tool_calls.deliver(id, ToolReply::Update(partial_result));
             }

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use futures_util::future::BoxFuture;
 use pi_rpc_protocol::message::AgentMessage;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -15,7 +16,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::provider::hooks::HookFuture;
-use crate::tools::{ToolContent, ToolDefinition, ToolOutcome, ToolUpdate};
+use crate::system_prompt::ToolPrompt;
+use crate::tools::{
+    BeforeCall, ExtensionHooks, ToolContent, ToolDefinition, ToolOutcome, ToolUpdate,
+};
 
 /// A tool an extension registered, as the host reports it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -38,36 +42,25 @@ pub struct RegisteredTool {
     pub path: String,
 }
 
-/// What a registered tool adds to the system prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolPrompt {
-    /// The tool's name.
-    pub name: String,
-    /// Its line in the tool list, on one line (runs of white space become one space).
-    pub snippet: Option<String>,
-    /// Its guidelines, trimmed, without empty or repeated ones.
-    pub guidelines: Vec<String>,
-}
-
-impl ToolPrompt {
-    fn of(tool: &RegisteredTool) -> Self {
-        let snippet = tool
-            .prompt_snippet
-            .as_deref()
-            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|text| !text.is_empty());
-        let mut guidelines: Vec<String> = Vec::new();
-        for line in &tool.prompt_guidelines {
-            let line = line.trim();
-            if !line.is_empty() && !guidelines.iter().any(|kept| kept == line) {
-                guidelines.push(line.to_owned());
-            }
+/// What a registered tool adds to the system prompt: its snippet on one line (runs of white
+/// space become one space), its guidelines trimmed, without empty or repeated ones.
+fn tool_prompt(tool: &RegisteredTool) -> ToolPrompt {
+    let snippet = tool
+        .prompt_snippet
+        .as_deref()
+        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|text| !text.is_empty());
+    let mut guidelines: Vec<String> = Vec::new();
+    for line in &tool.prompt_guidelines {
+        let line = line.trim();
+        if !line.is_empty() && !guidelines.iter().any(|kept| kept == line) {
+            guidelines.push(line.to_owned());
         }
-        Self {
-            name: tool.name.clone(),
-            snippet,
-            guidelines,
-        }
+    }
+    ToolPrompt {
+        name: tool.name.clone(),
+        snippet,
+        guidelines,
     }
 }
 
@@ -172,15 +165,6 @@ struct Registry {
     events: Vec<String>,
 }
 
-/// What the `tool_call` handlers decided.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BeforeCall {
-    /// Run the call with these arguments (as given, or as a handler changed them).
-    Run(Value),
-    /// Do not run it: the call fails with this text (the block's reason, or the handler's error).
-    Fail(String),
-}
-
 impl ToolBridge {
     /// A bridge with nothing registered yet.
     pub(super) fn new(writer: mpsc::Sender<Vec<u8>>, calls: ToolCalls) -> Self {
@@ -229,7 +213,7 @@ impl ToolBridge {
         *registry = Registry {
             version: registry.version + 1,
             definitions,
-            prompts: tools.iter().map(ToolPrompt::of).collect(),
+            prompts: tools.iter().map(tool_prompt).collect(),
             events: events.to_vec(),
         };
     }
@@ -267,7 +251,7 @@ impl ToolBridge {
     /// Runs the `context` handlers on the messages of the next model request: they may
     /// replace them for that request (the conversation itself stays). `None` when nothing
     /// handles `context`, the host is gone or its answer is not a list of messages.
-    pub async fn transform_context(&self, messages: &[AgentMessage]) -> Option<Vec<AgentMessage>> {
+    pub async fn transform_context(&self, messages: &[&AgentMessage]) -> Option<Vec<AgentMessage>> {
         if !self.handles("context") {
             return None;
         }
@@ -433,6 +417,64 @@ impl ToolBridge {
         let mut line = message.to_string().into_bytes();
         line.push(b'\n');
         self.writer.send(line).await.is_ok()
+    }
+}
+
+/// The bridge as the tools, the run loop and compaction see it.
+impl ExtensionHooks for ToolBridge {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        ToolBridge::definitions(self)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        ToolBridge::has(self, name)
+    }
+
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+        cancel: &'a CancellationToken,
+        on_update: &'a mut (dyn FnMut(ToolUpdate) + Send),
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(ToolBridge::execute(
+            self, call_id, name, args, cancel, on_update,
+        ))
+    }
+
+    fn before_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+    ) -> BoxFuture<'a, BeforeCall> {
+        Box::pin(ToolBridge::before_call(self, call_id, name, args))
+    }
+
+    fn after_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+        outcome: ToolOutcome,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(ToolBridge::after_call(self, call_id, name, args, outcome))
+    }
+
+    fn transform_context<'a>(
+        &'a self,
+        messages: &'a [&'a AgentMessage],
+    ) -> BoxFuture<'a, Option<Vec<AgentMessage>>> {
+        Box::pin(ToolBridge::transform_context(self, messages))
+    }
+
+    fn refreshed_system_prompt(&self) -> Option<String> {
+        ToolBridge::refreshed_system_prompt(self)
+    }
+
+    fn before_compact(&self, event: Value) -> BoxFuture<'_, Option<Value>> {
+        Box::pin(ToolBridge::before_compact(self, event))
     }
 }
 

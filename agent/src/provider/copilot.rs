@@ -18,7 +18,7 @@ pub(super) fn prepare(request: &mut LlmRequest) {
     if request.model.provider != PROVIDER {
         return;
     }
-    let initiator = match request.messages.last() {
+    let initiator = match request.messages.last().map(|message| &**message) {
         None | Some(AgentMessage::User(_)) => "user",
         // Extension, bash and summary messages reach the model as user messages.
         Some(AgentMessage::Custom(_))
@@ -28,7 +28,7 @@ pub(super) fn prepare(request: &mut LlmRequest) {
         | Some(AgentMessage::System(_)) => "user",
         Some(AgentMessage::Assistant(_)) | Some(AgentMessage::ToolResult(_)) => "agent",
     };
-    let has_images = request.messages.iter().any(|message| match message {
+    let has_images = request.messages.iter().any(|message| match &**message {
         AgentMessage::User(user) => match &user.content {
             MessageContent::Text(_) => false,
             MessageContent::Blocks(blocks) => blocks.iter().any(is_image),
@@ -67,7 +67,11 @@ mod tests {
             model: serde_json::from_value(model).unwrap(),
             api_key: Some("token".into()),
             system_prompt: String::new(),
-            messages: serde_json::from_value(messages).unwrap(),
+            messages: serde_json::from_value::<Vec<AgentMessage>>(messages)
+                .unwrap()
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect(),
             tools: Vec::new(),
             thinking_level: pi_rpc_protocol::model::ThinkingLevel::Off,
             session_id: None,

@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use pi_rpc_protocol::message::StopReason;
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -96,6 +97,27 @@ pub(crate) trait WireFormat: Send {
     /// the format's SDK words it.
     fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
         status_error_message(status, body)
+    }
+
+    /// A response came, success or error, before its body is read (the format may note its
+    /// headers, and what an error should carry on the message).
+    fn on_response(&mut self, _status: u16, _headers: &HeaderMap, _partial: &mut PartialMessage) {}
+
+    /// Whether the format's SDK sends a failed request again by itself (whatever
+    /// `retry.provider` says), and after how long: `retries` is how many it already sent again,
+    /// `status` is `None` when no response came.
+    fn sdk_retry_delay(
+        &self,
+        _retries: u32,
+        _status: Option<u16>,
+        _headers: Option<&HeaderMap>,
+    ) -> Option<Duration> {
+        None
+    }
+
+    /// The error text when the body broke off or went idle too long.
+    fn body_broken(&mut self, _partial: &mut PartialMessage) -> String {
+        TERMINATED.to_owned()
     }
 }
 
@@ -223,7 +245,7 @@ async fn exchange(
     let idle = options.idle_timeout;
     let cancel = sink.cancel.clone();
     let tx = sink.tx.clone();
-    let mut response = send(request, wire, options, sink).await?;
+    let mut response = send(request, wire, options, sink, partial).await?;
     sink.accepted = true;
     let mut decoder = SseDecoder::new();
     let mut events = Vec::new();
@@ -248,7 +270,7 @@ async fn exchange(
                 None
             }
             Some(Ok(None)) => break,
-            Some(Err(_)) | None => return Err(Failure::Error(TERMINATED.to_owned())),
+            Some(Err(_)) | None => return Err(Failure::Error(wire.body_broken(partial))),
         };
         let applied = match raw_read {
             Some(outcome) => outcome,
@@ -289,9 +311,10 @@ async fn exchange(
 /// attempt otherwise.
 async fn send(
     request: reqwest::RequestBuilder,
-    wire: &impl WireFormat,
+    wire: &mut impl WireFormat,
     options: StreamOptions,
     sink: &Sink,
+    partial: &mut PartialMessage,
 ) -> Result<reqwest::Response, Failure> {
     let idle = options.idle_timeout;
     let headers_limit = match (options.request_timeout, idle) {
@@ -302,6 +325,7 @@ async fn send(
     let tx = &sink.tx;
     let mut request = Some(request);
     let mut retry_index = 0;
+    let mut sdk_retries = 0;
     loop {
         if cancel.is_cancelled() {
             return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE));
@@ -311,7 +335,7 @@ async fn send(
             return Err(Failure::Error(wire.connection_error(false)));
         };
         // A request with a streamed body cannot be sent twice; ours are all bytes.
-        let spare = if retries_left > 0 {
+        let spare = if retries_left > 0 || wire.sdk_retry_delay(0, None, None).is_some() {
             current.try_clone()
         } else {
             None
@@ -324,6 +348,7 @@ async fn send(
         };
         let error = match sent {
             Some(Ok(response)) if response.status().is_success() => {
+                wire.on_response(response.status().as_u16(), response.headers(), partial);
                 if wire.exposes_response() {
                     super::hooks::after_response(&response).await;
                 }
@@ -332,6 +357,7 @@ async fn send(
             Some(Ok(response)) => {
                 let status = response.status().as_u16();
                 let headers = response.headers().clone();
+                wire.on_response(status, &headers, partial);
                 let content_type = headers
                     .get(reqwest::header::CONTENT_TYPE)
                     .and_then(|value| value.to_str().ok())
@@ -375,6 +401,18 @@ async fn send(
                 headers: None,
             },
         };
+        let sdk_delay = wire.sdk_retry_delay(sdk_retries, error.status, error.headers.as_ref());
+        if let (Some(delay), Some(spare)) = (sdk_delay, &spare) {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
+                () = tx.closed() => return Err(Failure::Closed),
+                () = tokio::time::sleep(delay) => {}
+            }
+            sdk_retries += 1;
+            request = spare.try_clone();
+            continue;
+        }
         let Some(spare) = spare else {
             return Err(Failure::Error(error.text));
         };

@@ -62,6 +62,8 @@ pub fn repair(json: &str) -> String {
 /// Parses JSON; when that fails, parses the [`repair`]ed text once. The error is worded as
 /// JavaScript's `JSON.parse` words the common cases.
 pub fn parse_with_repair(json: &str) -> Result<Value, String> {
+    // Lone surrogate escapes are kept, as `JSON.parse` keeps them (see `surrogates`).
+    let json: &str = &pi_rpc_protocol::surrogates::decode_json(json);
     match serde_json::from_str::<Value>(json) {
         Ok(mut value) => {
             js_key_order(&mut value);
@@ -86,6 +88,7 @@ pub fn parse_with_repair(json: &str) -> Result<Value, String> {
 /// Parses JSON as JavaScript's `JSON.parse` does, without repair (keys in JavaScript's order,
 /// errors worded as V8 words them).
 pub(crate) fn parse_strict(json: &str) -> Result<Value, String> {
+    let json: &str = &pi_rpc_protocol::surrogates::decode_json(json);
     match serde_json::from_str::<Value>(json) {
         Ok(mut value) => {
             js_key_order(&mut value);
@@ -112,40 +115,8 @@ pub fn parse_streaming(partial: &str) -> Map<String, Value> {
     }
 }
 
-/// Reorders the keys of every object in `value` as a JavaScript object holds them: keys that are
-/// array indices first, in ascending numeric order, then the others in insertion order.
-pub fn js_key_order(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for item in map.values_mut() {
-                js_key_order(item);
-            }
-            if map.keys().any(|key| array_index(key).is_some()) {
-                let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
-                // A stable sort keeps the other keys in insertion order.
-                entries.sort_by_key(|(key, _)| array_index(key).map_or(u64::MAX, u64::from));
-                map.extend(entries);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(js_key_order),
-        _ => {}
-    }
-}
-
-fn array_index(key: &str) -> Option<u32> {
-    if key == "0" {
-        return Some(0);
-    }
-    if key.starts_with('0') || key.len() > 10 || !key.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    key.parse::<u32>().ok().filter(|index| *index != u32::MAX)
-}
-
-/// Whitespace as JavaScript's `String.prototype.trim` sees it.
-pub(crate) fn js_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
-}
+pub use crate::js::key_order as js_key_order;
+pub(crate) use crate::js::trim as js_trim;
 
 /// Words a `serde_json` syntax error as V8's `JSON.parse` does for the common cases.
 fn describe_error(json: &str, error: &serde_json::Error) -> String {
@@ -158,7 +129,7 @@ fn describe_error(json: &str, error: &serde_json::Error) -> String {
     if message.starts_with("trailing characters") {
         return format!(
             "Unexpected non-whitespace character after JSON at position {} (line {} column {})",
-            utf16_len(&json[..position]),
+            crate::js::utf16_len(&json[..position]),
             error.line(),
             error.column()
         );
@@ -196,10 +167,6 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
         at -= 1;
     }
     at
-}
-
-fn utf16_len(text: &str) -> usize {
-    text.encode_utf16().count()
 }
 
 /// The forgiving parser for incomplete JSON: strings, objects, arrays, numbers and literals may

@@ -27,12 +27,18 @@
 //! of as SSE (`reads_raw_body` / `on_bytes`, for the Google SDK's own splitting).
 
 pub mod anthropic;
+pub mod azure;
+pub mod bedrock;
+mod cloudflare;
+pub mod codex;
 mod copilot;
 pub mod cost;
 mod driver;
+pub mod failure;
 pub mod google;
 pub mod hooks;
 pub mod json;
+pub mod mistral;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod options;
@@ -40,8 +46,9 @@ mod partial;
 mod retry;
 pub mod sse;
 pub mod transform;
+pub mod vertex;
 
-use std::time::Duration;
+use std::sync::Arc;
 
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
@@ -49,6 +56,7 @@ use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::config::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions};
 pub use crate::tools::ToolDefinition;
 
 /// Capacity of the event channel returned by [`stream`].
@@ -63,8 +71,9 @@ pub struct LlmRequest {
     pub api_key: Option<String>,
     /// The system prompt (sent as given; empty sends none).
     pub system_prompt: String,
-    /// The conversation: user, assistant and tool-result messages (others are ignored).
-    pub messages: Vec<AgentMessage>,
+    /// The conversation: user, assistant and tool-result messages (others are ignored), shared
+    /// with the run that sends it (a provider copies only what it transforms).
+    pub messages: Vec<Arc<AgentMessage>>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// How much the model should think.
@@ -73,7 +82,7 @@ pub struct LlmRequest {
     pub session_id: Option<String>,
     /// Token budgets per thinking level from the settings (`thinkingBudgets`), replacing the
     /// defaults where a wire format sends a budget.
-    pub thinking_budgets: options::ThinkingBudgets,
+    pub thinking_budgets: crate::config::ThinkingBudgets,
 }
 
 /// What a provider stream reports.
@@ -94,48 +103,6 @@ pub enum ProviderEvent {
     /// The final message; always the last event.
     Done(AssistantMessage),
 }
-
-/// Transport settings of a model call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StreamOptions {
-    /// The longest wait for the response headers and between two reads of the body (the
-    /// reference's `httpIdleTimeoutMs`, five minutes by default); `None` waits for ever. Waiting
-    /// longer for headers fails with `Request timed out.`, for the body with `terminated`.
-    pub idle_timeout: Option<Duration>,
-    /// Settings `retry.provider.maxRetries` (default 0): how often a failed request is sent
-    /// again (408, 409, 429, 5xx, no response) before the error reaches the run.
-    pub max_retries: u32,
-    /// Settings `retry.provider.maxRetryDelayMs` (default 60 s): a longer delay asked for by
-    /// the provider fails the request at once; zero lifts the limit.
-    pub max_retry_delay: Duration,
-    /// Settings `retry.provider.timeoutMs`: the longest wait for the response headers (the
-    /// idle timeout still applies when shorter); `None` leaves it to the idle timeout.
-    pub request_timeout: Option<Duration>,
-    /// Settings `thinkingBudgets`, copied into each [`LlmRequest`] of a run.
-    pub thinking_budgets: options::ThinkingBudgets,
-    /// Settings `images.blockImages`: images in user messages and tool results are replaced by
-    /// a text placeholder in what the model is sent (the session keeps them).
-    pub block_images: bool,
-}
-
-impl Default for StreamOptions {
-    fn default() -> Self {
-        Self {
-            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
-            max_retries: 0,
-            max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
-            request_timeout: None,
-            thinking_budgets: options::ThinkingBudgets::default(),
-            block_images: false,
-        }
-    }
-}
-
-/// The reference's default `retry.provider.maxRetryDelayMs`.
-pub const DEFAULT_MAX_RETRY_DELAY: Duration = Duration::from_secs(60);
-
-/// The reference's default HTTP idle timeout.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Starts a model call on the current tokio runtime and returns its events.
 ///
@@ -173,6 +140,7 @@ pub fn stream_with(
             return;
         }
         copilot::prepare(&mut request);
+        cloudflare::prepare(&mut request);
         match request.model.api.as_str() {
             anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
             openai_completions::API => {
@@ -182,6 +150,11 @@ pub fn stream_with(
             openai_responses::API => {
                 openai_responses::run(&http, request, options, cancel, tx).await;
             }
+            azure::API => azure::run(&http, request, options, cancel, tx).await,
+            mistral::API => mistral::run(&http, request, options, cancel, tx).await,
+            vertex::API => vertex::run(&http, request, options, cancel, tx).await,
+            bedrock::API => bedrock::run(&http, request, options, cancel, tx).await,
+            codex::API => codex::run(&http, request, options, cancel, tx).await,
             other => {
                 let message = format!("No API provider registered for api: {other}");
                 let done =
@@ -191,6 +164,19 @@ pub fn stream_with(
         }
     }));
     rx
+}
+
+/// A variable for the call: the value stored with the provider's `auth.json` key (see
+/// [`crate::config::ModelRegistry::STORED_ENV_KEY`]), else the environment's.
+pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
+    request
+        .model
+        .extra
+        .get(crate::config::ModelRegistry::STORED_ENV_KEY)
+        .and_then(|env| env.get(name))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| crate::config::ambient::env(name))
 }
 
 /// Milliseconds since the Unix epoch.

@@ -12,33 +12,13 @@ use pi_rpc_protocol::usage::Usage;
 use serde_json::{Value, json};
 
 use super::LlmRequest;
+pub use crate::config::ThinkingBudgets;
+use crate::js::utf16_len;
 
 const CONTEXT_SAFETY_TOKENS: i64 = 4096;
 const MIN_ANSWER_TOKENS: i64 = 1024;
 const CHARS_PER_TOKEN: f64 = 4.0;
 const IMAGE_CHARS: usize = 4800;
-
-/// Token budgets per thinking level set by the settings' `thinkingBudgets` (`minimal`, `low`,
-/// `medium`, `high`; xhigh and max use `high`, as the reference clamps them); a level without
-/// one keeps the format's default.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThinkingBudgets {
-    /// Budgets for minimal, low, medium and high.
-    pub levels: [Option<i64>; 4],
-}
-
-impl ThinkingBudgets {
-    /// The custom budget for `level`, if one is set (none for off).
-    pub fn get(&self, level: ThinkingLevel) -> Option<i64> {
-        match level {
-            ThinkingLevel::Off => None,
-            ThinkingLevel::Minimal => self.levels[0],
-            ThinkingLevel::Low => self.levels[1],
-            ThinkingLevel::Medium => self.levels[2],
-            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => self.levels[3],
-        }
-    }
-}
 
 /// The thinking budget of a level (before it is fitted into the output limit).
 pub fn default_thinking_budget(level: ThinkingLevel) -> i64 {
@@ -87,7 +67,7 @@ pub fn estimate_context_tokens(request: &LlmRequest) -> i64 {
     let mut latest_timestamp = f64::NEG_INFINITY;
     let mut last_usage: Option<(usize, i64)> = None;
     for (index, message) in messages.iter().enumerate() {
-        if let AgentMessage::Assistant(assistant) = message {
+        if let AgentMessage::Assistant(assistant) = &**message {
             let tokens = context_tokens(&assistant.usage);
             if assistant.timestamp as f64 >= latest_timestamp
                 && !matches!(
@@ -106,11 +86,11 @@ pub fn estimate_context_tokens(request: &LlmRequest) -> i64 {
             tokens
                 + messages[index + 1..]
                     .iter()
-                    .map(message_tokens)
+                    .map(|message| message_tokens(message))
                     .sum::<i64>()
         }
         None => {
-            let history: i64 = messages.iter().map(message_tokens).sum();
+            let history: i64 = messages.iter().map(|message| message_tokens(message)).sum();
             let system = if request.system_prompt.is_empty() {
                 0
             } else {
@@ -202,14 +182,6 @@ fn tools_tokens(request: &LlmRequest) -> i64 {
         .collect();
     let text = pi_rpc_protocol::json::to_string(&tools).unwrap_or_default();
     text_tokens(utf16_len(&text))
-}
-
-/// Length in UTF-16 code units, as JavaScript counts a string.
-pub(crate) fn utf16_len(text: &str) -> usize {
-    if text.is_ascii() {
-        return text.len();
-    }
-    text.encode_utf16().count()
 }
 
 #[cfg(test)]

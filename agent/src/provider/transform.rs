@@ -6,10 +6,11 @@
 //! ended in `error` or `aborted` are left out; a tool call without a result gets a synthetic
 //! error result `No result provided` so that every call is answered.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, TextContent, UserContent};
-use pi_rpc_protocol::message::{AgentMessage, StopReason, ToolResultMessage};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, ToolResultMessage};
 use pi_rpc_protocol::model::Model;
 use serde_json::Map;
 
@@ -20,8 +21,8 @@ const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not suppor
 
 /// Prepares `messages` (user, assistant and tool-result messages; others are passed through)
 /// for `model`. `normalize_id` rewrites tool-call ids of other models' calls.
-pub fn transform_messages(
-    messages: &[AgentMessage],
+pub fn transform_messages<M: Borrow<AgentMessage>>(
+    messages: &[M],
     model: &Model,
     normalize_id: &dyn Fn(&str) -> String,
 ) -> Vec<AgentMessage> {
@@ -29,7 +30,7 @@ pub fn transform_messages(
     let mut id_map: HashMap<String, String> = HashMap::new();
     let mut transformed = Vec::with_capacity(messages.len());
     for message in messages {
-        let message = match message {
+        let message = match message.borrow() {
             AgentMessage::User(user) => {
                 let mut user = user.clone();
                 if !supports_images && let MessageContent::Blocks(blocks) = &mut user.content {
@@ -51,8 +52,21 @@ pub fn transform_messages(
                 let same_model = assistant.provider == model.provider
                     && assistant.api == model.api
                     && assistant.model == model.id;
-                let mut out = assistant.clone();
-                out.content = Vec::with_capacity(assistant.content.len());
+                // Every field but the content, which is rebuilt below (not cloned twice).
+                let mut out = AssistantMessage {
+                    content: Vec::with_capacity(assistant.content.len()),
+                    api: assistant.api.clone(),
+                    provider: assistant.provider.clone(),
+                    model: assistant.model.clone(),
+                    response_model: assistant.response_model.clone(),
+                    usage: assistant.usage.clone(),
+                    stop_reason: assistant.stop_reason,
+                    timestamp: assistant.timestamp,
+                    response_id: assistant.response_id.clone(),
+                    raw_stop_reason: assistant.raw_stop_reason.clone(),
+                    error_message: assistant.error_message.clone(),
+                    extra: assistant.extra.clone(),
+                };
                 for block in &assistant.content {
                     match block {
                         AssistantContent::Thinking(thinking) => {
@@ -105,9 +119,44 @@ pub fn transform_messages(
             }
             other => other.clone(),
         };
-        transformed.push(message);
+        transformed.push(without_lone_surrogates(message));
     }
     answer_orphaned_calls(transformed)
+}
+
+/// The message with lone surrogates removed from its texts, as the reference's providers send
+/// them (`sanitizeSurrogates`).
+fn without_lone_surrogates(mut message: AgentMessage) -> AgentMessage {
+    let clean = |text: &mut String| {
+        if let std::borrow::Cow::Owned(cleaned) = pi_rpc_protocol::surrogates::remove_lone(text) {
+            *text = cleaned;
+        }
+    };
+    let clean_blocks = |blocks: &mut Vec<UserContent>| {
+        for block in blocks {
+            if let UserContent::Text(text) = block {
+                clean(&mut text.text);
+            }
+        }
+    };
+    match &mut message {
+        AgentMessage::User(user) => match &mut user.content {
+            MessageContent::Text(text) => clean(text),
+            MessageContent::Blocks(blocks) => clean_blocks(blocks),
+        },
+        AgentMessage::ToolResult(result) => clean_blocks(&mut result.content),
+        AgentMessage::Assistant(assistant) => {
+            for block in &mut assistant.content {
+                match block {
+                    AssistantContent::Text(text) => clean(&mut text.text),
+                    AssistantContent::Thinking(thinking) => clean(&mut thinking.thinking),
+                    AssistantContent::ToolCall(_) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    message
 }
 
 /// Drops failed assistant messages and inserts `No result provided` results for calls that

@@ -12,7 +12,26 @@ use std::path::{Component, Path, PathBuf};
 /// A plain entry as a path: a leading `~` is the home folder, a relative path is relative to
 /// `base` (the settings file's folder), `.` and `..` are folded.
 pub(crate) fn resolve(entry: &str, base: &Path) -> PathBuf {
-    super::skill_paths::resolve(entry, base)
+    let path = entry.trim();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let expanded = match (path.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => PathBuf::from(path),
+    };
+    let joined = base.join(expanded);
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Whether an entry is a pattern rather than a path to load.

@@ -95,7 +95,7 @@ pub(super) fn settings_skill_paths(
             .partition(|entry| super::patterns::is_pattern(entry));
         let mut files = Vec::new();
         for entry in plain {
-            let path = resolve(entry, &group.base);
+            let path = super::patterns::resolve(entry, &group.base);
             if path.is_dir() {
                 collect_skills(&path, true, &mut files);
             } else if path.is_file() {
@@ -110,31 +110,6 @@ pub(super) fn settings_skill_paths(
         }
     }
     paths
-}
-
-/// `path` with a leading `~` expanded to the home folder, made absolute against `base`, with
-/// `.` and `..` components folded.
-pub(super) fn resolve(path: &str, base: &Path) -> PathBuf {
-    let path = path.trim();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let expanded = match (path.strip_prefix('~'), home) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-            home.join(rest.trim_start_matches('/'))
-        }
-        _ => PathBuf::from(path),
-    };
-    let joined = base.join(expanded);
-    let mut out = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

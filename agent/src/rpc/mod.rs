@@ -18,8 +18,29 @@ const OUTPUT_QUEUE: usize = 256;
 /// Stop adding waiting lines to one write beyond this size.
 const WRITE_BATCH_BYTES: usize = 256 * 1024;
 
-/// Where the session sends finished lines (each a JSON record with its LF).
+/// Where the session sends finished lines (each a JSON record with its LF; a large answer comes
+/// as several pieces in a row, the last one ending its line).
 pub type OutputSender = mpsc::Sender<Vec<u8>>;
+
+/// A line of input, and whether another line that arrived with it follows: the reference
+/// handles the lines of one read of stdin one after another before anything else happens.
+#[derive(Debug)]
+pub struct InputLine {
+    /// The line, or why it is not one.
+    pub line: LineResult,
+    /// Whether the next line came in the same read.
+    pub more_in_read: bool,
+}
+
+impl InputLine {
+    /// A line that arrived alone.
+    pub fn single(line: String) -> Self {
+        Self {
+            line: Ok(line),
+            more_in_read: false,
+        }
+    }
+}
 
 /// Serves the protocol until `input` ends (or the output is closed). Lines already handed to
 /// the writer are written before this returns.
@@ -28,7 +49,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (line_tx, line_rx) = mpsc::channel::<LineResult>(INPUT_QUEUE);
+    let (line_tx, line_rx) = mpsc::channel::<InputLine>(INPUT_QUEUE);
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUTPUT_QUEUE);
     let reader = tokio::spawn(read_lines(input, line_tx));
     let writer = tokio::spawn(write_lines(output, out_rx));
@@ -40,12 +61,13 @@ where
     }
 }
 
-async fn read_lines<R: AsyncRead + Unpin>(input: R, lines: mpsc::Sender<LineResult>) {
+async fn read_lines<R: AsyncRead + Unpin>(input: R, lines: mpsc::Sender<InputLine>) {
     let mut reader = LineReader::new(input);
     loop {
         match reader.next_line().await {
             Ok(Some(line)) => {
-                if lines.send(line).await.is_err() {
+                let more_in_read = reader.has_ready_line();
+                if lines.send(InputLine { line, more_in_read }).await.is_err() {
                     return;
                 }
             }

@@ -9,10 +9,12 @@ use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, NoFields, TurnEndEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use std::sync::Arc;
+
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::convert::convert_to_llm;
+use crate::convert::convert_shared;
 use crate::provider::{self, LlmRequest, ProviderEvent};
 
 /// What a run tells the session.
@@ -35,8 +37,8 @@ pub enum RunMessage {
 pub struct RunSpec {
     /// Messages delivered first, in the first turn (the prompt, or queued messages).
     pub prompts: Vec<AgentMessage>,
-    /// The conversation before this run.
-    pub history: Vec<AgentMessage>,
+    /// The conversation before this run, shared with the session (not copied).
+    pub history: Vec<Arc<AgentMessage>>,
     /// The model, with the headers of its request.
     pub model: Model,
     /// The provider's API key.
@@ -146,7 +148,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
     for prompt in prompts {
         emitter.emit(message_start(prompt.clone())).await?;
         emitter.emit(message_end(prompt.clone())).await?;
-        context.push(prompt.clone());
+        context.push(Arc::new(prompt.clone()));
         new_messages.push(prompt);
     }
     let mut first_turn = true;
@@ -165,21 +167,29 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             for message in std::mem::take(&mut pending) {
                 emitter.emit(message_start(message.clone())).await?;
                 emitter.emit(message_end(message.clone())).await?;
-                context.push(message.clone());
+                context.push(Arc::new(message.clone()));
                 new_messages.push(message);
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
-                Some(bridge) if release.has(crate::release::Feature::ContextHidesSystem) => {
-                    let shown: Vec<AgentMessage> = context
+                Some(bridge) => {
+                    // From 0.87.0 the handlers no longer see the `system` messages.
+                    let hide_system = release.has(crate::release::Feature::ContextHidesSystem);
+                    let messages: Vec<&AgentMessage> = context
                         .iter()
-                        .filter(|message| !matches!(message, AgentMessage::System(_)))
-                        .cloned()
+                        .map(|m| &**m)
+                        .filter(|m| !(hide_system && matches!(m, AgentMessage::System(_))))
                         .collect();
-                    bridge.transform_context(&shown).await
+                    bridge.transform_context(&messages).await
                 }
-                Some(bridge) => bridge.transform_context(&context).await,
                 None => None,
+            };
+            // The history stays shared: a provider copies only what it transforms.
+            let messages = match transformed {
+                Some(messages) => {
+                    convert_shared(&messages.into_iter().map(Arc::new).collect::<Vec<_>>())
+                }
+                None => convert_shared(&context),
             };
             let request = LlmRequest {
                 model: model.clone(),
@@ -188,12 +198,9 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 system_prompt: tool_context
                     .extension_tools
                     .as_ref()
-                    .and_then(crate::extensions::ToolBridge::refreshed_system_prompt)
+                    .and_then(|hooks| hooks.refreshed_system_prompt())
                     .unwrap_or_else(|| system_prompt.clone()),
-                messages: crate::convert::block_images(
-                    convert_to_llm(transformed.as_ref().unwrap_or(&context)),
-                    stream_options.block_images,
-                ),
+                messages: crate::convert::block_images(messages, stream_options.block_images),
                 // Taken per request: a tool an extension registers during the run is offered
                 // from the next request on, as in the reference.
                 tools: crate::tools::definitions(&tool_context),
@@ -211,7 +218,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             )
             .await?;
             let message = AgentMessage::Assistant(assistant.clone());
-            context.push(message.clone());
+            context.push(Arc::new(message.clone()));
             new_messages.push(message.clone());
             if matches!(
                 assistant.stop_reason,
@@ -230,7 +237,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
                 let message = AgentMessage::ToolResult(result.clone());
-                context.push(message.clone());
+                context.push(Arc::new(message.clone()));
                 new_messages.push(message);
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }

@@ -9,9 +9,9 @@ use pi_rpc_protocol::session::{LabelEntry, SessionHeader};
 use pi_rpc_protocol::usage::Usage;
 use serde_json::Value;
 
-use super::context::user_text;
+use super::context::user_message_text;
 use super::entry::generate_id;
-use super::{Entry, Error, Result, SessionStore, header_map, paths, time};
+use super::{Entry, Error, Result, Role, SessionStore, header_map, paths, time};
 
 impl SessionStore {
     /// Moves the leaf to an earlier entry; the next entry starts a new branch there.
@@ -140,15 +140,10 @@ impl SessionStore {
     /// `parentSession` is this one. On error, `self` is unchanged.
     pub fn fork(&mut self, entry_id: &str) -> Result<Option<String>> {
         let selected = self.entry(entry_id).ok_or(Error::InvalidForkEntry)?;
-        if selected.message_role() != Some("user") {
+        if selected.message_role() != Some(Role::User) {
             return Err(Error::InvalidForkEntry);
         }
-        let text = selected
-            .raw()
-            .get("message")
-            .and_then(|message| message.get("content"))
-            .map(user_text)
-            .unwrap_or_default();
+        let text = user_message_text(selected).unwrap_or_default();
         let target = selected.parent_id().map(str::to_owned);
         self.fork_to(target.as_deref())?;
         Ok(Some(text))

@@ -1,14 +1,17 @@
 //! What the model sees: the active branch (root to leaf), compaction-aware, as messages; and the
 //! model and thinking level the branch last recorded.
 
+use std::sync::Arc;
+
 use pi_rpc_protocol::message::{
     AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
 };
 use pi_rpc_protocol::response::ForkMessage;
-use pi_rpc_protocol::session::SessionEntry;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Entry, Error, Result, SessionStore, js_trim, time};
+use super::pieces::{JsonArray, JsonPieces};
+use super::{Conversation, Entry, Error, Result, Role, SessionStore, SharedMessage, js_trim, time};
 
 /// A provider and model id, as `model_change` entries and assistant messages record them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,10 +23,10 @@ pub struct ModelRef {
 }
 
 /// The active branch as the model sees it (the reference's `buildSessionContext`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SessionContext {
     /// Messages in order: after a compaction, its summary first, then the kept entries.
-    pub messages: Vec<AgentMessage>,
+    pub messages: Conversation,
     /// The last thinking level on the branch, `"off"` when none was recorded.
     pub thinking_level: String,
     /// The last model on the branch (a `model_change` or an assistant message's model).
@@ -34,19 +37,27 @@ impl SessionStore {
     /// The entries from the root to `from` (default: the leaf), all kinds included.
     pub fn branch(&self, from: Option<&str>) -> Vec<&Entry> {
         let start = from.or(self.leaf_id.as_deref());
-        self.path_from(start.and_then(|id| self.entry(id)))
+        self.path_from(start.and_then(|id| self.by_id.get(id).copied()))
     }
 
-    fn path_from<'a>(&'a self, leaf: Option<&'a Entry>) -> Vec<&'a Entry> {
+    fn path_from(&self, leaf: Option<usize>) -> Vec<&Entry> {
         let mut path = Vec::new();
         let mut current = leaf;
-        while let Some(entry) = current {
+        while let Some(index) = current {
+            let Some(entry) = self.entries.get(index) else {
+                break;
+            };
             path.push(entry);
             // A parent cycle in a hand-edited file must not hang the agent.
             if path.len() > self.entries.len() {
                 break;
             }
-            current = entry.parent_id().and_then(|id| self.entry(id));
+            current = self
+                .parents
+                .get(index)
+                .copied()
+                .flatten()
+                .map(|parent| parent as usize);
         }
         path.reverse();
         path
@@ -56,16 +67,14 @@ impl SessionStore {
     /// the branch, the compaction itself, then the entries from its `firstKeptEntryId` up to it,
     /// then everything after it.
     pub fn context_entries(&self) -> Vec<&Entry> {
-        let path = self.path_from(self.leaf_id.as_deref().and_then(|id| self.entry(id)));
+        let path = self.branch(None);
         let Some(compaction_index) = path.iter().rposition(|entry| entry.kind() == "compaction")
         else {
             return path;
         };
         let compaction = path[compaction_index];
-        let first_kept = compaction
-            .raw()
-            .get("firstKeptEntryId")
-            .and_then(Value::as_str);
+        let first_kept = compaction.field("firstKeptEntryId");
+        let first_kept = first_kept.as_ref().and_then(Value::as_str);
         let mut out = vec![compaction];
         let mut keeping = false;
         for entry in &path[..compaction_index] {
@@ -78,36 +87,25 @@ impl SessionStore {
         out
     }
 
-    /// The messages, thinking level and model of the active branch.
+    /// The messages, thinking level and model of the active branch. Messages read from the
+    /// file are shared with the store, not parsed.
     pub fn build_context(&self) -> SessionContext {
-        let mut thinking_level = "off".to_owned();
-        let mut model = None;
-        for entry in self.branch(None) {
-            match entry.parsed() {
-                Some(SessionEntry::ThinkingLevelChange(change)) => {
-                    thinking_level.clone_from(&change.thinking_level);
-                }
-                Some(SessionEntry::ModelChange(change)) => {
-                    model = Some(ModelRef {
-                        provider: change.provider.clone(),
-                        model_id: change.model_id.clone(),
-                    });
-                }
-                Some(SessionEntry::Message(message)) => {
-                    if let AgentMessage::Assistant(assistant) = &message.message {
-                        model = Some(ModelRef {
-                            provider: assistant.provider.clone(),
-                            model_id: assistant.model.clone(),
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
+        let branch = self.branch(None);
+        // The last thinking level and the last model on the branch win: look from the leaf.
+        let thinking_level = branch
+            .iter()
+            .rev()
+            .filter(|entry| entry.kind() == "thinking_level_change")
+            .find_map(|entry| match entry.field("thinkingLevel") {
+                Some(Value::String(level)) => Some(level),
+                _ => None,
+            })
+            .unwrap_or_else(|| "off".to_owned());
+        let model = branch.iter().rev().find_map(|entry| model_of(entry));
         let messages = self
             .context_entries()
             .into_iter()
-            .filter_map(context_message)
+            .filter_map(context_shared)
             .collect();
         SessionContext {
             messages,
@@ -116,9 +114,9 @@ impl SessionStore {
         }
     }
 
-    /// The messages of the active branch as the model sees them.
+    /// The messages of the active branch as the model sees them (typed copies).
     pub fn branch_messages(&self) -> Vec<AgentMessage> {
-        self.build_context().messages
+        self.build_context().messages.iter().cloned().collect()
     }
 
     /// Whether the active branch records a thinking level (a resumed session without one gets
@@ -142,13 +140,23 @@ impl SessionStore {
         Ok(&self.entries[index + 1..])
     }
 
-    /// The `data` of a `get_entries` response: `{"entries":[...],"leafId":...}`.
-    pub fn entries_data(&self, since: Option<&str>) -> Result<Value> {
+    /// The `data` of a `get_entries` response, `{"entries":[...],"leafId":...}`, in pieces.
+    pub fn entries_json(&self, since: Option<&str>) -> Result<impl JsonPieces + '_> {
         let entries = self.entries_since(since)?;
-        let mut data = Map::new();
-        data.insert("entries".into(), serde_json::to_value(entries)?);
-        data.insert("leafId".into(), leaf_value(self.leaf_id()));
-        Ok(Value::Object(data))
+        Ok(JsonArray::new(
+            "{\"entries\":[",
+            entries,
+            |entry: &Entry, out: &mut Vec<u8>| entry.write_json(out).map(|()| true),
+            leaf_tail(self.leaf_id())?,
+        ))
+    }
+
+    /// The `data` of a `get_entries` response as a JSON value (for tests and small sessions;
+    /// the answer itself is written from [`Self::entries_json`]).
+    pub fn entries_data(&self, since: Option<&str>) -> Result<Value> {
+        Ok(serde_json::from_slice(&super::write_all(
+            self.entries_json(since)?,
+        )?)?)
     }
 
     /// The user messages of the whole session with their text, for `get_fork_messages` (messages
@@ -156,15 +164,33 @@ impl SessionStore {
     pub fn fork_messages(&self) -> Vec<ForkMessage> {
         self.entries
             .iter()
-            .filter(|entry| entry.message_role() == Some("user"))
             .filter_map(|entry| {
-                let text = user_text(entry.raw().get("message")?.get("content")?);
+                let text = user_message_text(entry)?;
                 (!text.is_empty()).then(|| ForkMessage {
                     entry_id: entry.id().into(),
                     text,
                 })
             })
             .collect()
+    }
+
+    /// The `data` of a `get_fork_messages` response, `{"messages":[...]}`, in pieces.
+    pub fn fork_messages_json(&self) -> impl JsonPieces + '_ {
+        JsonArray::new(
+            "{\"messages\":[",
+            &self.entries,
+            |entry: &Entry, out: &mut Vec<u8>| {
+                let Some(text) = user_message_text(entry).filter(|text| !text.is_empty()) else {
+                    return Ok(false);
+                };
+                let message = ForkMessage {
+                    entry_id: entry.id().into(),
+                    text,
+                };
+                pi_rpc_protocol::json::write_to(out, &message).map(|()| true)
+            },
+            b"]}".to_vec(),
+        )
     }
 
     /// The display name: the latest `session_info` entry's name, trimmed; an empty name clears it.
@@ -174,13 +200,70 @@ impl SessionStore {
             .iter()
             .rev()
             .find(|entry| entry.kind() == "session_info")?;
-        let name = js_trim(info.raw().get("name").and_then(Value::as_str).unwrap_or(""));
+        let name = info.field("name");
+        let name = js_trim(name.as_ref().and_then(Value::as_str).unwrap_or(""));
         (!name.is_empty()).then(|| name.to_owned())
     }
 }
 
-pub(crate) fn leaf_value(leaf: Option<&str>) -> Value {
-    leaf.map_or(Value::Null, |id| Value::String(id.into()))
+/// `],"leafId":LEAF}`.
+pub(crate) fn leaf_tail(leaf: Option<&str>) -> Result<Vec<u8>> {
+    let mut tail = b"],\"leafId\":".to_vec();
+    pi_rpc_protocol::json::write_to(&mut tail, &leaf)?;
+    tail.push(b'}');
+    Ok(tail)
+}
+
+/// The model a `model_change` entry or an assistant message records.
+fn model_of(entry: &Entry) -> Option<ModelRef> {
+    match entry.kind() {
+        "model_change" => {
+            let raw = entry.raw();
+            Some(ModelRef {
+                provider: raw.get("provider")?.as_str()?.into(),
+                model_id: raw.get("modelId")?.as_str()?.into(),
+            })
+        }
+        "message" if entry.is_assistant_message() => {
+            #[derive(Deserialize)]
+            struct Recorded {
+                provider: String,
+                model: String,
+            }
+            let message = entry.message()?;
+            if let Some(AgentMessage::Assistant(assistant)) = message.parsed() {
+                return Some(ModelRef {
+                    provider: assistant.provider.clone(),
+                    model_id: assistant.model.clone(),
+                });
+            }
+            let recorded: Recorded = pi_rpc_protocol::surrogates::from_str(message.text()?).ok()?;
+            Some(ModelRef {
+                provider: recorded.provider,
+                model_id: recorded.model,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The text of a user message entry (its text blocks joined; a string content as is).
+pub(crate) fn user_message_text(entry: &Entry) -> Option<String> {
+    if entry.message_role() != Some(Role::User) {
+        return None;
+    }
+    let message = entry.message()?;
+    if let Some(AgentMessage::User(user)) = message.parsed() {
+        let content = serde_json::to_value(&user.content).ok()?;
+        return Some(user_text(&content));
+    }
+    #[derive(Deserialize)]
+    struct Content {
+        #[serde(default)]
+        content: Value,
+    }
+    let parsed: Content = pi_rpc_protocol::surrogates::from_str(message.text()?).ok()?;
+    Some(user_text(&parsed.content))
 }
 
 /// The text blocks of a user message's content joined without separator (a string as is).
@@ -203,40 +286,30 @@ fn entry_millis(entry: &Entry) -> u64 {
 }
 
 /// One context entry as the message the model sees (the reference's
-/// `sessionEntryToContextMessages`).
+/// `sessionEntryToContextMessages`), typed (a copy).
 pub(crate) fn context_message(entry: &Entry) -> Option<AgentMessage> {
-    match entry.kind() {
-        "message" => {
-            if let Some(SessionEntry::Message(parsed)) = entry.parsed() {
-                return Some(parsed.message.clone());
-            }
-            // Not a shape the wire types model as it is: old versions, forks or hand edits can
-            // leave a message without content, which reaches the model as empty.
-            let mut message = entry.raw().get("message")?.clone();
-            if let Value::Object(fields) = &mut message {
-                let role = fields.get("role").and_then(Value::as_str);
-                let needs_content = matches!(role, Some("user" | "assistant" | "toolResult"))
-                    && fields.get("content").is_none_or(Value::is_null);
-                if needs_content {
-                    fields.insert("content".into(), Value::Array(Vec::new()));
-                }
-            }
-            serde_json::from_value(message).ok()
-        }
+    context_shared(entry)?.get().cloned()
+}
+
+/// One context entry as the message the model sees, shared: a `message` entry's own message
+/// (not parsed), or the message a summary or extension entry stands for.
+pub(crate) fn context_shared(entry: &Entry) -> Option<Arc<SharedMessage>> {
+    let message = match entry.kind() {
+        "message" => return entry.message().cloned(),
         "custom_message" => {
             let raw = entry.raw();
             let content = match raw.get("content") {
                 Some(Value::Null) | None => Value::Array(Vec::new()),
                 Some(content) => content.clone(),
             };
-            Some(AgentMessage::Custom(CustomMessage {
+            AgentMessage::Custom(CustomMessage {
                 custom_type: raw.get("customType")?.as_str()?.into(),
                 content: serde_json::from_value(content).ok()?,
                 display: raw.get("display").and_then(Value::as_bool),
                 details: raw.get("details").cloned(),
                 timestamp: entry_millis(entry),
                 extra: Map::new(),
-            }))
+            })
         }
         "branch_summary" => {
             let raw = entry.raw();
@@ -244,22 +317,23 @@ pub(crate) fn context_message(entry: &Entry) -> Option<AgentMessage> {
             if summary.is_empty() {
                 return None;
             }
-            Some(AgentMessage::BranchSummary(BranchSummaryMessage {
+            AgentMessage::BranchSummary(BranchSummaryMessage {
                 summary: summary.into(),
                 from_id: raw.get("fromId").and_then(Value::as_str)?.into(),
                 timestamp: entry_millis(entry),
                 extra: Map::new(),
-            }))
+            })
         }
         "compaction" => {
             let raw = entry.raw();
-            Some(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+            AgentMessage::CompactionSummary(CompactionSummaryMessage {
                 summary: raw.get("summary").and_then(Value::as_str)?.into(),
                 tokens_before: raw.get("tokensBefore").and_then(Value::as_u64).unwrap_or(0),
                 timestamp: entry_millis(entry),
                 extra: Map::new(),
-            }))
+            })
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some(SharedMessage::new(message))
 }

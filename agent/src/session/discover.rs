@@ -1,7 +1,6 @@
 //! Finding the session to continue (`--continue`): the most recently modified session file of
 //! a folder.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -11,20 +10,8 @@ use super::{Result, SessionStore, paths};
 /// The header of a session file: its first JSON line, when that is a session header. Blank and
 /// malformed lines before it are skipped; any other first entry means "not a session".
 pub fn read_header(path: &Path) -> Option<Map<String, Value>> {
-    let file = std::fs::File::open(path).ok()?;
-    for line in BufReader::new(file).lines() {
-        let line = line.ok()?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(Value::Object(header)) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        let is_header = header.get("type").and_then(Value::as_str) == Some("session")
-            && header.get("id").is_some_and(Value::is_string);
-        return is_header.then_some(header);
-    }
-    None
+    let file = paths::open_regular_file(path).ok()??;
+    super::load::read_header(file)
 }
 
 /// The most recently modified `*.jsonl` session file in `dir`; with `cwd`, only sessions whose
@@ -32,7 +19,7 @@ pub fn read_header(path: &Path) -> Option<Map<String, Value>> {
 pub fn most_recent_session(dir: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
     let dir_text = paths::expand_tilde(&paths::text(dir));
     let wanted = cwd.map(|cwd| paths::resolve(&paths::text(cwd)));
-    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    let mut best: Option<(u128, PathBuf)> = None;
     for entry in std::fs::read_dir(&dir_text).ok()?.flatten() {
         let name = entry.file_name();
         if !name.to_string_lossy().ends_with(".jsonl") {
@@ -51,6 +38,11 @@ pub fn most_recent_session(dir: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
         let Ok(modified) = entry.metadata().and_then(|meta| meta.modified()) else {
             continue;
         };
+        // Compared in whole milliseconds, as the reference compares them: of files modified in
+        // the same millisecond, the first listed wins.
+        let modified = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_millis());
         if best.as_ref().is_none_or(|(time, _)| modified > *time) {
             best = Some((modified, path));
         }
@@ -69,7 +61,7 @@ impl SessionStore {
         };
         let mut store = Self::empty(cwd, &paths::text(session_dir), true)?;
         let resolved = paths::resolve(&paths::text(&path));
-        let loaded = super::load::read_entries(&resolved)?;
+        let loaded = super::load::read_session_file(&resolved)?;
         store.set_session_file(resolved, loaded)?;
         Ok(store)
     }

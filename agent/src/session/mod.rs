@@ -7,13 +7,15 @@
 //! are appended one line at a time. One [`SessionStore`] belongs to the agent's session task; it
 //! needs no locking.
 //!
-//! Entries are kept as the JSON objects the file holds (key order and unknown fields included),
-//! so `get_entries` and `get_tree` answer with the reference's bytes; [`Entry::parsed`] gives the
-//! typed view.
+//! Entries are kept as the JSON text the file holds, as the reference writes it (key order and
+//! unknown fields included), so `get_entries` and `get_tree` answer with the reference's bytes;
+//! messages are shared with the agent's conversation and parsed only when needed (see
+//! [`SharedMessage`]). Nothing of a long session is held as a JSON tree, and a file is read in
+//! one streaming pass ([`load`]).
 //!
 //! ```
 //! use std::path::Path;
-//! use pi_agent::session::SessionStore;
+//! use pi_agent::session::{SessionStore, write_all};
 //!
 //! let mut store = SessionStore::in_memory(Path::new("/project"));
 //! store.record_start(Some(("anthropic", "claude-sonnet-4-5")), "medium")?;
@@ -24,39 +26,48 @@
 //! assert_eq!(store.leaf_id(), Some(id.as_str()));
 //! assert_eq!(store.build_context().messages.len(), 1);
 //! assert_eq!(store.fork_messages()[0].text, "hi");
-//! let data = store.entries_data(Some(&id))?; // `get_entries` with `since`
-//! assert_eq!(data["entries"], serde_json::json!([]));
+//! let data = String::from_utf8(write_all(store.entries_json(Some(&id))?)?)?; // `get_entries`
+//! assert_eq!(data, format!(r#"{{"entries":[],"leafId":"{id}"}}"#));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod append;
 mod branch;
 mod context;
+mod conversation;
 mod discover;
 mod entry;
-mod load;
+mod labels;
+pub mod load;
+mod message;
 pub mod paths;
+mod pieces;
+mod scan;
+pub mod select;
 mod start;
 pub mod time;
 mod tree;
 
 use std::collections::HashMap;
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use pi_rpc_protocol::message::AgentMessage;
-use pi_rpc_protocol::session::{
-    EntryBase, MessageEntry, ModelChangeEntry, SESSION_VERSION, SessionEntry, SessionHeader,
-    SessionInfoEntry, ThinkingLevelChangeEntry,
-};
+use pi_rpc_protocol::session::{SESSION_VERSION, SessionHeader};
 use serde_json::{Map, Value};
 
+pub use append::NewCompaction;
+pub(crate) use append::sanitize_name;
 pub(crate) use context::context_message;
 pub use context::{ModelRef, SessionContext};
+pub use conversation::Conversation;
 pub use discover::{most_recent_session, read_header};
 pub use entry::Entry;
+use labels::Labels;
+use load::SessionFile;
+pub use message::{Role, SharedMessage};
+pub use pieces::{JsonPieces, write_all};
 pub use start::is_valid_session_id;
-pub use tree::TreeNode;
 
 /// What can go wrong in the session store. The texts of the variants a client sees match the
 /// reference's error messages.
@@ -95,6 +106,20 @@ pub enum Error {
     /// `clone` of a session without entries.
     #[error("Cannot clone session: no current entry selected")]
     NothingToClone,
+    /// The path names a folder, a device, a FIFO or a socket (a folder in the reference's
+    /// words).
+    #[error("{}", path_error_text(.0))]
+    Path(#[from] paths::PathError),
+    /// A line of the session file is longer than the framing limit.
+    #[error("Session file {path}: line {line} is longer than the limit of {limit} bytes")]
+    LineTooLong {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// Serialising an entry failed.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
@@ -102,6 +127,16 @@ pub enum Error {
 
 /// Result with the store's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn path_error_text(error: &paths::PathError) -> String {
+    match error {
+        paths::PathError::NotARegularFile {
+            kind: paths::FileKind::Directory,
+            ..
+        } => "EISDIR: illegal operation on a directory, read".into(),
+        other => other.to_string(),
+    }
+}
 
 fn io_error(path: &str) -> impl FnOnce(io::Error) -> Error + '_ {
     move |source| Error::Io {
@@ -123,6 +158,8 @@ pub struct SessionStore {
     header: Map<String, Value>,
     entries: Vec<Entry>,
     by_id: HashMap<String, usize>,
+    /// The index of each entry's parent (by its id), so that walking a branch reads no line.
+    parents: Vec<Option<u32>>,
     labels: Labels,
     leaf_id: Option<String>,
     has_assistant: bool,
@@ -156,13 +193,15 @@ impl SessionStore {
         cwd_override: Option<&Path>,
     ) -> Result<Self> {
         let resolved = paths::resolve(&paths::text(path));
-        let loaded = load::read_entries(&resolved)?;
-        let header_cwd = loaded
-            .as_ref()
-            .and_then(|lines| lines.first())
-            .and_then(|header| header.get("cwd"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let loaded = load::read_session_file(&resolved)?;
+        let header_cwd = match &loaded {
+            SessionFile::Session(session) => session
+                .header
+                .get("cwd")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            _ => None,
+        };
         let cwd = match (cwd_override, header_cwd) {
             (Some(cwd), _) => paths::text(cwd),
             (None, Some(cwd)) => cwd,
@@ -188,6 +227,7 @@ impl SessionStore {
             header: Map::new(),
             entries: Vec::new(),
             by_id: HashMap::new(),
+            parents: Vec::new(),
             labels: Labels::default(),
             leaf_id: None,
             has_assistant: false,
@@ -206,40 +246,33 @@ impl SessionStore {
         ))
     }
 
-    fn set_session_file(
-        &mut self,
-        file: String,
-        loaded: Option<Vec<Map<String, Value>>>,
-    ) -> Result<()> {
-        let Some(lines) = loaded else {
-            // No such file: a new session that will be written to exactly this path.
-            self.new_session(None);
-            self.session_file = Some(file);
-            return Ok(());
-        };
-        if lines.is_empty() {
-            let size = fs::metadata(&file).map_err(io_error(&file))?.len();
-            if size > 0 {
-                return Err(Error::NotASession(file));
+    fn set_session_file(&mut self, file: String, loaded: SessionFile) -> Result<()> {
+        let session = match loaded {
+            SessionFile::Missing => {
+                // No such file: a new session that will be written to exactly this path.
+                self.new_session(None);
+                self.session_file = Some(file);
+                return Ok(());
             }
-            self.new_session(None);
-            self.session_file = Some(file);
-            self.rewrite_file()?;
-            self.flushed = true;
-            return Ok(());
-        }
-        let mut lines = lines;
-        let migrated = load::migrate(&mut lines);
-        let mut lines = lines.into_iter();
-        self.header = lines.next().unwrap_or_default();
+            SessionFile::NotASession { empty: false } => return Err(Error::NotASession(file)),
+            SessionFile::NotASession { empty: true } => {
+                self.new_session(None);
+                self.session_file = Some(file);
+                self.rewrite_file()?;
+                self.flushed = true;
+                return Ok(());
+            }
+            SessionFile::Session(session) => session,
+        };
+        self.header = session.header;
         self.session_id = self
             .header
             .get("id")
             .and_then(Value::as_str)
             .map_or_else(|| uuid::Uuid::now_v7().to_string(), str::to_owned);
-        self.entries = lines.map(Entry::from_raw).collect();
+        self.entries = session.entries;
         self.session_file = Some(file);
-        if migrated {
+        if session.migrated {
             self.rewrite_file()?;
         }
         self.rebuild_index();
@@ -270,6 +303,7 @@ impl SessionStore {
         });
         self.entries.clear();
         self.by_id.clear();
+        self.parents.clear();
         self.labels.clear();
         self.leaf_id = None;
         self.flushed = false;
@@ -286,219 +320,27 @@ impl SessionStore {
         self.labels.clear();
         self.leaf_id = None;
         self.has_assistant = false;
+        self.by_id.reserve(self.entries.len());
         for (index, entry) in self.entries.iter().enumerate() {
             self.by_id.insert(entry.id().to_owned(), index);
             self.leaf_id = Some(entry.id().to_owned());
             self.has_assistant |= entry.is_assistant_message();
-            if entry.kind() == "label"
-                && let Some(target) = entry.raw().get("targetId").and_then(Value::as_str)
-            {
-                let label = entry.raw().get("label").and_then(Value::as_str);
-                self.labels.set(target, label, entry.timestamp());
+            if entry.kind() == "label" {
+                let raw = entry.raw();
+                if let Some(target) = raw.get("targetId").and_then(Value::as_str) {
+                    let label = raw.get("label").and_then(Value::as_str);
+                    self.labels.set(target, label, entry.timestamp());
+                }
             }
         }
+        let parents = self.entries.iter().map(|entry| self.parent_index(entry));
+        self.parents = parents.collect();
     }
 
-    fn lines(&self) -> Result<String> {
-        let mut text = pi_rpc_protocol::json::to_string(&self.header)?;
-        text.push('\n');
-        for entry in &self.entries {
-            text.push_str(&pi_rpc_protocol::json::to_string(entry)?);
-            text.push('\n');
-        }
-        Ok(text)
-    }
-
-    fn rewrite_file(&self) -> Result<()> {
-        let (true, Some(file)) = (self.persist, &self.session_file) else {
-            return Ok(());
-        };
-        let text = self.lines()?;
-        fs::write(file, text).map_err(io_error(file))
-    }
-
-    /// Writes what the reference's `_persist` writes for the entry just appended (the last one).
-    fn persist_last(&mut self) -> Result<()> {
-        let (true, Some(file)) = (self.persist, self.session_file.clone()) else {
-            return Ok(());
-        };
-        if self.flushed {
-            // Appended one line at a time once the file exists.
-            return match self.entries.last() {
-                Some(entry) => append_line(&file, entry),
-                None => Ok(()),
-            };
-        }
-        if !self.has_assistant {
-            // Buffered until the first assistant message.
-            return Ok(());
-        }
-        let text = self.lines()?;
-        let mut out = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&file)
-            .map_err(io_error(&file))?;
-        out.write_all(text.as_bytes()).map_err(io_error(&file))?;
-        self.flushed = true;
-        Ok(())
-    }
-
-    fn append_entry(&mut self, entry: Entry) -> Result<String> {
-        let id = entry.id().to_owned();
-        self.has_assistant |= entry.is_assistant_message();
-        self.by_id.insert(id.clone(), self.entries.len());
-        self.entries.push(entry);
-        self.leaf_id = Some(id.clone());
-        self.persist_last()?;
-        Ok(id)
-    }
-
-    fn next_base(&self) -> EntryBase {
-        EntryBase {
-            id: entry::generate_id(|id| self.by_id.contains_key(id)),
-            parent_id: self.leaf_id.clone(),
-            timestamp: time::now_iso(),
-        }
-    }
-
-    /// Appends a message (user, assistant, tool result, bash execution) as a child of the leaf
-    /// and moves the leaf to it. Returns the entry id.
-    pub fn append_message(&mut self, message: AgentMessage) -> Result<String> {
-        let base = self.next_base();
-        self.append_entry(Entry::from_typed(SessionEntry::Message(MessageEntry {
-            base,
-            message,
-        }))?)
-    }
-
-    /// Records the thinking level (at the start of a session and on each change).
-    pub fn append_thinking_level_change(&mut self, thinking_level: &str) -> Result<String> {
-        let base = self.next_base();
-        self.append_entry(Entry::from_typed(SessionEntry::ThinkingLevelChange(
-            ThinkingLevelChangeEntry {
-                base,
-                thinking_level: thinking_level.into(),
-            },
-        ))?)
-    }
-
-    /// Records the model (at the start of a session and on each change).
-    pub fn append_model_change(&mut self, provider: &str, model_id: &str) -> Result<String> {
-        let base = self.next_base();
-        self.append_entry(Entry::from_typed(SessionEntry::ModelChange(
-            ModelChangeEntry {
-                base,
-                provider: provider.into(),
-                model_id: model_id.into(),
-            },
-        ))?)
-    }
-
-    /// Records the session's display name (`set_session_name`); line breaks become spaces and
-    /// the name is trimmed, as the reference does.
-    pub fn append_session_info(&mut self, name: &str) -> Result<String> {
-        let base = self.next_base();
-        self.append_entry(Entry::from_typed(SessionEntry::SessionInfo(
-            SessionInfoEntry {
-                base,
-                name: Some(sanitize_name(name)),
-            },
-        ))?)
-    }
-
-    /// Records a compaction: history before `first_kept_entry_id` is replaced by `summary`.
-    pub fn append_compaction(&mut self, compaction: NewCompaction) -> Result<String> {
-        let base = self.next_base();
-        let mut raw = Map::new();
-        raw.insert("type".into(), "compaction".into());
-        insert_base(&mut raw, base);
-        raw.insert("summary".into(), compaction.summary.into());
-        raw.insert(
-            "firstKeptEntryId".into(),
-            compaction.first_kept_entry_id.into(),
-        );
-        raw.insert("tokensBefore".into(), compaction.tokens_before.into());
-        let optional = [
-            ("details", compaction.details),
-            ("usage", compaction.usage),
-            ("fromHook", compaction.from_hook.map(Value::Bool)),
-        ];
-        for (key, value) in optional {
-            if let Some(value) = value {
-                raw.insert(key.into(), value);
-            }
-        }
-        self.append_entry(Entry::from_raw(raw))
-    }
-
-    /// Appends an extension's state entry (`custom`), not part of the conversation.
-    pub fn append_custom_entry(
-        &mut self,
-        custom_type: &str,
-        data: Option<Value>,
-    ) -> Result<String> {
-        let base = self.next_base();
-        let mut raw = Map::new();
-        raw.insert("type".into(), "custom".into());
-        raw.insert("customType".into(), custom_type.into());
-        if let Some(data) = data {
-            raw.insert("data".into(), data);
-        }
-        insert_base(&mut raw, base);
-        self.append_entry(Entry::from_raw(raw))
-    }
-
-    /// Appends an extension's message (`custom_message`), part of the conversation.
-    pub fn append_custom_message_entry(
-        &mut self,
-        custom_type: &str,
-        content: Value,
-        display: Option<bool>,
-        details: Option<Value>,
-    ) -> Result<String> {
-        let base = self.next_base();
-        let mut raw = Map::new();
-        raw.insert("type".into(), "custom_message".into());
-        raw.insert("customType".into(), custom_type.into());
-        raw.insert("content".into(), content);
-        if let Some(display) = display {
-            raw.insert("display".into(), display.into());
-        }
-        if let Some(details) = details {
-            raw.insert("details".into(), details);
-        }
-        insert_base(&mut raw, base);
-        self.append_entry(Entry::from_raw(raw))
-    }
-
-    /// Appends a `context_edit` entry leaving `target_id`'s message out of the model's context
-    /// (`replacement: null`), as pi records from 0.87.0.
-    pub fn append_context_edit(&mut self, target_id: &str) -> Result<String> {
-        let base = self.next_base();
-        let mut raw = Map::new();
-        raw.insert("type".into(), "context_edit".into());
-        insert_base(&mut raw, base);
-        raw.insert("targetId".into(), target_id.into());
-        raw.insert("replacement".into(), Value::Null);
-        self.append_entry(Entry::from_raw(raw))
-    }
-
-    /// Sets (`Some` non-empty) or clears a label on an entry.
-    pub fn append_label_change(&mut self, target_id: &str, label: Option<&str>) -> Result<String> {
-        if !self.by_id.contains_key(target_id) {
-            return Err(Error::EntryNotFound(target_id.into()));
-        }
-        let base = self.next_base();
-        let timestamp = base.timestamp.clone();
-        let entry = Entry::from_typed(SessionEntry::Label(pi_rpc_protocol::session::LabelEntry {
-            base,
-            target_id: target_id.into(),
-            label: label.map(str::to_owned),
-        }))?;
-        let id = self.append_entry(entry)?;
-        self.labels.set(target_id, label, &timestamp);
-        Ok(id)
+    /// Where an entry's parent is (the last entry with that id), when it is there.
+    fn parent_index(&self, entry: &Entry) -> Option<u32> {
+        let parent = self.by_id.get(entry.parent_id()?)?;
+        u32::try_from(*parent).ok()
     }
 
     /// The session id (UUIDv7 for sessions this store created).
@@ -559,86 +401,11 @@ impl SessionStore {
     }
 }
 
-/// The fields of a new compaction entry.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NewCompaction {
-    /// The summary of the history it replaces.
-    pub summary: String,
-    /// First entry kept verbatim.
-    pub first_kept_entry_id: String,
-    /// Context tokens before compaction.
-    pub tokens_before: u64,
-    /// Extension data.
-    pub details: Option<Value>,
-    /// Usage of the summarisation, as JSON: the reference's key order differs between one
-    /// summarisation (an assistant message's usage) and two (a split turn, where
-    /// `cacheWrite1h` comes before `totalTokens`), so the caller builds it.
-    pub usage: Option<Value>,
-    /// Whether an extension produced it.
-    pub from_hook: Option<bool>,
-}
-
 fn header_map(header: SessionHeader) -> Map<String, Value> {
     match serde_json::to_value(header) {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     }
-}
-
-fn insert_base(raw: &mut Map<String, Value>, base: EntryBase) {
-    raw.insert("id".into(), base.id.into());
-    raw.insert(
-        "parentId".into(),
-        base.parent_id.map_or(Value::Null, Value::String),
-    );
-    raw.insert("timestamp".into(), base.timestamp.into());
-}
-
-/// Labels by target id, in the order the reference's `Map` keeps them (first set first; a
-/// cleared label set again goes last).
-#[derive(Debug, Clone, Default)]
-struct Labels(Vec<(String, String, String)>);
-
-impl Labels {
-    fn set(&mut self, target: &str, label: Option<&str>, at: &str) {
-        let position = self.0.iter().position(|(id, _, _)| id == target);
-        match (label.filter(|text| !text.is_empty()), position) {
-            (Some(text), Some(index)) => {
-                self.0[index] = (target.into(), text.into(), at.into());
-            }
-            (Some(text), None) => self.0.push((target.into(), text.into(), at.into())),
-            (None, Some(index)) => {
-                self.0.remove(index);
-            }
-            (None, None) => {}
-        }
-    }
-
-    fn get(&self, target: &str) -> Option<(&str, &str)> {
-        self.0
-            .iter()
-            .find(|(id, _, _)| id == target)
-            .map(|(_, label, at)| (label.as_str(), at.as_str()))
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &(String, String, String)> {
-        self.0.iter()
-    }
-
-    fn clear(&mut self) {
-        self.0.clear();
-    }
-}
-
-fn append_line(file: &str, entry: &Entry) -> Result<()> {
-    let mut line = pi_rpc_protocol::json::to_string(entry)?;
-    line.push('\n');
-    let mut out = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(file)
-        .map_err(io_error(file))?;
-    out.write_all(line.as_bytes()).map_err(io_error(file))
 }
 
 /// Whitespace as JavaScript's `String.prototype.trim` sees it.
@@ -659,22 +426,4 @@ pub(crate) fn is_js_space(c: char) -> bool {
 /// JavaScript's `trim()`.
 pub(crate) fn js_trim(text: &str) -> &str {
     text.trim_matches(is_js_space)
-}
-
-/// `name.replace(/[\r\n]+/g, " ").trim()`.
-fn sanitize_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut in_break = false;
-    for c in name.chars() {
-        if c == '\r' || c == '\n' {
-            if !in_break {
-                out.push(' ');
-            }
-            in_break = true;
-        } else {
-            out.push(c);
-            in_break = false;
-        }
-    }
-    js_trim(&out).to_owned()
 }

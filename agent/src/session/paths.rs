@@ -1,7 +1,133 @@
 //! Paths as the reference builds them: Node's `path.join`/`path.resolve` (lexical, no symlink
-//! resolution), `~` expansion, the default session folder and session file names.
+//! resolution), `~` expansion, the default session folder and session file names; and the one
+//! check that a path names a regular file before it is opened ([`open_regular_file`]).
 
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+/// What a path names, when it is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A folder.
+    Directory,
+    /// A character device (`/dev/zero`, a terminal).
+    CharDevice,
+    /// A block device.
+    BlockDevice,
+    /// A named pipe.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// Anything else.
+    Other,
+}
+
+impl FileKind {
+    fn of(file_type: std::fs::FileType) -> Option<Self> {
+        let kind = if file_type.is_file() {
+            return None;
+        } else if file_type.is_dir() {
+            Self::Directory
+        } else if file_type.is_char_device() {
+            Self::CharDevice
+        } else if file_type.is_block_device() {
+            Self::BlockDevice
+        } else if file_type.is_fifo() {
+            Self::Fifo
+        } else if file_type.is_socket() {
+            Self::Socket
+        } else {
+            Self::Other
+        };
+        Some(kind)
+    }
+}
+
+impl fmt::Display for FileKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Directory => "a directory",
+            Self::CharDevice => "a character device",
+            Self::BlockDevice => "a block device",
+            Self::Fifo => "a named pipe (FIFO)",
+            Self::Socket => "a socket",
+            Self::Other => "not a regular file",
+        })
+    }
+}
+
+/// Why a path that should name a regular file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    /// The path names a folder, a device, a FIFO or a socket.
+    #[error("{path} is {kind}, not a regular file")]
+    NotARegularFile {
+        /// The path as given.
+        path: String,
+        /// What it names.
+        kind: FileKind,
+    },
+    /// Looking at or opening the path failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// The failure.
+        source: io::Error,
+    },
+}
+
+/// Checks that `path` (symbolic links followed) is a regular file, without opening it: `None`
+/// when nothing is there, an error when something other than a regular file is.
+pub fn ensure_regular_file(path: &Path) -> Result<Option<std::fs::Metadata>, PathError> {
+    match std::fs::metadata(path) {
+        Ok(metadata) => match FileKind::of(metadata.file_type()) {
+            None => Ok(Some(metadata)),
+            Some(kind) => Err(PathError::NotARegularFile {
+                path: text(path),
+                kind,
+            }),
+        },
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(PathError::Io {
+            path: text(path),
+            source,
+        }),
+    }
+}
+
+/// Opens `path` for reading when it is a regular file (see [`ensure_regular_file`]); `None`
+/// when nothing is there. The file is opened without blocking and checked again, so a FIFO put
+/// there in between cannot hang the caller.
+pub fn open_regular_file(path: &Path) -> Result<Option<File>, PathError> {
+    if ensure_regular_file(path)?.is_none() {
+        return Ok(None);
+    }
+    let io_error = |source| PathError::Io {
+        path: text(path),
+        source,
+    };
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(io_error(error)),
+    };
+    let metadata = file.metadata().map_err(io_error)?;
+    if let Some(kind) = FileKind::of(metadata.file_type()) {
+        return Err(PathError::NotARegularFile {
+            path: text(path),
+            kind,
+        });
+    }
+    Ok(Some(file))
+}
 
 /// Lexically normalises a POSIX path as Node's `path.normalize` does: collapses `//` and `.`,
 /// folds `..` where it can, keeps a trailing slash off, and gives `.` for an empty result.
@@ -129,6 +255,78 @@ mod tests {
     fn default_dir_encodes_the_cwd() {
         let dir = default_session_dir(Path::new("/srv/w:x/y"), Path::new("/h/.pi/agent"));
         assert_eq!(dir, PathBuf::from("/h/.pi/agent/sessions/--srv-w-x-y--"));
+    }
+
+    #[test]
+    fn only_regular_files_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, "{}\n").unwrap();
+        assert!(ensure_regular_file(&file).unwrap().is_some());
+        assert!(open_regular_file(&file).unwrap().is_some());
+        assert!(
+            ensure_regular_file(&dir.path().join("missing"))
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            open_regular_file(&dir.path().join("missing"))
+                .unwrap()
+                .is_none()
+        );
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert!(open_regular_file(&link).unwrap().is_some());
+        let socket = dir.path().join("s.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let cases = [
+            (dir.path().to_path_buf(), FileKind::Directory),
+            (PathBuf::from("/dev/zero"), FileKind::CharDevice),
+            (socket, FileKind::Socket),
+        ];
+        for (path, expected) in cases {
+            match open_regular_file(&path) {
+                Err(PathError::NotARegularFile { kind, .. }) => assert_eq!(kind, expected),
+                other => panic!("{path:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Opening a FIFO for reading blocks until a writer comes: the check must not open it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(open_regular_file(&path).map(|file| file.is_some()));
+        });
+        let result = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("opening a FIFO blocked");
+        match result {
+            Err(
+                error @ PathError::NotARegularFile {
+                    kind: FileKind::Fifo,
+                    ..
+                },
+            ) => {
+                assert_eq!(
+                    error.to_string(),
+                    format!(
+                        "{} is a named pipe (FIFO), not a regular file",
+                        fifo.display()
+                    )
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -5,6 +5,27 @@ use serde_json::{Map, Value};
 
 use super::{js, schema};
 
+/// Why a call's arguments do not make a call (the result text of the failed call).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ArgsError {
+    /// No built-in tool has this name.
+    #[error("Tool {0} not found")]
+    UnknownTool(String),
+    /// The arguments do not fit the tool's schema.
+    #[error(
+        "Validation failed for tool \"{tool}\":\n{}\n\nReceived arguments:\n{received}",
+        .problems.iter().map(|(path, message)| format!("  - {path}: {message}")).collect::<Vec<_>>().join("\n")
+    )]
+    Invalid {
+        /// The tool.
+        tool: String,
+        /// Each problem: where, and what is wrong.
+        problems: Vec<(String, String)>,
+        /// The arguments as received, as `JSON.stringify(args, null, 2)` writes them.
+        received: String,
+    },
+}
+
 /// Arguments of `read`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ReadArgs {
@@ -95,9 +116,9 @@ impl ToolArgs {
 }
 
 /// Validates `raw` for the tool `name`; the error is the result text of the failed call.
-pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, String> {
+pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, ArgsError> {
     let Some(node) = schema::node_for(name) else {
-        return Err(format!("Tool {name} not found"));
+        return Err(ArgsError::UnknownTool(name.to_owned()));
     };
     let received = if name == "edit" {
         repair_edit_arguments(raw)
@@ -108,15 +129,11 @@ pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, String> {
     schema::convert(&node, &mut args);
     let errors = schema::errors(&node, &args);
     if !errors.is_empty() {
-        let lines: Vec<String> = errors
-            .iter()
-            .map(|(path, message)| format!("  - {path}: {message}"))
-            .collect();
-        return Err(format!(
-            "Validation failed for tool \"{name}\":\n{}\n\nReceived arguments:\n{}",
-            lines.join("\n"),
-            js::stringify_pretty(&received)
-        ));
+        return Err(ArgsError::Invalid {
+            tool: name.to_owned(),
+            problems: errors,
+            received: js::stringify_pretty(&received),
+        });
     }
     let map = args.as_object().cloned().unwrap_or_default();
     Ok(match name {

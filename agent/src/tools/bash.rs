@@ -3,7 +3,7 @@
 //! cut, and reports exit codes, timeouts and aborts with the reference's texts.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use tokio::time::{Instant, sleep_until};
 use super::args::BashArgs;
 use super::output::{OutputAccumulator, Snapshot};
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size};
-use super::{ToolContext, ToolError, ToolOutcome, ToolResult, ToolUpdate, js, text_block};
+use super::{ToolContext, ToolError, ToolOutcome, ToolResult, ToolUpdate, js, shell, text_block};
 use crate::release::Feature;
 
 /// Longest timeout the reference accepts (the largest 32-bit millisecond delay).
@@ -211,44 +211,9 @@ fn format_output(
     (text, Some(Value::Object(details)))
 }
 
-/// Node's `os.tmpdir()`, unless the context names a folder.
+/// Where the full output goes: the context's folder, else Node's `os.tmpdir()`.
 fn temp_dir(ctx: &ToolContext) -> PathBuf {
-    if let Some(dir) = &ctx.temp_dir {
-        return dir.clone();
-    }
-    for name in ["TMPDIR", "TMP", "TEMP"] {
-        if let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) {
-            let text = value.to_string_lossy();
-            let trimmed = if text.len() > 1 {
-                text.trim_end_matches('/')
-            } else {
-                &text
-            };
-            return PathBuf::from(trimmed);
-        }
-    }
-    PathBuf::from("/tmp")
-}
-
-/// The shell and the flag before the command: settings `shellPath`, else `/bin/bash`, else
-/// `bash` on `PATH`, else `sh`.
-fn shell(ctx: &ToolContext) -> Result<PathBuf, String> {
-    if let Some(custom) = &ctx.shell_path {
-        if custom.exists() {
-            return Ok(custom.clone());
-        }
-        return Err(format!("Custom shell path not found: {}", custom.display()));
-    }
-    let bin_bash = Path::new("/bin/bash");
-    if bin_bash.exists() {
-        return Ok(bin_bash.to_path_buf());
-    }
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("bash"))
-            .find(|candidate| candidate.is_file())
-    });
-    Ok(on_path.unwrap_or_else(|| PathBuf::from("sh")))
+    ctx.temp_dir.clone().unwrap_or_else(shell::temp_dir)
 }
 
 /// The environment of the command: ours, without inherited session variables, with the
@@ -311,13 +276,9 @@ async fn execute(
     if ctx.cancel.is_cancelled() {
         return Err(Interrupted::Aborted);
     }
-    let shell = shell(ctx).map_err(Interrupted::Failed)?;
-    if rustix::fs::access(&ctx.cwd, rustix::fs::Access::EXISTS).is_err() {
-        return Err(Interrupted::Failed(format!(
-            "Working directory does not exist: {}\nCannot execute bash commands.",
-            ctx.cwd.display()
-        )));
-    }
+    let shell = shell::find(ctx.shell_path.as_deref())
+        .and_then(|shell| shell::check_cwd(&ctx.cwd).map(|()| shell))
+        .map_err(|error| Interrupted::Failed(error.to_string()))?;
     let mut child = Command::new(&shell)
         .arg("-c")
         .arg(command)

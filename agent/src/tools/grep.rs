@@ -19,7 +19,7 @@ use super::{ToolContext, ToolError, ToolOutcome, ToolResult, js, path, text_bloc
 /// Matches returned when the call gives no limit.
 const DEFAULT_LIMIT: f64 = 100.0;
 /// Longest row text, in UTF-16 units as the reference counts, before it is cut.
-pub(crate) const MAX_LINE_LENGTH: usize = 500;
+const MAX_LINE_LENGTH: usize = super::schema::GREP_LINE;
 
 pub(crate) async fn run(args: GrepArgs, ctx: &ToolContext) -> ToolResult {
     if ctx.cancel.is_cancelled() {

@@ -158,7 +158,7 @@ pub(crate) fn process(bytes: &[u8], mime_type: &str, auto_resize: bool) -> Proce
         hints.push(format!(
             "[Image: original {original_width}x{original_height}, displayed at {width}x{height}. \
              Multiply coordinates by {} to map to original image.]",
-            to_fixed_2(scale)
+            pi_rpc_protocol::json::to_fixed(scale, 2)
         ));
     }
     Processed::Attached {
@@ -277,35 +277,5 @@ fn fit(bytes: &[u8], mime_type: &str) -> Option<Fitted> {
             return None;
         }
         (width, height) = next;
-    }
-}
-
-/// `Number.prototype.toFixed(2)`: the exact value rounded to two decimals, halves up.
-fn to_fixed_2(value: f64) -> String {
-    let exact = format!("{value:.60}");
-    let (whole, fraction) = exact.split_once('.').unwrap_or((&exact, "0"));
-    let mut hundredths: u128 = whole.parse::<u128>().unwrap_or(0) * 100
-        + fraction.get(..2).and_then(|d| d.parse().ok()).unwrap_or(0);
-    if fraction
-        .as_bytes()
-        .get(2)
-        .is_some_and(|digit| *digit >= b'5')
-    {
-        hundredths += 1;
-    }
-    format!("{}.{:02}", hundredths / 100, hundredths % 100)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn to_fixed_rounds_exact_halves_up() {
-        assert_eq!(to_fixed_2(1.05), "1.05");
-        assert_eq!(to_fixed_2(1.125), "1.13");
-        assert_eq!(to_fixed_2(1.44), "1.44");
-        assert_eq!(to_fixed_2(2.0), "2.00");
-        assert_eq!(to_fixed_2(1.005), "1.00");
     }
 }

@@ -10,29 +10,34 @@ mod args;
 mod bash;
 mod diff;
 mod edit;
+mod extension_hooks;
 mod find;
 mod fs_error;
 mod grep;
-mod image;
-mod js;
+pub(crate) mod image;
 mod listing;
 mod locks;
 mod ls;
 mod output;
-mod path;
+pub(crate) mod path;
 mod read;
 mod schema;
 mod selection;
+pub mod shell;
 mod truncate;
 mod write;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pi_rpc_protocol::content::{ImageContent, TextContent, UserContent};
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::js;
+
+pub use extension_hooks::{BeforeCall, ExtensionHooks};
 pub(crate) use fs_error::node_message;
 pub use locks::FileLocks;
 pub use selection::ToolSelection;
@@ -66,14 +71,20 @@ pub fn definitions(ctx: &ToolContext) -> Vec<ToolDefinition> {
 /// [`definitions`]).
 pub fn active(
     selection: &ToolSelection,
-    extension_tools: Option<&crate::extensions::ToolBridge>,
+    extension_tools: Option<&Arc<dyn ExtensionHooks>>,
+) -> Vec<ToolDefinition> {
+    let extensions = extension_tools.map_or_else(Vec::new, |hooks| hooks.definitions());
+    select_active(selection, &extensions)
+}
+
+/// The active tools for `selection` among the built-in ones and `extensions` (extension tools
+/// as the model sees them; one with a built-in tool's name replaces it in place).
+pub fn select_active(
+    selection: &ToolSelection,
+    extensions: &[ToolDefinition],
 ) -> Vec<ToolDefinition> {
     let mut tools = builtin_tools();
-    let Some(bridge) = extension_tools else {
-        return selection.select(tools, &[]);
-    };
-    let extensions = bridge.definitions();
-    for tool in &extensions {
+    for tool in extensions {
         match tools.iter_mut().find(|builtin| builtin.name == tool.name) {
             Some(builtin) => *builtin = tool.clone(),
             None => tools.push(tool.clone()),
@@ -261,8 +272,9 @@ pub struct ToolContext {
     pub temp_dir: Option<PathBuf>,
     /// Serialises `edit` and `write` calls on the same file; share one per session.
     pub file_locks: FileLocks,
-    /// The tools extensions registered, run in the extension host.
-    pub extension_tools: Option<crate::extensions::ToolBridge>,
+    /// What extensions do for the run: their tools, run in the extension host, and their
+    /// handlers around tool calls.
+    pub extension_tools: Option<Arc<dyn ExtensionHooks>>,
     /// Which tools are active (`--tools`, `--no-tools`...); a call of another one is not found.
     pub selection: ToolSelection,
     /// The release of pi's RPC protocol spoken (what the tools' results say).
@@ -332,8 +344,8 @@ impl PreparedCall {
         };
         let name = self.name().to_owned();
         let args = match bridge.before_call(call_id, &name, sent).await {
-            crate::extensions::BeforeCall::Fail(text) => return ToolOutcome::error(text),
-            crate::extensions::BeforeCall::Run(args) => args,
+            BeforeCall::Fail(text) => return ToolOutcome::error(text),
+            BeforeCall::Run(args) => args,
         };
         let kind = if &args == sent {
             self.kind
@@ -343,7 +355,7 @@ impl PreparedCall {
             match self.kind {
                 Prepared::Builtin(_) => match args::prepare(&name, &args) {
                     Ok(parsed) => Prepared::Builtin(parsed),
-                    Err(text) => return ToolOutcome::error(text),
+                    Err(error) => return ToolOutcome::error(error.to_string()),
                 },
                 Prepared::Extension { call_id, name, .. } => Prepared::Extension {
                     call_id,
@@ -397,7 +409,7 @@ pub fn prepare(name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
             kind: Prepared::Builtin(args),
             call: None,
         })
-        .map_err(ToolOutcome::error)
+        .map_err(|error| ToolOutcome::error(error.to_string()))
 }
 
 /// [`prepare`] for a run: a tool an extension registered (which takes precedence over a

@@ -147,7 +147,8 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
 
 /// Default limits of the listing tools, as their descriptions state them.
 const GREP_LIMIT: usize = 100;
-const GREP_LINE: usize = super::grep::MAX_LINE_LENGTH;
+/// The longest line `grep` shows whole, in UTF-16 units.
+pub(crate) const GREP_LINE: usize = 500;
 const FIND_LIMIT: usize = 1000;
 const LS_LIMIT: usize = 500;
 

@@ -2,6 +2,7 @@
 //! collecting a stream's events with a timeout.
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use pi_agent::provider::{LlmRequest, ProviderEvent, ToolDefinition, stream};
@@ -35,13 +36,18 @@ pub fn user(text: &str) -> AgentMessage {
     .expect("user message")
 }
 
+/// Messages as a request holds them.
+pub fn shared(messages: Vec<AgentMessage>) -> Vec<Arc<AgentMessage>> {
+    messages.into_iter().map(Arc::new).collect()
+}
+
 /// A request of one user message with the key `mock-key`, thinking off.
 pub fn request(model: Model, text: &str) -> LlmRequest {
     LlmRequest {
         model,
         api_key: Some("mock-key".to_owned()),
         system_prompt: "You are a test.".to_owned(),
-        messages: vec![user(text)],
+        messages: vec![Arc::new(user(text))],
         tools: Vec::new(),
         thinking_level: ThinkingLevel::Off,
         session_id: None,
@@ -163,7 +169,7 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         model,
         api_key: Some("mock-key".to_owned()),
         system_prompt: case["systemPrompt"].as_str().unwrap().to_owned(),
-        messages,
+        messages: shared(messages),
         tools: tools(fixtures["tools"].as_array().unwrap()),
         thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
         session_id: case["sessionId"].as_str().map(str::to_owned),

@@ -154,6 +154,21 @@ fn keep_first_and_last_update(result: &mut Value) {
     }
 }
 
+/// [`compare`], failing with every difference (`what` names the cases: `cases`, `diffs`, ...);
+/// nothing to check without the reference.
+pub fn assert_same(cases: &[Value], make: impl Fn(&Path), redact_images: bool, what: &str) {
+    let Some(failures) = compare(cases, make, redact_images) else {
+        return;
+    };
+    assert!(
+        failures.is_empty(),
+        "{} of {} {what} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
 /// Runs `cases` through both implementations, each on a fresh fixture made by `make`, and
 /// describes every case whose results differ. `None` when the reference is not installed.
 pub fn compare(cases: &[Value], make: impl Fn(&Path), redact_images: bool) -> Option<Vec<String>> {

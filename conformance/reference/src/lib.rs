@@ -110,6 +110,46 @@ pub fn package_dir(launcher: &Path, name: &str) -> Option<PathBuf> {
     )
 }
 
+/// The oldest Node.js that runs pi-agent's extension host (TypeScript loaded by type stripping).
+pub const EXTENSION_NODE_MIN: (u64, u64) = (22, 6);
+
+/// The Node.js that the install `launcher` belongs to brings (the reference runs on it), when
+/// it is there.
+pub fn bundled_node(launcher: &Path) -> Option<PathBuf> {
+    Some(version_dir(launcher)?.join("node/node_modules/node/bin/node"))
+        .filter(|node| node.is_file())
+}
+
+/// A Node.js that can run pi-agent's extensions: `$PI_AGENT_NODE` when it is set, else `node`
+/// on `PATH` when it is [`EXTENSION_NODE_MIN`] or newer, else the Node.js of the installed
+/// reference ([`bundled_node`]), so that a machine whose own Node.js is older (Debian's 20)
+/// still runs them. `None` when there is none.
+pub fn extension_node() -> Option<PathBuf> {
+    if let Some(node) = std::env::var_os("PI_AGENT_NODE").filter(|node| !node.is_empty()) {
+        return Some(PathBuf::from(node));
+    }
+    let on_path = PathBuf::from("node");
+    if node_version(&on_path).is_some_and(|version| version >= EXTENSION_NODE_MIN) {
+        return Some(on_path);
+    }
+    launcher_path()
+        .and_then(|launcher| bundled_node(&launcher))
+        .filter(|node| node_version(node).is_some_and(|version| version >= EXTENSION_NODE_MIN))
+}
+
+/// The major and minor version `program --version` reports (`v22.23.0` gives `(22, 23)`).
+pub fn node_version(program: &Path) -> Option<(u64, u64)> {
+    let output = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(output.stdout).ok()?;
+    let mut parts = text.trim().strip_prefix('v')?.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
 /// Whether a missing reference fails a test instead of skipping it: `PI_REQUIRE_REFERENCE` is
 /// set (CI sets it to 1).
 pub fn required() -> bool {

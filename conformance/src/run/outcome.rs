@@ -28,12 +28,15 @@ pub enum Verdict {
     /// Not run: the agent's release is outside the releases the scenario holds for.
     #[serde(rename = "n/a")]
     NotApplicable,
+    /// Not run: the machine lacks what the scenario needs (the message says what). Counted
+    /// with the passes, and named in the summary.
+    Skipped,
 }
 
 impl Verdict {
     /// Whether the verdict counts as passing.
     pub fn passed(self) -> bool {
-        matches!(self, Verdict::Pass | Verdict::NonStrict)
+        matches!(self, Verdict::Pass | Verdict::NonStrict | Verdict::Skipped)
     }
 
     /// Whether the scenario was run at all (every verdict but `n/a`).
@@ -51,6 +54,7 @@ impl Verdict {
             Verdict::Error => "error",
             Verdict::Timeout => "timeout",
             Verdict::NotApplicable => "n/a",
+            Verdict::Skipped => "skipped",
         }
     }
 }
@@ -114,4 +118,24 @@ pub struct Outcome {
     pub collected: Vec<Vec<Value>>,
     /// The transcript.
     pub transcript: Transcript,
+}
+
+impl Outcome {
+    /// The outcome of `loaded` on `agent` before anything ran: an error with no message yet.
+    pub fn new(loaded: &crate::load::Loaded, agent: &str) -> Self {
+        Self {
+            id: loaded.scenario.id.clone(),
+            title: loaded.scenario.title.clone(),
+            file: loaded.file.clone(),
+            agent: agent.to_owned(),
+            outside: false,
+            verdict: Verdict::Error,
+            message: String::new(),
+            detail: String::new(),
+            non_strict: Vec::new(),
+            duration: Duration::ZERO,
+            collected: Vec::new(),
+            transcript: Transcript::default(),
+        }
+    }
 }

@@ -156,6 +156,10 @@ impl Run<'_> {
                     })
             }
             Step::Stdout(check) => {
+                if self.exit_code.is_some() {
+                    // The agent is gone: all it wrote is there to be read.
+                    self.process.drain_stdout().await;
+                }
                 let stdout = self.process.streams().stdout;
                 crate::files::check_stdout(check, &stdout)
                     .map_err(|m| Failure::new(Verdict::Fail, m))
@@ -168,7 +172,9 @@ impl Run<'_> {
             Step::Exit(spec) => {
                 let (code, timeout_ms) = match spec {
                     ExitSpec::Code(code) => (Some(*code), None),
-                    ExitSpec::Full { code, timeout_ms } => (*code, *timeout_ms),
+                    ExitSpec::Full {
+                        code, timeout_ms, ..
+                    } => (*code, *timeout_ms),
                 };
                 let deadline = self.step_deadline(timeout_ms);
                 match self.process.wait(deadline).await {
@@ -187,12 +193,57 @@ impl Run<'_> {
                                     exit_text(Some(actual))
                                 ),
                             )),
-                            _ => Ok(()),
+                            _ => self.check_stderr(spec).await,
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The `stderr` and `stderr_contains` of an `exit` step, once the agent has exited.
+    async fn check_stderr(&mut self, spec: &ExitSpec) -> Result<(), Failure> {
+        let ExitSpec::Full {
+            stderr: whole,
+            stderr_contains,
+            ..
+        } = spec
+        else {
+            return Ok(());
+        };
+        if whole.is_none() && stderr_contains.is_empty() {
+            return Ok(());
+        }
+        self.process.drain_stderr().await;
+        let stderr = self.process.streams().stderr;
+        let stderr = String::from_utf8_lossy(&stderr);
+        if let Some(missing) = stderr_contains
+            .iter()
+            .find(|t| !stderr.contains(t.as_str()))
+        {
+            return Err(Failure::new(
+                Verdict::Fail,
+                format!("stderr does not contain {missing:?}; stderr: {stderr:?}"),
+            ));
+        }
+        let Some(whole) = whole else {
+            return Ok(());
+        };
+        let result = pattern::match_value(
+            &Value::String(whole.clone()),
+            &Value::String(stderr.clone().into_owned()),
+            &self.vars,
+            &self.captures,
+            MatchOptions { partial: false },
+        );
+        if result.ok {
+            self.captures = result.captures;
+            return Ok(());
+        }
+        Err(Failure::new(
+            Verdict::Fail,
+            format!("stderr differs: expected {whole:?}, got {stderr:?}"),
+        ))
     }
 
     fn journal(&mut self, spec: &JournalSpec) -> Result<(), Failure> {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 
+use super::observe::Watch;
 use super::report::{Extra, Report, Status, StepReport};
 use super::{Expected, Line, Script, Segment, ServeOptions, Timing, lines_value, without_id};
 
@@ -30,6 +31,7 @@ where
         out: Writer {
             output,
             timing: options.timing,
+            watch: Watch::default(),
         },
         ids: HashMap::new(),
         closed: false,
@@ -65,7 +67,10 @@ where
             status: Status::NotSent,
             expected: segment.expected.shown(),
             received: None,
-            error: Some("the client closed its stdin before sending this command".into()),
+            error: Some(format!(
+                "the client closed its stdin before sending this command; {}",
+                session.out.watch.summary()
+            )),
         });
     }
     let mut extra = Vec::new();
@@ -126,6 +131,7 @@ impl<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin> Session<R, W> {
             received: Some(received.clone()),
             error: None,
         };
+        self.out.watch.command_received();
         if same(template, &expected, &without_id(&received)) {
             let client_id = received.get("id").cloned();
             if let Some(id) = command.get("id") {
@@ -175,6 +181,7 @@ impl<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin> Session<R, W> {
             return Ok(None);
         }
         let matched_at = Instant::now();
+        self.out.watch.command_received();
         if got == expected {
             // The client sent the scenario's very lines: their ids stay as they are.
             for line in &got {
@@ -267,6 +274,8 @@ async fn answer_again<W: AsyncWrite + Unpin>(
 struct Writer<W> {
     output: W,
     timing: Timing,
+    /// What the client has been sent, for the report when it stops sending.
+    watch: Watch,
 }
 
 impl<W: AsyncWrite + Unpin> Writer<W> {
@@ -293,6 +302,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
     }
 
     async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.watch.wrote(bytes);
         self.output.write_all(bytes).await
     }
 
@@ -366,9 +376,10 @@ fn compact(value: &Value) -> String {
 }
 
 /// A captured line with the client's ids in place of the scenario's, or `None` when it stays
-/// byte for byte as captured. Rewritten: a response whose `id` is one the scenario sent (it
-/// takes the id the client used for that command, or loses it if the client sent none), and a
-/// response without `id` to this command when the scenario sent none but the client did.
+/// byte for byte as captured. Rewritten: a response or `bash_execution_update` whose `id` is one
+/// the scenario sent (it takes the id the client used for that command, or loses it if the
+/// client sent none), and a response without `id` to this command when the scenario sent none
+/// but the client did.
 fn rewrite_ids(
     line: &[u8],
     ids: &HashMap<String, Option<Value>>,
@@ -378,11 +389,13 @@ fn rewrite_ids(
     let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
         return None;
     };
-    if record.get("type").and_then(Value::as_str) != Some("response") {
+    let kind = record.get("type").and_then(Value::as_str);
+    if !matches!(kind, Some("response" | "bash_execution_update")) {
         return None;
     }
     let new_id = match record.get("id") {
         Some(id) => ids.get(&id.to_string())?.clone(),
+        None if kind != Some("response") => return None,
         None => {
             let same = command.get("id").is_none()
                 && record.get("command") == command.get("type")
@@ -396,11 +409,23 @@ fn rewrite_ids(
     if record.get("id") == new_id.as_ref() {
         return None;
     }
+    // A record that has an id keeps it where it is; a response that gains one has it first.
     let mut out = Map::new();
-    if let Some(id) = new_id {
-        out.insert("id".into(), id);
+    let had_id = record.contains_key("id");
+    if !had_id && let Some(id) = &new_id {
+        out.insert("id".into(), id.clone());
     }
-    out.extend(record.into_iter().filter(|(k, _)| k != "id"));
+    for (key, value) in record {
+        match (key.as_str(), &new_id) {
+            ("id", Some(id)) => {
+                out.insert(key, id.clone());
+            }
+            ("id", None) => {}
+            _ => {
+                out.insert(key, value);
+            }
+        }
+    }
     let mut bytes = serde_json::to_vec(&Value::Object(out)).ok()?;
     if line.ends_with(b"\r\n") {
         bytes.push(b'\r');
@@ -452,6 +477,23 @@ mod tests {
         assert_eq!(rewrite_ids(event, &ids, &command, &None), None);
         let other = b"{\"id\":\"9\",\"type\":\"response\"}\n";
         assert_eq!(rewrite_ids(other, &ids, &command, &None), None);
+    }
+
+    #[test]
+    fn a_bash_update_takes_the_id_of_its_command_as_the_client_sent_it() {
+        let mut ids = HashMap::new();
+        ids.insert("\"b\"".to_owned(), Some(json!("req_1")));
+        let command = json!({"id": "b", "type": "bash"});
+        let line = b"{\"type\":\"bash_execution_update\",\"id\":\"b\",\"delta\":\"hi\"}\n";
+        assert_eq!(
+            rewrite_ids(line, &ids, &command, &Some(json!("req_1"))).unwrap(),
+            b"{\"type\":\"bash_execution_update\",\"id\":\"req_1\",\"delta\":\"hi\"}\n"
+        );
+        let without = b"{\"type\":\"bash_execution_update\",\"delta\":\"hi\"}\n";
+        assert_eq!(
+            rewrite_ids(without, &ids, &command, &Some(json!("x"))),
+            None
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub(super) fn headers(ctx: &Ctx<'_>) -> Vec<(String, String)> {
     ]
 }
 
-fn finish_reason(stop: &Stop) -> String {
+/// The Chat Completions finish reason (Mistral uses the same).
+pub(super) fn finish_reason(stop: &Stop) -> String {
     match stop {
         Stop::End => "stop".to_owned(),
         Stop::ToolUse => "tool_calls".to_owned(),

@@ -98,6 +98,69 @@ fn gemini_defaults(status: u16) -> (&'static str, &'static str) {
     }
 }
 
+/// The Bedrock (AWS JSON) error type and default message for an HTTP status.
+fn bedrock_defaults(status: u16) -> (&'static str, &'static str) {
+    match status {
+        400 => (
+            "ValidationException",
+            "Malformed input request, please reformat your input and try again.",
+        ),
+        403 => (
+            "AccessDeniedException",
+            "You don't have access to the model with the specified model ID.",
+        ),
+        404 => (
+            "ResourceNotFoundException",
+            "Could not resolve the foundation model from the provided model identifier.",
+        ),
+        408 => (
+            "ModelTimeoutException",
+            "Model has timed out in processing the request. Try your request again.",
+        ),
+        424 => ("ModelErrorException", "The model returned an error."),
+        429 => (
+            "ThrottlingException",
+            "Too many requests, please wait before trying again.",
+        ),
+        503 => (
+            "ServiceUnavailableException",
+            "Bedrock is unable to process your request.",
+        ),
+        _ => (
+            "InternalServerException",
+            "The server encountered an internal error while processing the request.",
+        ),
+    }
+}
+
+/// The Mistral error type and default message for an HTTP status.
+fn mistral_defaults(status: u16) -> (&'static str, &'static str) {
+    match status {
+        400 => ("invalid_request_error", "Invalid request"),
+        401 => ("authentication_error", "Unauthorized"),
+        404 => ("invalid_model", "Invalid model"),
+        422 => ("invalid_request_error", "Unprocessable entity"),
+        429 => ("rate_limited", "Requests rate limit exceeded"),
+        503 => ("service_unavailable", "Service unavailable"),
+        _ => ("internal_server_error", "Internal server error"),
+    }
+}
+
+/// The Codex backend's error type and default message for an HTTP status.
+fn codex_defaults(status: u16) -> (&'static str, &'static str) {
+    match status {
+        401 => (
+            "invalid_request_error",
+            "Your authentication token has expired. Please try signing in again.",
+        ),
+        429 => ("usage_limit_reached", "The usage limit has been reached"),
+        _ => {
+            let (kind, _, message) = openai_defaults(status);
+            (kind, message)
+        }
+    }
+}
+
 /// The JSON error body a provider of `format` sends with `status`.
 pub(crate) fn body(
     format: Format,
@@ -126,7 +189,29 @@ pub(crate) fn body(
                 }
             })
         }
-        Format::Gemini => {
+        Format::AzureResponses => {
+            let (_, _, default_message) = openai_defaults(status);
+            let code = status.to_string();
+            json!({
+                "error": {
+                    "code": kind.unwrap_or(&code),
+                    "message": message.unwrap_or(default_message)
+                }
+            })
+        }
+        Format::CodexResponses => {
+            let (default_kind, default_message) = codex_defaults(status);
+            let kind = kind.unwrap_or(default_kind);
+            let mut error = json!({"type": kind, "message": message.unwrap_or(default_message)});
+            if kind == "usage_limit_reached" {
+                // A reset time in the past, so that clients' "try again in" reads the same
+                // whenever the test runs.
+                error["plan_type"] = json!("plus");
+                error["resets_at"] = json!(super::chat::CREATED);
+            }
+            json!({"error": error})
+        }
+        Format::Gemini | Format::Vertex => {
             let (default_status, default_message) = gemini_defaults(status);
             json!({
                 "error": {
@@ -136,15 +221,65 @@ pub(crate) fn body(
                 }
             })
         }
+        Format::Mistral => {
+            let (default_kind, default_message) = mistral_defaults(status);
+            json!({
+                "object": "error",
+                "message": message.unwrap_or(default_message),
+                "type": kind.unwrap_or(default_kind),
+                "param": null,
+                "code": status.to_string()
+            })
+        }
+        Format::Bedrock => {
+            let (_, default_message) = bedrock_defaults(status);
+            json!({"message": message.unwrap_or(default_message)})
+        }
     }
 }
 
-/// An error answer with a provider-shaped JSON body.
-pub(crate) fn json_head(format: Format, index: usize, status: u16, message: &str) -> Head {
-    let body = body(format, index, status, None, Some(message));
+/// The headers a provider of `format` sends with an error (`content-type` aside): Anthropic's
+/// request id, Bedrock's error type and request id.
+fn error_headers(
+    format: Format,
+    index: usize,
+    status: u16,
+    kind: Option<&str>,
+) -> Vec<(String, String)> {
+    match format {
+        Format::Anthropic => vec![("request-id".to_owned(), super::anthropic::request_id(index))],
+        Format::Bedrock => {
+            let kind = kind.unwrap_or(bedrock_defaults(status).0);
+            vec![
+                (
+                    "x-amzn-errortype".to_owned(),
+                    format!("{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+                ),
+                (
+                    "x-amzn-requestid".to_owned(),
+                    super::bedrock::request_id(index),
+                ),
+            ]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// An error answer with a provider-shaped JSON body; `kind` is the provider's error type where
+/// the server names one (Bedrock's `x-amzn-errortype`).
+pub(crate) fn json_head(
+    format: Format,
+    index: usize,
+    status: u16,
+    kind: Option<&str>,
+    message: &str,
+) -> Head {
+    let body = body(format, index, status, kind, Some(message));
+    let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    headers.extend(error_headers(format, index, status, kind));
     Head::Respond {
         status,
-        headers: vec![("content-type".to_owned(), "application/json".to_owned())],
+        headers,
         body: vec![Step::Write(Bytes::from(js(&body)))],
     }
 }
@@ -166,9 +301,12 @@ pub(crate) fn http_error(format: Format, index: usize, error: &HttpError) -> Hea
     if !body.is_empty() {
         headers.push(("content-type".to_owned(), "application/json".to_owned()));
     }
-    if format == Format::Anthropic {
-        headers.push(("request-id".to_owned(), super::anthropic::request_id(index)));
-    }
+    headers.extend(error_headers(
+        format,
+        index,
+        error.status,
+        error.kind.as_deref(),
+    ));
     for (name, value) in &error.headers {
         headers.retain(|(existing, _)| !existing.eq_ignore_ascii_case(name));
         headers.push((name.clone(), value.clone()));
@@ -190,6 +328,7 @@ pub(crate) fn http_error(format: Format, index: usize, error: &HttpError) -> Hea
 pub(crate) fn in_band(format: Format, index: usize, sequence: usize, fault: &Fault) -> Ev {
     let kind = fault.error_type.as_deref();
     let message = fault.message.as_deref();
+    let server_error = "The server had an error while processing your request. Sorry about that!";
     match format {
         Format::Anthropic => Ev::event(
             "error",
@@ -204,22 +343,34 @@ pub(crate) fn in_band(format: Format, index: usize, sequence: usize, fault: &Fau
         Format::OpenAiChat => Ev::data(
             "error",
             js(&json!({"error": {
-                "message": message.unwrap_or("The server had an error while processing your request. Sorry about that!"),
+                "message": message.unwrap_or(server_error),
                 "type": kind.unwrap_or("server_error"),
                 "param": null,
                 "code": null
             }})),
         ),
-        Format::OpenAiResponses => Ev::event(
+        Format::OpenAiResponses | Format::AzureResponses | Format::CodexResponses => Ev::event(
             "error",
             js(&json!({
                 "type": "error",
                 "sequence_number": sequence,
                 "code": kind.unwrap_or("server_error"),
-                "message": message.unwrap_or("The server had an error while processing your request. Sorry about that!"),
+                "message": message.unwrap_or(server_error),
                 "param": null
             })),
         ),
-        Format::Gemini => Ev::data("error", js(&body(format, index, 503, kind, message))),
+        Format::Gemini | Format::Vertex => {
+            Ev::data("error", js(&body(format, index, 503, kind, message)))
+        }
+        Format::Mistral => Ev::data("error", js(&body(format, index, 503, kind, message))),
+        Format::Bedrock => Ev::Frame {
+            tag: "exception".to_owned(),
+            kind: super::bedrock::FrameKind::Exception(
+                kind.unwrap_or("serviceUnavailableException").to_owned(),
+            ),
+            payload: js(&json!({
+                "message": message.unwrap_or("Bedrock is unable to process your request.")
+            })),
+        },
     }
 }

@@ -1,50 +1,26 @@
 //! Turning a scripted response into what goes on the wire: status, headers and body writes.
 
 mod anthropic;
+pub(crate) mod bedrock;
 mod chat;
 pub(crate) mod errors;
+pub(crate) mod eventstream;
+mod framing;
 mod gemini;
+mod mistral;
 mod responses;
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
+use crate::format::Family;
+pub use crate::format::Format;
 use crate::request::RequestInfo;
-use crate::script::{
-    ContentItem, FaultKind, Framing, LineEnding, RawChunk, Response, Usage, decode_hex,
-};
-
-/// A provider wire format, named like the reference's `api` setting in models.json.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-pub enum Format {
-    /// Anthropic Messages: `POST /v1/messages`.
-    #[serde(rename = "anthropic-messages", alias = "anthropic")]
-    Anthropic,
-    /// OpenAI Chat Completions: `POST /v1/chat/completions`.
-    #[serde(rename = "openai-completions", alias = "openai-chat", alias = "chat")]
-    OpenAiChat,
-    /// OpenAI Responses: `POST /v1/responses`.
-    #[serde(rename = "openai-responses", alias = "responses")]
-    OpenAiResponses,
-    /// Google Gemini: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`.
-    #[serde(rename = "google-generative-ai", alias = "gemini")]
-    Gemini,
-}
-
-impl Format {
-    /// The format's name as in models.json (`anthropic-messages`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Anthropic => "anthropic-messages",
-            Format::OpenAiChat => "openai-completions",
-            Format::OpenAiResponses => "openai-responses",
-            Format::Gemini => "google-generative-ai",
-        }
-    }
-}
+use crate::script::{ContentItem, FaultKind, LineEnding, RawChunk, Response, Usage, decode_hex};
+use bedrock::FrameKind;
+pub(crate) use framing::frame;
+use framing::with_fault_and_pace;
 
 /// One step of a body.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +97,13 @@ pub(crate) enum Ev {
         tag: String,
         data: String,
     },
+    /// A binary event-stream message (Bedrock): a tag for `omit`, what it is, its JSON
+    /// payload.
+    Frame {
+        tag: String,
+        kind: FrameKind,
+        payload: String,
+    },
     /// A gate.
     Gate(String),
     /// A pause in milliseconds.
@@ -141,6 +124,14 @@ impl Ev {
             name: None,
             tag: tag.to_owned(),
             data,
+        }
+    }
+
+    /// The tag `framing.omit` and `bad_crc_event` name it by (empty for gates and pauses).
+    fn tag(&self) -> &str {
+        match self {
+            Ev::Event { tag, .. } | Ev::Frame { tag, .. } => tag,
+            Ev::Gate(_) | Ev::Pause(_) => "",
         }
     }
 }
@@ -206,7 +197,7 @@ pub(crate) fn plan(request: &RequestInfo, response: &Response) -> Plan {
                 headers,
                 body,
             } => {
-                let body = with_fault_and_pace(request, response, &Framing::default(), body);
+                let body = with_fault_and_pace(request, response, &Default::default(), body);
                 Head::Respond {
                     status,
                     headers,
@@ -258,6 +249,8 @@ fn raw_head(raw: &crate::script::RawResponse) -> Head {
                         None => String::new(),
                     };
                     Step::Write(Bytes::from(format!("{event}data: {data}{eol}{eol}")))
+                } else if let Some(frame) = &item.frame {
+                    Step::Write(Bytes::from(frame.encode()))
                 } else if let Some(text) = &item.text {
                     Step::Write(Bytes::from(text.clone()))
                 } else if let Some(hex) = &item.hex {
@@ -302,14 +295,16 @@ fn blocks(request: &RequestInfo, response: &Response) -> Vec<Block> {
                 Block::Redacted(data.clone())
             } else if let Some(call) = &item.tool_call {
                 calls += 1;
-                let prefix = match request.format {
-                    Format::Anthropic => "toolu",
-                    _ => "call",
-                };
+                let n = request.index + 1;
                 let id = call
                     .id
                     .clone()
-                    .unwrap_or_else(|| format!("{prefix}_mock_{}_{calls}", request.index + 1));
+                    .unwrap_or_else(|| match request.format.family() {
+                        Family::Anthropic => format!("toolu_mock_{n}_{calls}"),
+                        Family::Bedrock => format!("tooluse_mock_{n}_{calls}"),
+                        Family::Mistral => mistral::tool_id(request.index, calls),
+                        _ => format!("call_mock_{n}_{calls}"),
+                    });
                 Block::Tool {
                     id,
                     explicit_id: call.id.is_some(),
@@ -335,12 +330,17 @@ fn content_head(request: &RequestInfo, response: &Response) -> Head {
         None => Stop::End,
     };
     let n = request.index + 1;
-    let id = response.id.clone().unwrap_or_else(|| match request.format {
-        Format::Anthropic => format!("msg_mock_{n:04}"),
-        Format::OpenAiChat => format!("chatcmpl-mock-{n:04}"),
-        Format::OpenAiResponses => format!("resp_mock_{n:04}"),
-        Format::Gemini => format!("mock-{n:04}"),
-    });
+    let id = response
+        .id
+        .clone()
+        .unwrap_or_else(|| match request.format.family() {
+            Family::Anthropic => format!("msg_mock_{n:04}"),
+            Family::Chat => format!("chatcmpl-mock-{n:04}"),
+            Family::Responses => format!("resp_mock_{n:04}"),
+            Family::Gemini => format!("mock-{n:04}"),
+            Family::Bedrock => bedrock::request_id(request.index),
+            Family::Mistral => format!("mistral-mock-{n:04}"),
+        });
     let model = response
         .model
         .clone()
@@ -356,11 +356,13 @@ fn content_head(request: &RequestInfo, response: &Response) -> Head {
     if !request.stream {
         return whole_head(&ctx);
     }
-    let (events, headers) = match request.format {
-        Format::Anthropic => (anthropic::render(&ctx), anthropic::headers(&ctx)),
-        Format::OpenAiChat => (chat::render(&ctx), chat::headers(&ctx)),
-        Format::OpenAiResponses => (responses::render(&ctx), responses::headers(&ctx)),
-        Format::Gemini => (gemini::render(&ctx), gemini::headers(&ctx)),
+    let (events, headers) = match request.format.family() {
+        Family::Anthropic => (anthropic::render(&ctx), anthropic::headers(&ctx)),
+        Family::Chat => (chat::render(&ctx), chat::headers(&ctx)),
+        Family::Responses => (responses::render(&ctx), responses::headers(&ctx)),
+        Family::Gemini => (gemini::render(&ctx), gemini::headers(&ctx)),
+        Family::Bedrock => (bedrock::render(&ctx), bedrock::headers(&ctx)),
+        Family::Mistral => (mistral::render(&ctx), mistral::headers(&ctx)),
     };
     let framing = response.framing.clone().unwrap_or_default();
     let body = frame(request.format, &events, &framing);
@@ -372,50 +374,15 @@ fn content_head(request: &RequestInfo, response: &Response) -> Head {
     }
 }
 
-/// Inserts the response's fault and pacing into a streamed body.
-fn with_fault_and_pace(
-    request: &RequestInfo,
-    response: &Response,
-    framing: &Framing,
-    mut body: Vec<Step>,
-) -> Vec<Step> {
-    if let Some(fault) = &response.fault {
-        let writes = body.iter().filter(|s| matches!(s, Step::Write(_))).count();
-        let fault_steps = match fault.kind {
-            FaultKind::Error => {
-                let sequence = fault
-                    .after_chunks
-                    .unwrap_or(writes.saturating_sub(1))
-                    .min(writes);
-                let event = errors::in_band(request.format, request.index, sequence, fault);
-                frame(request.format, &[event], framing)
-            }
-            FaultKind::Drop => vec![Step::Drop],
-            FaultKind::Reset => vec![Step::Reset],
-            FaultKind::Stall => match fault.stall_ms {
-                Some(ms) => vec![Step::Sleep(Duration::from_millis(ms))],
-                None => vec![Step::StallForever],
-            },
-        };
-        body = insert_fault(body, fault.after_chunks, fault.kind, fault_steps);
-    }
-    let pace = response
-        .tokens_per_second
-        .map(|tps| Duration::from_secs_f64(1.0 / tps))
-        .or(response.chunk_delay_ms.map(Duration::from_millis));
-    if let Some(pace) = pace {
-        body = paced(body, pace);
-    }
-    body
-}
-
 /// A non-streaming answer: the whole message as one JSON body.
 fn whole_head(ctx: &Ctx<'_>) -> Head {
-    let body = match ctx.request.format {
-        Format::Anthropic => anthropic::whole(ctx),
-        Format::OpenAiChat => chat::whole(ctx),
-        Format::OpenAiResponses => responses::whole(ctx),
-        Format::Gemini => gemini::whole(ctx),
+    let body = match ctx.request.format.family() {
+        Family::Anthropic => anthropic::whole(ctx),
+        Family::Chat => chat::whole(ctx),
+        Family::Responses => responses::whole(ctx),
+        Family::Gemini => gemini::whole(ctx),
+        Family::Bedrock => bedrock::whole(ctx),
+        Family::Mistral => mistral::whole(ctx),
     };
     Head::Respond {
         status: 200,
@@ -424,224 +391,7 @@ fn whole_head(ctx: &Ctx<'_>) -> Head {
     }
 }
 
-/// Puts the fault after `after` writes; without `after`, an error or stall goes just before the
-/// stream's last write (its terminator) and a drop or reset at the very end.
-fn insert_fault(
-    body: Vec<Step>,
-    after: Option<usize>,
-    kind: FaultKind,
-    fault: Vec<Step>,
-) -> Vec<Step> {
-    let writes = body.iter().filter(|s| matches!(s, Step::Write(_))).count();
-    let after = after.unwrap_or(match kind {
-        FaultKind::Error | FaultKind::Stall => writes.saturating_sub(1),
-        FaultKind::Drop | FaultKind::Reset => writes,
-    });
-    let ends = !matches!(kind, FaultKind::Stall);
-    let mut out = Vec::with_capacity(body.len() + fault.len());
-    let mut written = 0;
-    let mut inserted = false;
-    for step in body {
-        if !inserted && written == after {
-            out.extend(fault.iter().cloned());
-            inserted = true;
-            if ends {
-                return out;
-            }
-        }
-        if matches!(step, Step::Write(_)) {
-            written += 1;
-        }
-        out.push(step);
-    }
-    if !inserted {
-        out.extend(fault);
-    }
-    out
-}
-
-/// Inserts a pause between consecutive writes.
-fn paced(body: Vec<Step>, pace: Duration) -> Vec<Step> {
-    let mut out = Vec::with_capacity(body.len() * 2);
-    let mut seen_write = false;
-    for step in body {
-        if matches!(step, Step::Write(_)) {
-            if seen_write {
-                out.push(Step::Sleep(pace));
-            }
-            seen_write = true;
-        }
-        out.push(step);
-    }
-    out
-}
-
-/// Frames logical events into body writes.
-pub(crate) fn frame(format: Format, events: &[Ev], framing: &Framing) -> Vec<Step> {
-    let eol = match framing.line_ending {
-        Some(LineEnding::Lf) => "\n",
-        Some(LineEnding::Crlf) => "\r\n",
-        Some(LineEnding::Cr) => "\r",
-        None if format == Format::Gemini => "\r\n",
-        None => "\n",
-    };
-    let mut out = Vec::with_capacity(events.len());
-    for ev in events {
-        match ev {
-            Ev::Gate(name) => out.push(Step::Gate(name.clone())),
-            Ev::Pause(ms) => out.push(Step::Sleep(Duration::from_millis(*ms))),
-            Ev::Event { name, tag, data } => {
-                if framing.omit.iter().any(|o| o == tag) {
-                    continue;
-                }
-                let mut text = String::with_capacity(data.len() + 32);
-                if let Some(comment) = &framing.comment {
-                    text.push_str(comment);
-                    text.push_str(eol);
-                }
-                if let Some(name) = name
-                    && !framing.no_event_lines
-                {
-                    text.push_str("event: ");
-                    text.push_str(name);
-                    text.push_str(eol);
-                }
-                if framing.multiline_data {
-                    for line in multiline(data) {
-                        text.push_str("data: ");
-                        text.push_str(&line);
-                        text.push_str(eol);
-                    }
-                } else {
-                    text.push_str("data: ");
-                    text.push_str(data);
-                    text.push_str(eol);
-                }
-                text.push_str(eol);
-                match framing.split_bytes {
-                    Some(size) if size > 0 => {
-                        let bytes = Bytes::from(text);
-                        let mut start = 0;
-                        while start < bytes.len() {
-                            let end = (start + size).min(bytes.len());
-                            out.push(Step::Write(bytes.slice(start..end)));
-                            start = end;
-                        }
-                    }
-                    _ => out.push(Step::Write(Bytes::from(text))),
-                }
-            }
-        }
-    }
-    if framing.coalesce {
-        out = coalesce(out);
-    }
-    out
-}
-
-/// Re-serialises JSON text pretty-printed, one line per `data:` field.
-fn multiline(data: &str) -> Vec<String> {
-    match serde_json::from_str::<serde_json::Value>(data) {
-        Ok(value) => serde_json::to_string_pretty(&value)
-            .unwrap_or_else(|_| data.to_owned())
-            .lines()
-            .map(str::to_owned)
-            .collect(),
-        Err(_) => vec![data.to_owned()],
-    }
-}
-
-/// Merges consecutive writes into one.
-fn coalesce(steps: Vec<Step>) -> Vec<Step> {
-    let mut out: Vec<Step> = Vec::new();
-    let mut pending: Vec<u8> = Vec::new();
-    for step in steps {
-        match step {
-            Step::Write(bytes) => pending.extend_from_slice(&bytes),
-            other => {
-                if !pending.is_empty() {
-                    out.push(Step::Write(Bytes::from(std::mem::take(&mut pending))));
-                }
-                out.push(other);
-            }
-        }
-    }
-    if !pending.is_empty() {
-        out.push(Step::Write(Bytes::from(pending)));
-    }
-    out
-}
-
 /// Serialises a JSON value compactly.
 pub(crate) fn json(value: &serde_json::Value) -> String {
     value.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(text: &str) -> Step {
-        Step::Write(Bytes::from(text.to_owned()))
-    }
-
-    #[test]
-    fn a_fault_goes_after_the_given_number_of_writes() {
-        let body = vec![write("a"), Step::Gate("g".into()), write("b"), write("c")];
-        let out = insert_fault(body.clone(), Some(2), FaultKind::Drop, vec![Step::Drop]);
-        assert_eq!(
-            out,
-            vec![write("a"), Step::Gate("g".into()), write("b"), Step::Drop]
-        );
-        let out = insert_fault(body.clone(), None, FaultKind::Error, vec![write("E")]);
-        assert_eq!(
-            out,
-            vec![write("a"), Step::Gate("g".into()), write("b"), write("E")]
-        );
-        let pause = Step::Sleep(Duration::from_millis(5));
-        let out = insert_fault(body.clone(), Some(1), FaultKind::Stall, vec![pause.clone()]);
-        assert_eq!(
-            out,
-            vec![
-                write("a"),
-                pause,
-                Step::Gate("g".into()),
-                write("b"),
-                write("c")
-            ]
-        );
-        let out = insert_fault(body, Some(9), FaultKind::Reset, vec![Step::Reset]);
-        assert_eq!(out.last(), Some(&Step::Reset));
-    }
-
-    #[test]
-    fn pacing_puts_a_pause_between_writes_only() {
-        let pace = Duration::from_millis(3);
-        let out = paced(vec![write("a"), write("b")], pace);
-        assert_eq!(out, vec![write("a"), Step::Sleep(pace), write("b")]);
-    }
-
-    #[test]
-    fn framing_omits_comments_and_coalesces() {
-        let events = vec![
-            Ev::event("one", "{}".into()),
-            Ev::event("two", "[]".into()),
-            Ev::data("done", "[DONE]".into()),
-        ];
-        let framing = Framing {
-            comment: Some(": hi".into()),
-            omit: vec!["two".into()],
-            coalesce: true,
-            ..Framing::default()
-        };
-        let out = frame(Format::Anthropic, &events, &framing);
-        assert_eq!(
-            out,
-            vec![write(
-                ": hi\nevent: one\ndata: {}\n\n: hi\ndata: [DONE]\n\n"
-            )]
-        );
-        let out = frame(Format::Gemini, &events[2..], &Framing::default());
-        assert_eq!(out, vec![write("data: [DONE]\r\n\r\n")]);
-    }
 }

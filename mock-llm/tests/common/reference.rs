@@ -52,6 +52,8 @@ impl Pi {
             .env("TZ", "UTC")
             .env("LANG", "C.UTF-8")
             .env("TERM", "dumb")
+            // The AWS SDK's default HTTP/2 handler cannot reach a cleartext HTTP/1.1 server.
+            .env("AWS_BEDROCK_FORCE_HTTP1", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

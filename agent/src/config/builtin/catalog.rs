@@ -4,7 +4,13 @@
 use super::BuiltinProvider;
 
 /// The built-in providers.
-pub(super) static PROVIDERS: [BuiltinProvider; 32] = [
+pub(super) static PROVIDERS: [BuiltinProvider; 39] = [
+    BuiltinProvider::new(
+        "amazon-bedrock",
+        "bedrock-converse-stream",
+        "https://bedrock-runtime.us-east-1.amazonaws.com",
+        include_str!("amazon-bedrock.json"),
+    ),
     BuiltinProvider::new(
         "ant-ling",
         "openai-completions",
@@ -18,6 +24,12 @@ pub(super) static PROVIDERS: [BuiltinProvider; 32] = [
         include_str!("anthropic.json"),
     ),
     BuiltinProvider::new(
+        "azure-openai-responses",
+        "azure-openai-responses",
+        "",
+        include_str!("azure-openai-responses.json"),
+    ),
+    BuiltinProvider::new(
         "baseten",
         "openai-completions",
         "https://inference.baseten.co/v1",
@@ -28,6 +40,18 @@ pub(super) static PROVIDERS: [BuiltinProvider; 32] = [
         "openai-completions",
         "https://api.cerebras.ai/v1",
         include_str!("cerebras.json"),
+    ),
+    BuiltinProvider::new(
+        "cloudflare-ai-gateway",
+        "anthropic-messages",
+        "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/anthropic",
+        include_str!("cloudflare-ai-gateway.json"),
+    ),
+    BuiltinProvider::new(
+        "cloudflare-workers-ai",
+        "openai-completions",
+        "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
+        include_str!("cloudflare-workers-ai.json"),
     ),
     BuiltinProvider::new(
         "deepseek",
@@ -52,6 +76,12 @@ pub(super) static PROVIDERS: [BuiltinProvider; 32] = [
         "google-generative-ai",
         "https://generativelanguage.googleapis.com/v1beta",
         include_str!("google.json"),
+    ),
+    BuiltinProvider::new(
+        "google-vertex",
+        "google-vertex",
+        "https://{location}-aiplatform.googleapis.com",
+        include_str!("google-vertex.json"),
     ),
     BuiltinProvider::new(
         "groq",
@@ -84,6 +114,12 @@ pub(super) static PROVIDERS: [BuiltinProvider; 32] = [
         include_str!("minimax-cn.json"),
     ),
     BuiltinProvider::new(
+        "mistral",
+        "mistral-conversations",
+        "https://api.mistral.ai",
+        include_str!("mistral.json"),
+    ),
+    BuiltinProvider::new(
         "moonshotai",
         "openai-completions",
         "https://api.moonshot.ai/v1",
@@ -106,6 +142,12 @@ pub(super) static PROVIDERS: [BuiltinProvider; 32] = [
         "openai-responses",
         "https://api.openai.com/v1",
         include_str!("openai.json"),
+    ),
+    BuiltinProvider::new(
+        "openai-codex",
+        "openai-codex-responses",
+        "https://chatgpt.com/backend-api",
+        include_str!("openai-codex.json"),
     ),
     BuiltinProvider::new(
         "opencode",

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::Provider;
+use super::errors::{ModelsFileError, ProviderConfigError};
 
 /// Context window of a models.json model that gives none.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -106,33 +107,26 @@ impl InputKind {
 
 /// `models.json` read and checked: its providers in file order, or the reason the whole file
 /// was rejected. A missing file is an empty list.
-pub(super) fn read(path: &Path) -> Result<Vec<(String, ProviderConfig)>, String> {
+pub(super) fn read(path: &Path) -> Result<Vec<(String, ProviderConfig)>, ModelsFileError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => {
-            return Err(format!(
-                "Failed to load models.json: {error}\n\nFile: {}",
-                path.display()
-            ));
+        Err(source) => {
+            return Err(ModelsFileError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
         }
     };
-    let value: Value = serde_json::from_str(&strip_json_comments(&text)).map_err(|error| {
-        format!(
-            "Failed to parse models.json: {error}\n\nFile: {}",
-            path.display()
-        )
+    let value: Value = serde_json::from_str(&strip_json_comments(&text)).map_err(|source| {
+        ModelsFileError::Parse {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
-    check(value).map_err(|problems| {
-        format!(
-            "Invalid models.json schema:\n{}\n\nFile: {}",
-            problems
-                .iter()
-                .map(|problem| format!("  - {problem}"))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            path.display()
-        )
+    check(value).map_err(|problems| ModelsFileError::Schema {
+        path: path.to_path_buf(),
+        problems,
     })
 }
 
@@ -321,11 +315,9 @@ pub(super) fn compose(
     name: &str,
     config: ProviderConfig,
     base: Option<&Provider>,
-) -> Result<Provider, String> {
+) -> Result<Provider, ProviderConfigError> {
     if config.oauth.is_some() && config.base_url.is_none() {
-        return Err(format!(
-            "Provider {name}: \"baseUrl\" is required when \"oauth\" is set."
-        ));
+        return Err(ProviderConfigError::OAuthWithoutBaseUrl(name.to_owned()));
     }
     let overrides = parse_overrides(config.model_overrides.as_ref());
     let nothing_given = config.models.as_ref().is_none_or(Vec::is_empty)
@@ -337,9 +329,7 @@ pub(super) fn compose(
         && config.oauth.is_none()
         && config.auth_header.is_none();
     if nothing_given {
-        return Err(format!(
-            "Provider {name}: must specify \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\", or \"models\"."
-        ));
+        return Err(ProviderConfigError::NothingGiven(name.to_owned()));
     }
     let mut entries: Vec<Entry> = base
         .map(|base| {
@@ -423,30 +413,33 @@ fn model_from_json(
     definition: &ModelConfig,
     config: &ProviderConfig,
     defaults: Option<&Model>,
-) -> Result<Model, String> {
+) -> Result<Model, ProviderConfigError> {
     let id = &definition.id;
+    let model_error =
+        |make: fn(String, String) -> ProviderConfigError| make(provider.to_owned(), id.clone());
     let api = definition
         .api
         .clone()
         .or_else(|| config.api.clone())
         .or_else(|| defaults.map(|model| model.api.clone()))
         .ok_or_else(|| {
-            format!(
-                "Provider {provider}, model {id}: no \"api\" specified. Set at provider or model level."
-            )
+            model_error(|provider, model| ProviderConfigError::NoApi { provider, model })
         })?;
     let base_url = definition
         .base_url
         .clone()
         .or_else(|| config.base_url.clone())
         .or_else(|| defaults.map(|model| model.base_url.clone()))
-        .ok_or_else(|| {
-            format!("Provider {provider}: \"baseUrl\" is required when defining custom models.")
+        .ok_or_else(|| ProviderConfigError::NoBaseUrl(provider.to_owned()))?;
+    let context_window =
+        positive(definition.context_window, DEFAULT_CONTEXT_WINDOW).ok_or_else(|| {
+            model_error(
+                |provider, model| ProviderConfigError::InvalidContextWindow { provider, model },
+            )
         })?;
-    let context_window = positive(definition.context_window, DEFAULT_CONTEXT_WINDOW)
-        .ok_or_else(|| format!("Provider {provider}, model {id}: invalid contextWindow"))?;
-    let max_tokens = positive(definition.max_tokens, DEFAULT_MAX_TOKENS)
-        .ok_or_else(|| format!("Provider {provider}, model {id}: invalid maxTokens"))?;
+    let max_tokens = positive(definition.max_tokens, DEFAULT_MAX_TOKENS).ok_or_else(|| {
+        model_error(|provider, model| ProviderConfigError::InvalidMaxTokens { provider, model })
+    })?;
     Ok(Model {
         id: id.clone(),
         name: definition.name.clone().unwrap_or_else(|| id.clone()),

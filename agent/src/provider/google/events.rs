@@ -217,14 +217,14 @@ impl GeminiEvents {
         };
         let event = match &mut partial.message.content[index] {
             AssistantContent::Thinking(block) => {
-                block.thinking.push_str(text);
+                pi_rpc_protocol::surrogates::push_str(&mut block.thinking, text);
                 if let Some(signature) = signature {
                     block.thinking_signature = Some(signature.to_owned());
                 }
                 AssistantMessageEvent::ThinkingDelta(delta)
             }
             AssistantContent::Text(block) => {
-                block.text.push_str(text);
+                pi_rpc_protocol::surrogates::push_str(&mut block.text, text);
                 if let Some(signature) = signature {
                     block.text_signature = Some(signature.to_owned());
                 }
@@ -361,7 +361,11 @@ impl WireFormat for GeminiEvents {
         self.end_current(partial);
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err("Google stream ended without a finish reason".to_owned()),
+            StopReason::Pending => Err(if self.model.api == super::super::vertex::API {
+                "Google Vertex stream ended without a finish reason".to_owned()
+            } else {
+                "Google stream ended without a finish reason".to_owned()
+            }),
             StopReason::Error | StopReason::Aborted => Err(match &message.raw_stop_reason {
                 Some(raw) if !raw.is_empty() => format!("Provider stopped with: {raw}"),
                 _ => "An unknown error occurred".to_owned(),
@@ -461,9 +465,9 @@ fn position_of(text: &str, line: usize, column: usize) -> usize {
         if number + 1 == line {
             let byte = column.saturating_sub(1).min(piece.len());
             let prefix = piece.get(..byte).unwrap_or(piece);
-            return offset + prefix.encode_utf16().count();
+            return offset + crate::js::utf16_len(prefix);
         }
-        offset += piece.encode_utf16().count();
+        offset += crate::js::utf16_len(piece);
     }
     offset
 }

@@ -7,7 +7,7 @@
 //! body that is not JSON is wrapped as `{"error":{"message","code","status"}}`), a connection
 //! failure `fetch failed`.
 
-mod events;
+pub(crate) mod events;
 pub(crate) mod request;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};

@@ -32,11 +32,20 @@ pub(crate) fn build_body(request: &LlmRequest) -> Value {
             .tools
             .iter()
             .map(|tool| {
-                json!({
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parametersJsonSchema": tool.parameters,
-                })
+                // The Google SDK in Vertex mode writes the description first.
+                if model.api == super::super::vertex::API {
+                    json!({
+                        "description": tool.description,
+                        "name": tool.name,
+                        "parametersJsonSchema": tool.parameters,
+                    })
+                } else {
+                    json!({
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parametersJsonSchema": tool.parameters,
+                    })
+                }
             })
             .collect();
         body.insert(
@@ -110,6 +119,9 @@ fn is_gemini_3_flash(id: &str) -> bool {
 /// replaces the budget.
 fn thinking_config(model: &Model, level: ThinkingLevel, custom: Option<i64>) -> Value {
     let id = model.id.as_str();
+    // The Vertex adapter knows neither Gemma 4 nor Flash-Lite's own budgets.
+    let vertex = model.api == super::super::vertex::API;
+    let is_gemma_4 = |id: &str| !vertex && is_gemma_4(id);
     if level == ThinkingLevel::Off {
         return if is_gemini_3_pro(id) {
             json!({"thinkingLevel": "LOW"})
@@ -150,7 +162,7 @@ fn thinking_config(model: &Model, level: ThinkingLevel, custom: Option<i64>) -> 
     }
     let budgets: Option<[i64; 4]> = if id.contains("2.5-pro") {
         Some([128, 2048, 8192, 32768])
-    } else if id.contains("2.5-flash-lite") {
+    } else if id.contains("2.5-flash-lite") && !vertex {
         Some([512, 2048, 8192, 24576])
     } else if id.contains("2.5-flash") {
         Some([128, 2048, 8192, 24576])
@@ -295,11 +307,21 @@ fn convert_messages(request: &LlmRequest) -> Vec<Value> {
                         }
                         AssistantContent::ToolCall(call) => {
                             let mut function = Map::new();
-                            if include_ids {
-                                function.insert("id".into(), json!(call.id));
+                            let args = Value::Object(call.arguments.clone());
+                            if model.api == super::super::vertex::API {
+                                // The Google SDK in Vertex mode writes name, args, id.
+                                function.insert("name".into(), json!(call.name));
+                                function.insert("args".into(), args);
+                                if include_ids {
+                                    function.insert("id".into(), json!(call.id));
+                                }
+                            } else {
+                                if include_ids {
+                                    function.insert("id".into(), json!(call.id));
+                                }
+                                function.insert("args".into(), args);
+                                function.insert("name".into(), json!(call.name));
                             }
-                            function.insert("args".into(), Value::Object(call.arguments.clone()));
-                            function.insert("name".into(), json!(call.name));
                             let mut part = Map::new();
                             part.insert("functionCall".into(), Value::Object(function));
                             if let Some(signature) =

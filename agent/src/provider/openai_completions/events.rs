@@ -125,7 +125,7 @@ impl ChatEvents {
         {
             let index = self.text_block(partial);
             if let AssistantContent::Text(block) = &mut partial.message.content[index] {
-                block.text.push_str(text);
+                pi_rpc_protocol::surrogates::push_str(&mut block.text, text);
             }
             partial.emit(AssistantMessageEvent::TextDelta(ContentDelta {
                 content_index: index,
@@ -147,7 +147,7 @@ impl ChatEvents {
             };
             let index = self.thinking_block(partial, signature);
             if let AssistantContent::Thinking(block) = &mut partial.message.content[index] {
-                block.thinking.push_str(text);
+                pi_rpc_protocol::surrogates::push_str(&mut block.thinking, text);
             }
             partial.emit(AssistantMessageEvent::ThinkingDelta(ContentDelta {
                 content_index: index,

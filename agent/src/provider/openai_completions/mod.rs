@@ -17,7 +17,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, fail_early};
 use super::json::{js_key_order, parse_strict};
-use super::options::utf16_len;
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use compat::Compat;
@@ -117,8 +116,11 @@ pub(crate) fn bearer_headers(
     ];
     pairs.extend(extra);
     for (name, value) in request.model.headers.iter().flatten() {
-        if let Value::String(value) = value {
-            pairs.push((name.clone(), value.clone()));
+        match value {
+            Value::String(value) => pairs.push((name.clone(), value.clone())),
+            // A null header removes the one set before (a gateway's own auth replaces ours).
+            Value::Null => pairs.retain(|(existing, _)| !existing.eq_ignore_ascii_case(name)),
+            _ => {}
         }
     }
     let mut headers = HeaderMap::new();
@@ -184,8 +186,8 @@ pub(crate) fn sdk_error_message(
         .filter(|m| js_truthy(m));
     let text = match (message, error) {
         (Some(Value::String(text)), _) => Some(text.clone()),
-        (Some(other), _) => Some(js_string(other)),
-        (None, Some(error)) if !error.is_null() => Some(js_string(error)),
+        (Some(other), _) => Some(crate::js::stringify(other)),
+        (None, Some(error)) if !error.is_null() => Some(crate::js::stringify(error)),
         _ => fallback.map(str::to_owned),
     }
     .filter(|text| !text.is_empty());
@@ -214,11 +216,11 @@ pub(crate) fn append_metadata_raw(text: &mut String, error: Option<&Value>) {
             .map(|item| match item {
                 Value::String(text) => text.clone(),
                 Value::Null => String::new(),
-                other => js_string(other),
+                other => crate::js::stringify(other),
             })
             .collect::<Vec<_>>()
             .join(","),
-        other => js_string(other),
+        other => crate::js::stringify(other),
     };
     if !text.contains(&raw) {
         text.push('\n');
@@ -226,16 +228,9 @@ pub(crate) fn append_metadata_raw(text: &mut String, error: Option<&Value>) {
     }
 }
 
-/// `JSON.stringify` of a value.
-fn js_string(value: &Value) -> String {
-    let mut value = value.clone();
-    js_key_order(&mut value);
-    pi_rpc_protocol::json::to_string(&value).unwrap_or_default()
-}
-
 /// Cuts a text to `max` UTF-16 units with the reference's marker.
 fn truncate_js(text: &str, max: usize) -> String {
-    let length = utf16_len(text);
+    let length = crate::js::utf16_len(text);
     if length <= max {
         return text.to_owned();
     }

@@ -30,8 +30,10 @@ use super::super::json::{parse_streaming, parse_strict};
 use super::super::openai_completions::{js_truthy, sdk_error_message};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
+use super::js::js_or;
 use super::request::encode_text_signature;
-use super::status_error;
+use super::{Flavor, status_error};
+use crate::js::display;
 
 /// What kind of block an output slot streams into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,8 +53,9 @@ struct Slot {
 /// The Responses side of a streamed exchange.
 pub(crate) struct ResponsesEvents {
     model: Model,
+    flavor: Flavor,
     /// `[DONE]` arrived: later events are ignored.
-    done: bool,
+    pub(super) done: bool,
     saw_terminal: bool,
     slots: HashMap<String, Slot>,
     /// Arguments text of tool-call blocks still streaming (by content index).
@@ -63,8 +66,13 @@ pub(crate) struct ResponsesEvents {
 
 impl ResponsesEvents {
     pub(crate) fn new(model: Model) -> Self {
+        Self::with_flavor(model, Flavor::OpenAi)
+    }
+
+    pub(crate) fn with_flavor(model: Model, flavor: Flavor) -> Self {
         Self {
             model,
+            flavor,
             done: false,
             saw_terminal: false,
             slots: HashMap::new(),
@@ -73,7 +81,11 @@ impl ResponsesEvents {
         }
     }
 
-    fn apply(&mut self, event: &Value, partial: &mut PartialMessage) -> Result<(), String> {
+    pub(super) fn apply(
+        &mut self,
+        event: &Value,
+        partial: &mut PartialMessage,
+    ) -> Result<(), String> {
         let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
         let output_index = slot_key(event.get("output_index"));
         let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or("");
@@ -143,8 +155,8 @@ impl ResponsesEvents {
             "error" => {
                 return Err(format!(
                     "Error Code {}: {}",
-                    js_display(event.get("code")),
-                    js_display(event.get("message"))
+                    display(event.get("code")),
+                    display(event.get("message"))
                 ));
             }
             "response.failed" => {
@@ -163,7 +175,7 @@ impl ResponsesEvents {
                         js_or(error.get("code"), "unknown"),
                         js_or(error.get("message"), "no message")
                     ),
-                    (None, Some(reason)) => format!("incomplete: {}", js_display(Some(reason))),
+                    (None, Some(reason)) => format!("incomplete: {}", display(Some(reason))),
                     (None, None) => "Unknown error (no error details in response)".to_owned(),
                 };
                 return Err(message);
@@ -192,14 +204,14 @@ impl ResponsesEvents {
         };
         let event = match &mut partial.message.content[index] {
             AssistantContent::Thinking(block) => {
-                block.thinking.push_str(delta);
+                pi_rpc_protocol::surrogates::push_str(&mut block.thinking, delta);
                 AssistantMessageEvent::ThinkingDelta(ContentDelta {
                     content_index: index,
                     delta: delta.to_owned(),
                 })
             }
             AssistantContent::Text(block) => {
-                block.text.push_str(delta);
+                pi_rpc_protocol::surrogates::push_str(&mut block.text, delta);
                 AssistantMessageEvent::TextDelta(ContentDelta {
                     content_index: index,
                     delta: delta.to_owned(),
@@ -216,7 +228,7 @@ impl ResponsesEvents {
         item: &Value,
         partial: &mut PartialMessage,
     ) -> Option<Slot> {
-        let text = |key: &str| item.get(key).map(|value| js_display(Some(value)));
+        let text = |key: &str| item.get(key).map(|value| display(Some(value)));
         let (kind, block) = match item.get("type").and_then(Value::as_str) {
             Some("reasoning") => (
                 SlotKind::Thinking,
@@ -304,7 +316,7 @@ impl ResponsesEvents {
                         .map(|parts| {
                             parts
                                 .iter()
-                                .map(|part| js_display(part.get("text")))
+                                .map(|part| display(part.get("text")))
                                 .collect::<Vec<_>>()
                                 .join("\n\n")
                         })
@@ -320,7 +332,7 @@ impl ResponsesEvents {
                 block.thinking_signature =
                     Some(pi_rpc_protocol::json::to_string(item).unwrap_or_default());
                 if let Some(id) = item.get("id") {
-                    self.reasoning_blocks.insert(js_display(Some(id)), index);
+                    self.reasoning_blocks.insert(display(Some(id)), index);
                 }
                 AssistantMessageEvent::ThinkingEnd(ContentEnd {
                     content_index: index,
@@ -342,14 +354,14 @@ impl ResponsesEvents {
                                 } else {
                                     "refusal"
                                 };
-                                js_display(part.get(key))
+                                display(part.get(key))
                             })
                             .collect::<String>()
                     })
                     .unwrap_or_default();
                 let id = item
                     .get("id")
-                    .map(|id| js_display(Some(id)))
+                    .map(|id| display(Some(id)))
                     .unwrap_or_default();
                 block.text_signature = Some(encode_text_signature(
                     &id,
@@ -395,7 +407,7 @@ impl ResponsesEvents {
         }
         let message = &mut partial.message;
         if let Some(id) = response.get("id").filter(|id| js_truthy(id)) {
-            message.response_id = Some(js_display(Some(id)));
+            message.response_id = Some(display(Some(id)));
         }
         if let Some(usage) = response.get("usage").filter(|usage| js_truthy(usage)) {
             let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
@@ -443,7 +455,7 @@ impl ResponsesEvents {
         let Some(encrypted) = item.get("encrypted_content").filter(|e| js_truthy(e)) else {
             return;
         };
-        let id = js_display(item.get("id"));
+        let id = display(item.get("id"));
         let Some(&index) = self.reasoning_blocks.get(&id) else {
             return;
         };
@@ -476,6 +488,9 @@ impl WireFormat for ResponsesEvents {
             self.done = true;
             return Ok(());
         }
+        if self.flavor == Flavor::Codex {
+            return self.on_codex_event(&event.data, partial);
+        }
         let data = parse_strict(&event.data)?;
         if let Some(error) = data.get("error").filter(|error| js_truthy(error)) {
             return Err(sdk_error_message(None, Some(error), None));
@@ -491,9 +506,12 @@ impl WireFormat for ResponsesEvents {
         }
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => {
-                Err("OpenAI Responses stream ended without a stop reason".to_owned())
+            StopReason::Pending => Err(match self.flavor {
+                Flavor::OpenAi => "OpenAI Responses stream ended without a stop reason",
+                Flavor::Azure => "Azure OpenAI Responses stream ended without a stop reason",
+                Flavor::Codex => "Codex stream ended without a stop reason",
             }
+            .to_owned()),
             StopReason::Error | StopReason::Aborted => Err(message
                 .error_message
                 .clone()
@@ -513,7 +531,20 @@ impl WireFormat for ResponsesEvents {
     }
 
     fn status_error(&self, status: u16, _content_type: Option<&str>, body: &str) -> String {
-        status_error(status, body)
+        match self.flavor {
+            Flavor::OpenAi => status_error(status, body),
+            Flavor::Azure => super::status_error_with("Azure OpenAI API error", status, body),
+            Flavor::Codex => super::codex::status_error(status, body),
+        }
+    }
+
+    fn connection_error(&self, timed_out: bool) -> String {
+        match (self.flavor, timed_out) {
+            // The Codex client uses `fetch` directly.
+            (Flavor::Codex, false) => "fetch failed".to_owned(),
+            (_, true) => "Request timed out.".to_owned(),
+            _ => "Connection error.".to_owned(),
+        }
     }
 
     fn sdk_status_message(&self, status: u16, body: &str) -> String {
@@ -536,33 +567,6 @@ fn slot_key(value: Option<&Value>) -> String {
 fn set_arguments(partial: &mut PartialMessage, index: usize, arguments: Map<String, Value>) {
     if let Some(AssistantContent::ToolCall(call)) = partial.message.content.get_mut(index) {
         call.arguments = arguments;
-    }
-}
-
-/// A value as JavaScript's template strings show it.
-fn js_display(value: Option<&Value>) -> String {
-    match value {
-        None => "undefined".to_owned(),
-        Some(Value::Null) => "null".to_owned(),
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Object(_)) => "[object Object]".to_owned(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_display(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(other) => other.to_string(),
-    }
-}
-
-/// `value || fallback` shown as text.
-fn js_or(value: Option<&Value>, fallback: &str) -> String {
-    match value.filter(|value| js_truthy(value)) {
-        Some(value) => js_display(Some(value)),
-        None => fallback.to_owned(),
     }
 }
 

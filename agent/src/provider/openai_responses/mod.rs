@@ -5,7 +5,9 @@
 //! session, and the model's own headers. The body is built by `request`, the streamed events
 //! read by `events`. HTTP errors read `OpenAI API error (<status>): <detail>`.
 
-mod events;
+mod codex;
+pub(crate) mod events;
+mod js;
 pub(crate) mod request;
 
 use serde_json::Value;
@@ -20,6 +22,20 @@ use super::openai_completions::{
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::ResponsesEvents;
+
+/// Which service a Responses stream comes from: their end-of-stream and error texts differ,
+/// and the Codex backend's client maps its events first (`error` and `response.failed` fail
+/// with their own wording; `response.done` and `response.incomplete` end the stream like
+/// `response.completed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// OpenAI's Responses API (and the providers that speak it).
+    OpenAi,
+    /// Azure OpenAI.
+    Azure,
+    /// The ChatGPT Codex backend.
+    Codex,
+}
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "openai-responses";
@@ -102,6 +118,11 @@ pub(crate) async fn run(
 /// The error text for an HTTP error status: `OpenAI API error (<status>): ` and the `error`
 /// member of the body as JSON when it is a non-empty object, else the SDK's message.
 pub fn status_error(status: u16, body: &str) -> String {
+    status_error_with("OpenAI API error", status, body)
+}
+
+/// [`status_error`] with another prefix (Azure's `Azure OpenAI API error`).
+pub(crate) fn status_error_with(prefix: &str, status: u16, body: &str) -> String {
     let parsed = parse_strict(body).ok().filter(js_truthy);
     let (error, raw_text) = match &parsed {
         Some(json) => (json.get("error").cloned(), None),
@@ -121,7 +142,7 @@ pub fn status_error(status: u16, body: &str) -> String {
         }
         _ => sdk_message,
     };
-    format!("OpenAI API error ({status}): {detail}")
+    format!("{prefix} ({status}): {detail}")
 }
 
 #[cfg(test)]

@@ -24,7 +24,22 @@ use super::super::options::{clamp_to_context, estimate_context_tokens};
 use super::super::transform::transform_messages;
 
 /// Providers whose `call|item` tool-call ids are kept (with the item id normalised).
-const TOOL_CALL_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+pub(crate) const TOOL_CALL_ID_PROVIDERS: &[&str] = &["openai", "openai-codex", "opencode"];
+
+/// How the conversation becomes the `input` list, where the Responses flavours differ.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InputOptions {
+    /// Providers whose `call|item` tool-call ids are kept.
+    pub tool_call_providers: &'static [&'static str],
+    /// Whether the system prompt opens the input (Codex sends it as `instructions`).
+    pub include_system_prompt: bool,
+}
+
+/// The input options of OpenAI's own Responses API.
+const OPENAI_INPUT: InputOptions = InputOptions {
+    tool_call_providers: TOOL_CALL_ID_PROVIDERS,
+    include_system_prompt: true,
+};
 /// The smallest `max_output_tokens` sent.
 const MIN_OUTPUT_TOKENS: i64 = 16;
 
@@ -32,14 +47,8 @@ const MIN_OUTPUT_TOKENS: i64 = 16;
 /// JSON).
 pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<Value, String> {
     let model = &request.model;
-    let compat_flag = |key: &str| {
-        model
-            .compat
-            .as_ref()
-            .and_then(|compat| compat.get(key))
-            .and_then(Value::as_bool)
-    };
-    let input = convert_messages(request)?;
+    let compat_flag = |key: &str| compat_bool(model, key);
+    let input = convert_messages(request, OPENAI_INPUT)?;
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     body.insert("input".into(), Value::Array(input));
@@ -65,10 +74,26 @@ pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<V
             "tools".into(),
             Value::Array(convert_tools(
                 request,
-                compat_flag("supportsStrictMode").unwrap_or(false),
+                compat_flag("supportsStrictMode")
+                    .unwrap_or(false)
+                    .then_some(Value::Bool(false)),
             )),
         );
     }
+    insert_reasoning(request, &mut body);
+    if let Some(params) = &model.sampling_params {
+        for (key, value) in params {
+            body.insert(key.clone(), value.clone());
+        }
+    }
+    Ok(Value::Object(body))
+}
+
+/// The `reasoning` setting (and `include` of the encrypted reasoning) for a reasoning model:
+/// the thinking level's effort with a summary, else the model's `off` effort (`none` by
+/// default) unless its map says `off: null`.
+pub(crate) fn insert_reasoning(request: &LlmRequest, body: &mut Map<String, Value>) {
+    let model = &request.model;
     if model.reasoning {
         let off = model
             .thinking_level_map
@@ -96,15 +121,19 @@ pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<V
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));
         }
     }
-    if let Some(params) = &model.sampling_params {
-        for (key, value) in params {
-            body.insert(key.clone(), value.clone());
-        }
-    }
-    Ok(Value::Object(body))
 }
 
-fn convert_tools(request: &LlmRequest, strict_mode: bool) -> Vec<Value> {
+/// A boolean switch of the model's `compat`, when set.
+pub(crate) fn compat_bool(model: &Model, key: &str) -> Option<bool> {
+    model
+        .compat
+        .as_ref()
+        .and_then(|compat| compat.get(key))
+        .and_then(Value::as_bool)
+}
+
+/// The function tools; `strict`, when given, is each tool's `strict` value.
+pub(crate) fn convert_tools(request: &LlmRequest, strict: Option<Value>) -> Vec<Value> {
     // A later definition of a name replaces an earlier one in its place.
     let mut unique: Vec<&crate::tools::ToolDefinition> = Vec::new();
     for tool in &request.tools {
@@ -124,8 +153,8 @@ fn convert_tools(request: &LlmRequest, strict_mode: bool) -> Vec<Value> {
             out.insert("name".into(), json!(tool.name));
             out.insert("description".into(), json!(tool.description));
             out.insert("parameters".into(), tool.parameters.clone());
-            if strict_mode {
-                out.insert("strict".into(), json!(false));
+            if let Some(strict) = &strict {
+                out.insert("strict".into(), strict.clone());
             }
             Value::Object(out)
         })
@@ -152,8 +181,8 @@ fn normalize_id_part(part: &str) -> String {
 /// Tool-call ids of other models' calls. For OpenAI's own providers a `call|item` id keeps
 /// both parts, the item id rebuilt from a hash (the call came from another model); other ids
 /// are normalised whole.
-fn normalize_tool_call_id(id: &str, model: &Model) -> String {
-    if !TOOL_CALL_ID_PROVIDERS.contains(&model.provider.as_str()) {
+fn normalize_tool_call_id(id: &str, model: &Model, providers: &[&str]) -> String {
+    if !providers.contains(&model.provider.as_str()) {
         return normalize_id_part(id);
     }
     let mut parts = id.split('|');
@@ -179,12 +208,16 @@ fn image_part(mime_type: &str, data: &str) -> Value {
     })
 }
 
-fn convert_messages(request: &LlmRequest) -> Result<Vec<Value>, String> {
+/// The conversation as Responses input items.
+pub(crate) fn convert_messages(
+    request: &LlmRequest,
+    options: InputOptions,
+) -> Result<Vec<Value>, String> {
     let model = &request.model;
-    let normalize = |id: &str| normalize_tool_call_id(id, model);
+    let normalize = |id: &str| normalize_tool_call_id(id, model, options.tool_call_providers);
     let history = transform_messages(&request.messages, model, &normalize);
     let mut out = Vec::new();
-    if !request.system_prompt.is_empty() {
+    if options.include_system_prompt && !request.system_prompt.is_empty() {
         let developer = model.reasoning
             && model
                 .compat
@@ -305,7 +338,7 @@ fn assistant_items(
                 let id = match id {
                     None => fallback,
                     Some(id) if id.is_empty() => fallback,
-                    Some(id) if id.encode_utf16().count() > 64 => {
+                    Some(id) if crate::js::utf16_len(&id) > 64 => {
                         format!("msg_{}", short_hash(&id))
                     }
                     Some(id) => id,

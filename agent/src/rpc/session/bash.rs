@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Session, log_store_error};
 use crate::now_ms;
-use crate::user_bash::{UserBash, execute, temp_dir};
+use crate::tools::shell::temp_dir;
+use crate::user_bash::{UserBash, execute};
 
 /// What a running command reports to the session.
 #[derive(Debug)]
@@ -36,7 +37,7 @@ pub(super) struct BashDone {
     generation: u64,
     command: String,
     exclude_from_context: Option<bool>,
-    result: Result<BashResult, String>,
+    result: Result<BashResult, crate::user_bash::Error>,
 }
 
 impl Session {
@@ -53,7 +54,7 @@ impl Session {
         bash: BashCommand,
         operations: Option<u64>,
     ) {
-        let bridge = operations.and(super::extensions::tool_bridge(&self.extensions));
+        let bridge = operations.and(super::extensions::host_bridge(&self.extensions));
         let cancel = CancellationToken::new();
         self.bash_serial += 1;
         let serial = self.bash_serial;
@@ -134,8 +135,8 @@ impl Session {
                         }
                         self.respond(id, "bash", &result).await;
                     }
-                    Err(message) => {
-                        self.write(&Response::error(id, Some("bash"), message))
+                    Err(error) => {
+                        self.write(&Response::error(id, Some("bash"), error.to_string()))
                             .await;
                     }
                 }

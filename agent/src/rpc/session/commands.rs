@@ -6,12 +6,13 @@ use pi_rpc_protocol::event::{Event, SessionInfoChangedEvent, ThinkingLevelChange
 use pi_rpc_protocol::message::{AgentMessage, StopReason, UserMessage};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use pi_rpc_protocol::response::{
-    AvailableModels, AvailableThinkingLevels, CancelledResult, CycleModelResult, ForkMessages,
-    LastAssistantText, MessagesResult, SessionState, ThinkingLevelResult,
+    AvailableModels, AvailableThinkingLevels, CancelledResult, CycleModelResult, LastAssistantText,
+    SessionState, ThinkingLevelResult,
 };
 use pi_rpc_protocol::{Request, RequestId, Response};
 use serde::Serialize;
 
+use super::answer::{MessagesJson, stream_answer};
 use super::{Deferred, Session, log_store_error};
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
@@ -32,15 +33,13 @@ impl Session {
             Command::Steer(mut queued) => {
                 queued.message = self.resources.expand(&queued.message);
                 self.queue_message(queued, StreamingBehavior::Steer).await;
-                self.write(&self.release.accepted(id, kind, Disposition::Queued))
-                    .await;
+                self.answer_queued(id, kind).await;
             }
             Command::FollowUp(mut queued) => {
                 queued.message = self.resources.expand(&queued.message);
                 self.queue_message(queued, StreamingBehavior::FollowUp)
                     .await;
-                self.write(&self.release.accepted(id, kind, Disposition::Queued))
-                    .await;
+                self.answer_queued(id, kind).await;
             }
             Command::Abort(_) => {
                 if self.release.has(Feature::AbortCancelsCompaction) {
@@ -61,25 +60,24 @@ impl Session {
                         .await;
                 }
             }
-            Command::GetEntries(get) => match self.store.entries_data(get.since.as_deref()) {
-                Ok(data) => self.respond(id, kind, &data).await,
-                Err(error) => {
-                    self.write(&Response::error(id, Some(kind), error.to_string()))
-                        .await;
-                }
-            },
-            Command::GetTree(_) => match self.store.tree_json() {
-                Ok(data) => self.respond_with_json_text(id, kind, &data).await,
-                Err(error) => {
-                    self.write(&Response::error(id, Some(kind), error.to_string()))
-                        .await;
-                }
-            },
-            Command::GetForkMessages(_) => {
-                let messages = ForkMessages {
-                    messages: self.store.fork_messages(),
+            Command::GetEntries(get) => {
+                let streamed = match self.store.entries_json(get.since.as_deref()) {
+                    Ok(pieces) => Ok(stream_answer(&self.out, id.clone(), kind, pieces).await),
+                    Err(error) => Err(error.to_string()),
                 };
-                self.respond(id, kind, &messages).await;
+                self.after_streamed(id, kind, streamed).await;
+            }
+            Command::GetTree(_) => {
+                let streamed = match self.store.tree_pieces() {
+                    Ok(pieces) => Ok(stream_answer(&self.out, id.clone(), kind, pieces).await),
+                    Err(error) => Err(error.to_string()),
+                };
+                self.after_streamed(id, kind, streamed).await;
+            }
+            Command::GetForkMessages(_) => {
+                let pieces = self.store.fork_messages_json();
+                let streamed = stream_answer(&self.out, id.clone(), kind, pieces).await;
+                self.after_streamed(id, kind, Ok(streamed)).await;
             }
             Command::AbortRetry(_) => {
                 // As in the reference, the retry ends before the answer and the agent settles
@@ -103,10 +101,9 @@ impl Session {
                 self.respond(id, kind, &state).await;
             }
             Command::GetMessages(_) => {
-                let messages = MessagesResult {
-                    messages: self.messages.clone(),
-                };
-                self.respond(id, kind, &messages).await;
+                let pieces = MessagesJson::new(&self.messages);
+                let streamed = stream_answer(&self.out, id.clone(), kind, pieces).await;
+                self.after_streamed(id, kind, Ok(streamed)).await;
             }
             Command::GetAvailableModels(_) => {
                 let models = AvailableModels {
@@ -275,27 +272,6 @@ impl Session {
             }
         };
         self.write(&response).await;
-    }
-
-    /// A success whose `data` is already JSON text (a session tree of any depth, which
-    /// serialising a nested value would recurse through).
-    async fn respond_with_json_text(&mut self, id: Option<RequestId>, kind: &str, data: &str) {
-        let envelope = match pi_rpc_protocol::encode_record(&Response::ok(id.clone(), kind)) {
-            Ok(envelope) => envelope,
-            Err(error) => {
-                let message = format!("cannot encode the result: {error}");
-                self.write(&Response::error(id, Some(kind), message)).await;
-                return;
-            }
-        };
-        // `{...,"success":true}\n` becomes `{...,"success":true,"data":DATA}\n`.
-        let head = envelope.strip_suffix(b"}\n").unwrap_or(&envelope);
-        let mut line = Vec::with_capacity(head.len() + data.len() + 11);
-        line.extend_from_slice(head);
-        line.extend_from_slice(b",\"data\":");
-        line.extend_from_slice(data.as_bytes());
-        line.extend_from_slice(b"}\n");
-        self.write_line(line).await;
     }
 
     fn state(&self) -> SessionState {
@@ -520,16 +496,7 @@ impl Session {
                 self.store.new_session(parent_session.as_deref());
             }
         }
-        if self.model.provider != "unknown" {
-            log_store_error(
-                self.store
-                    .append_model_change(&self.model.provider, &self.model.id),
-            );
-        }
-        log_store_error(
-            self.store
-                .append_thinking_level_change(self.thinking_level.as_str()),
-        );
+        self.start_on_store();
         let result = CancelledResult { cancelled: false };
         self.respond_replaced(id, "new_session", &result, "new", previous)
             .await;
@@ -539,20 +506,7 @@ impl Session {
 /// A session name as the reference keeps it: runs of CR and LF become one space, then
 /// JavaScript's `trim()` (which keeps U+0085 and removes U+FEFF, unlike Rust's).
 pub(crate) fn session_name_of(name: &str) -> String {
-    let mut collapsed = String::with_capacity(name.len());
-    let mut in_break = false;
-    for c in name.chars() {
-        if c == '\r' || c == '\n' {
-            if !in_break {
-                collapsed.push(' ');
-            }
-            in_break = true;
-        } else {
-            collapsed.push(c);
-            in_break = false;
-        }
-    }
-    crate::session::js_trim(&collapsed).to_owned()
+    crate::session::sanitize_name(name)
 }
 
 /// A user message with the prompt's text first, then its images.

@@ -11,16 +11,22 @@
 use std::collections::HashMap;
 
 use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::command::{ExtensionUiResponse, PromptCommand};
+use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::{Value, json};
 
+mod access;
 mod active_tools;
+mod commands;
 mod host_calls;
 mod lifecycle;
 mod prompt;
 
+pub(super) use access::{
+    accepts_lines, accepts_run_events, handles_event, host_bridge, next_message, provider_hooks,
+    streaming_changed, tool_bridge,
+};
 pub(super) use lifecycle::PreparedSession;
 
 use super::{Session, log_store_error};
@@ -204,75 +210,6 @@ impl Extensions {
     }
 }
 
-/// Whether commands may be read: always without extensions, else after start-up and not while
-/// `agent_settled` waits for its handlers (a command then would act before the agent settled).
-pub(super) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
-    extensions.as_ref().is_none_or(|ext| {
-        ext.ready
-            && ext.reloading.is_none()
-            && !ext
-                .pending
-                .values()
-                .any(|pending| matches!(pending, Pending::Settled))
-    })
-}
-
-/// Whether a live extension has a handler for run events of this `kind`.
-pub(super) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool {
-    extensions
-        .as_ref()
-        .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
-}
-
-/// The tools extensions registered, for a run; `None` when there are none or the host is gone.
-pub(super) fn tool_bridge(
-    extensions: &Option<Extensions>,
-) -> Option<crate::extensions::ToolBridge> {
-    extensions
-        .as_ref()
-        .filter(|ext| !ext.gone)
-        .map(|ext| ext.host.tool_bridge())
-}
-
-/// The `before_provider_request` / `after_provider_response` handlers for a run's model
-/// calls; `None` when no live extension handles them.
-pub(super) fn provider_hooks(
-    extensions: &Option<Extensions>,
-) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
-    use crate::provider::hooks::ProviderHooks;
-    let bridge = tool_bridge(extensions)?;
-    if !bridge.wants_payload() && !bridge.wants_response() {
-        return None;
-    }
-    Some(std::sync::Arc::new(bridge))
-}
-
-/// Whether run events may be taken: not while one is held for its handlers, nor while a run a
-/// command triggered waits for the command's answer.
-pub(super) fn accepts_run_events(extensions: &Option<Extensions>) -> bool {
-    extensions
-        .as_ref()
-        .is_none_or(|ext| ext.held.is_none() && ext.triggered != Triggered::AfterStart)
-}
-
-/// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`
-/// names its delivery only during a run; `ctx.isIdle()` answers from it).
-pub(super) fn streaming_changed(extensions: &Option<Extensions>, value: bool) {
-    if let Some(ext) = extensions
-        && !ext.gone
-    {
-        ext.host.set_streaming(value);
-    }
-}
-
-/// The host's next message; never resolves without a live host.
-pub(super) async fn next_message(extensions: &mut Option<Extensions>) -> Option<HostMessage> {
-    match extensions {
-        Some(ext) if !ext.gone => ext.host.recv().await,
-        _ => std::future::pending().await,
-    }
-}
-
 impl Session {
     /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
     /// handlers are done.
@@ -297,9 +234,11 @@ impl Session {
     /// The system prompt of the next request: the tools extensions registered so far are
     /// among its tools.
     pub(super) fn system_prompt(&self) -> String {
-        let bridge = tool_bridge(&self.extensions);
+        let (tools, prompts) = host_bridge(&self.extensions)
+            .map(|bridge| (bridge.definitions(), bridge.prompts()))
+            .unwrap_or_default();
         self.resources
-            .system_prompt(&self.config.cwd, bridge.as_ref())
+            .system_prompt(&self.config.cwd, &tools, &prompts)
     }
 
     /// A run's system prompt and tool context. Unless `before_agent_start` handlers gave the
@@ -312,13 +251,14 @@ impl Session {
         let given = self.take_extension_system_prompt();
         let mut context = self.tool_context(cancel);
         if given.is_none()
-            && let Some(bridge) = context.extension_tools.take()
+            && let Some(bridge) = host_bridge(&self.extensions)
         {
             let resources = self.resources.clone();
             let cwd = self.config.cwd.clone();
-            let bridge = bridge
-                .with_prompt_refresh(move |bridge| resources.system_prompt(&cwd, Some(bridge)));
-            context.extension_tools = Some(bridge);
+            let bridge = bridge.with_prompt_refresh(move |bridge| {
+                resources.system_prompt(&cwd, &bridge.definitions(), &bridge.prompts())
+            });
+            context.extension_tools = Some(std::sync::Arc::new(bridge));
         }
         (given.unwrap_or_else(|| self.system_prompt()), context)
     }
@@ -370,67 +310,6 @@ impl Session {
             ext.held = Some(event);
         }
         None
-    }
-
-    /// A prompt `/name args` naming an extension command runs it, even during a run; the
-    /// prompt is answered once the command is done. False when no such command exists.
-    pub(super) async fn run_extension_command(
-        &mut self,
-        id: &Option<RequestId>,
-        text: &str,
-    ) -> bool {
-        let Some(ext) = &mut self.extensions else {
-            return false;
-        };
-        let Some(invocation) = text.strip_prefix('/') else {
-            return false;
-        };
-        let (name, args) = invocation.split_once(' ').unwrap_or((invocation, ""));
-        if ext.gone || ext.host.command(name).is_none() {
-            return false;
-        }
-        let serial = ext.next_id;
-        ext.next_id += 1;
-        if let Err(error) = ext.host.run_command(serial, name, args).await {
-            tracing::error!(%error, "cannot send a command to the extension host");
-            return false;
-        }
-        ext.pending.insert(serial, Pending::Command(id.clone()));
-        true
-    }
-
-    /// Hands a client's dialog answer to the host.
-    pub(super) async fn answer_extension_dialog(&mut self, response: ExtensionUiResponse) {
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if ext.gone {
-            return;
-        }
-        if let Err(error) = ext.host.answer(&response).await {
-            tracing::error!(%error, "cannot send a dialog answer to the extension host");
-        }
-    }
-
-    /// `get_commands` entries of the extension commands, as the reference lists them.
-    pub(super) fn extension_commands(&self) -> Vec<Value> {
-        let Some(ext) = &self.extensions else {
-            return Vec::new();
-        };
-        ext.host
-            .commands
-            .iter()
-            .map(|command| {
-                let mut entry = serde_json::Map::new();
-                entry.insert("name".into(), command.name.clone().into());
-                if let Some(description) = &command.description {
-                    entry.insert("description".into(), description.clone().into());
-                }
-                entry.insert("source".into(), "extension".into());
-                entry.insert("sourceInfo".into(), ext.host.source_info(&command.path));
-                Value::Object(entry)
-            })
-            .collect()
     }
 
     /// One message from the host; `None` when it has ended.

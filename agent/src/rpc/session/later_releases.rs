@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Session;
 use crate::release::Feature;
+use crate::session::Conversation;
 
 impl Session {
     /// Whether the session's release has the command's feature; if not, answers as a release
@@ -57,19 +58,17 @@ impl Session {
 
     /// The messages a compaction estimates tokens over: without the `system` messages before
     /// 0.87.0, which counted them from then on.
-    pub(super) fn context_for_estimate(
-        &self,
-        mut messages: Vec<AgentMessage>,
-    ) -> Vec<AgentMessage> {
-        if !self.release.has(Feature::EstimateCountsSystem) {
-            messages.retain(|message| !matches!(message, AgentMessage::System(_)));
+    pub(super) fn context_for_estimate(&self, messages: Conversation) -> Conversation {
+        if self.release.has(Feature::EstimateCountsSystem) {
+            messages
+        } else {
+            messages.without_system()
         }
-        messages
     }
 
     /// After a compaction (from 0.86.1) the conversation starts with a `system` message that
     /// declares all that the messages compacted away had declared.
-    pub(super) fn keep_system_checkpoint(&mut self, before: &[AgentMessage]) {
+    pub(super) fn keep_system_checkpoint(&mut self, before: &Conversation) {
         if !self.release.has(Feature::SystemMessages)
             || self
                 .messages
@@ -78,7 +77,7 @@ impl Session {
         {
             return;
         }
-        let declared = Declared::replay(before);
+        let declared = Declared::replay(before.iter());
         if !declared.any {
             return;
         }
@@ -90,7 +89,7 @@ impl Session {
             tools_removed: None,
             extra: Map::new(),
         };
-        self.messages.insert(0, AgentMessage::System(checkpoint));
+        self.messages.push_front(AgentMessage::System(checkpoint));
     }
 
     /// From 0.87.0, the failed answer just dropped from the model's context (the session's
@@ -127,7 +126,7 @@ impl Session {
         if !self.release.has(Feature::SystemMessages) {
             return prompts;
         }
-        let declared = Declared::replay(&self.messages);
+        let declared = Declared::replay(self.messages.iter());
         if let Some(message) = declared.changes(system_prompt, tools) {
             prompts.insert(0, AgentMessage::System(message));
         }
@@ -146,7 +145,7 @@ struct Declared {
 }
 
 impl Declared {
-    fn replay(messages: &[AgentMessage]) -> Self {
+    fn replay<'a>(messages: impl Iterator<Item = &'a AgentMessage>) -> Self {
         let mut declared = Self::default();
         for message in messages {
             let AgentMessage::System(system) = message else {

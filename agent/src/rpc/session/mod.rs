@@ -1,14 +1,17 @@
 //! The session task: it owns every piece of session state, answers commands, starts runs and
 //! relays their events to the writer, in the order the reference emits them.
 
+mod answer;
 mod bash;
 mod commands;
 mod compaction;
 mod extensions;
+mod input;
 mod later_releases;
 mod queue;
 mod replace;
 mod retry;
+mod start;
 mod stats;
 
 pub(crate) use commands::session_name_of;
@@ -16,12 +19,11 @@ pub(crate) use commands::session_name_of;
 use std::collections::VecDeque;
 
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::content::{MessageContent, UserContent};
-use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent, RetryScheduledEvent};
-use pi_rpc_protocol::framing::{LineResult, encode_record};
+use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
+use pi_rpc_protocol::framing::encode_record;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use pi_rpc_protocol::{RequestId, Response, parse_line};
+use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -38,16 +40,14 @@ const RUN_QUEUE: usize = 256;
 pub struct SessionInit {
     /// Loaded configuration.
     pub config: Config,
-    /// The start-up model (the `unknown` placeholder when none is available).
-    pub model: Model,
-    /// The effective thinking level.
-    pub thinking_level: ThinkingLevel,
-    /// `--name`.
+    /// `--name`, recorded in the session first.
     pub name: Option<String>,
-    /// Whether `model` is a real model (not the placeholder).
-    pub has_model: bool,
     /// The models `cycle_model` walks (`--models`); empty for every available model.
     pub scoped_models: Vec<crate::model_resolver::ScopedModel>,
+    /// The model `--model` chose, for every session this process starts or opens.
+    pub cli_model: Option<Model>,
+    /// The thinking level `--thinking` (or the `--model` suffix) chose, for every session.
+    pub cli_thinking_level: Option<ThinkingLevel>,
     /// The session store (in memory with `--no-session`).
     pub store: crate::session::SessionStore,
     /// Discovery of prompt templates and skills (`--approve`, `--no-skills`,
@@ -91,7 +91,7 @@ pub struct Session {
     scoped_models: Vec<crate::model_resolver::ScopedModel>,
     session_name: Option<String>,
     auto_compaction: bool,
-    messages: Vec<AgentMessage>,
+    messages: crate::session::Conversation,
     /// Texts shown in `queue_update`, removed when a matching user message starts.
     steering_texts: Vec<String>,
     follow_up_texts: Vec<String>,
@@ -112,6 +112,11 @@ pub struct Session {
     retry_rx: mpsc::Receiver<bool>,
     deferred: Vec<Deferred>,
     out: OutputSender,
+    /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
+    /// written after the read's last line.
+    held_answers: Option<Vec<u8>>,
+    /// What the command line fixed for every session ([`start`]).
+    cli_start: start::CliStart,
     /// Lines collected while a burst of events is handled, sent to the writer as one piece.
     out_batch: Option<Vec<u8>>,
     output_closed: bool,
@@ -159,21 +164,17 @@ impl Session {
         if let Some(name) = &init.name {
             log_store_error(store.append_session_info(name));
         }
-        if init.has_model {
-            log_store_error(store.append_model_change(&init.model.provider, &init.model.id));
-        }
-        log_store_error(store.append_thinking_level_change(init.thinking_level.as_str()));
-        Self {
+        let mut session = Self {
             config: init.config,
-            model: init.model,
-            thinking_level: init.thinking_level,
+            model: crate::model_resolver::unknown_model(),
+            thinking_level: ThinkingLevel::Off,
             steering_mode,
             follow_up_mode,
             store,
             scoped_models: init.scoped_models,
-            session_name: init.name,
+            session_name: None,
             auto_compaction,
-            messages: Vec::new(),
+            messages: crate::session::Conversation::new(),
             steering_texts: Vec::new(),
             follow_up_texts: Vec::new(),
             steering_queue: VecDeque::new(),
@@ -187,6 +188,11 @@ impl Session {
             retry_rx,
             deferred: Vec::new(),
             out,
+            held_answers: None,
+            cli_start: start::CliStart {
+                model: init.cli_model,
+                thinking_level: init.cli_thinking_level,
+            },
             out_batch: None,
             output_closed: false,
             run_tx,
@@ -204,11 +210,13 @@ impl Session {
             extensions: init.extensions.map(extensions::Extensions::new),
             release: init.rpc_release,
             builtin_commands: init.builtin_commands,
-        }
+        };
+        session.start_on_store();
+        session
     }
 
     /// Serves lines until the input ends (or stdout is gone), then cancels any run.
-    pub async fn run(mut self, mut lines: mpsc::Receiver<LineResult>) {
+    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
             let run_events = extensions::accepts_run_events(&self.extensions);
@@ -227,7 +235,7 @@ impl Session {
                     self.on_compaction_message(message).await;
                 }
                 line = lines.recv(), if commands => match line {
-                    Some(line) => self.on_line(line).await,
+                    Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
                 },
             }
@@ -241,59 +249,6 @@ impl Session {
         self.abort_bash();
         self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
-    }
-
-    async fn on_line(&mut self, line: LineResult) {
-        let line = match line {
-            Ok(line) => line,
-            Err(error) => {
-                let message = format!("Failed to parse command: {error}");
-                self.write(&Response::error(None, Some("parse"), message))
-                    .await;
-                return;
-            }
-        };
-        match parse_line(&line) {
-            Ok(pi_rpc_protocol::Incoming::Request(request)) => {
-                self.handle_command(request).await;
-            }
-            Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
-                self.answer_extension_dialog(response).await;
-            }
-            Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
-                self.answer_missing_type(&line, id).await;
-            }
-            Err(error) => {
-                let response =
-                    Response::error(error.id().cloned(), error.command(), error.to_string());
-                self.write(&response).await;
-            }
-        }
-    }
-
-    /// An object without a string `type`. A `type` of another kind (`5`, `null`) is echoed in
-    /// `command` and named in the error, as the reference does; a missing one is said to be
-    /// missing.
-    async fn answer_missing_type(&mut self, line: &str, id: Option<RequestId>) {
-        let kind = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|value| value.get("type").cloned());
-        let Some(kind) = kind else {
-            let error = pi_rpc_protocol::CommandError::MissingType { id: id.clone() };
-            self.write(&Response::error(id, None, error.to_string()))
-                .await;
-            return;
-        };
-        let mut response = serde_json::Map::new();
-        if let Some(id) = id {
-            response.insert("id".into(), serde_json::to_value(id).unwrap_or_default());
-        }
-        response.insert("type".into(), "response".into());
-        let message = format!("Unknown command: {}", js_string(&kind));
-        response.insert("command".into(), kind);
-        response.insert("success".into(), false.into());
-        response.insert("error".into(), message.into());
-        self.write(&serde_json::Value::Object(response)).await;
     }
 
     /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
@@ -367,7 +322,7 @@ impl Session {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
                     self.compaction.overflow_recovery_attempted = false;
-                    let text = content_text(&user.content);
+                    let text = queue::content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
                             &mut self.steering_texts,
@@ -384,26 +339,21 @@ impl Session {
             }
             _ => {}
         }
-        let ended = match &event {
-            Event::MessageEnd(end) => Some(end.message.clone()),
-            _ => None,
-        };
-        self.emit(event).await;
-        let Some(message) = ended else {
+        self.write(&event).await;
+        let Event::MessageEnd(end) = event else {
             return;
         };
-        if matches!(
-            message,
-            AgentMessage::User(_)
-                | AgentMessage::Assistant(_)
-                | AgentMessage::ToolResult(_)
-                | AgentMessage::System(_)
-        ) {
-            log_store_error(self.store.append_message(message.clone()));
+        self.record_custom_message(&end.message);
+        let last_assistant = match &end.message {
+            AgentMessage::Assistant(assistant) => Some(assistant.clone()),
+            _ => None,
+        };
+        let message = crate::session::SharedMessage::new(end.message);
+        if message.role().is_recorded() {
+            log_store_error(self.store.append_shared_message(message.clone()));
         }
-        self.record_custom_message(&message);
-        self.messages.push(message.clone());
-        if let AgentMessage::Assistant(assistant) = message {
+        self.messages.push_shared(message);
+        if let Some(assistant) = last_assistant {
             if !matches!(
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Length
@@ -464,72 +414,6 @@ impl Session {
         self.continue_or_settle().await;
     }
 
-    /// Announces the next attempt, drops the failed message from the conversation the model
-    /// sees, and waits `baseDelayMs * 2^(attempt-1)` (cancellable). False when retries are off
-    /// or used up.
-    async fn schedule_retry(&mut self, message: &AssistantMessage) -> bool {
-        let settings = self.config.settings.retry();
-        if !settings.enabled || self.retry_attempt >= settings.max_retries {
-            return false;
-        }
-        self.retry_attempt += 1;
-        let delay_ms = settings
-            .base_delay_ms
-            .saturating_mul(1u64 << (self.retry_attempt - 1).min(32));
-        let error_message = message
-            .error_message
-            .clone()
-            .filter(|error| !error.is_empty())
-            .unwrap_or_else(|| "Unknown error".into());
-        self.emit(Event::AutoRetryStart(RetryScheduledEvent {
-            attempt: self.retry_attempt,
-            max_attempts: settings.max_retries,
-            delay_ms,
-            error_message,
-        }))
-        .await;
-        if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
-            self.messages.pop();
-            self.record_context_edit().await;
-        }
-        let wait = CancellationToken::new();
-        self.retry_wait = Some(wait.clone());
-        let done = self.retry_tx.clone();
-        tokio::spawn(async move {
-            let elapsed = tokio::select! {
-                () = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => true,
-                () = wait.cancelled() => false,
-            };
-            // The session may be gone (end of input); then nobody waits for the retry.
-            let _ = done.send(elapsed).await;
-        });
-        true
-    }
-
-    async fn on_retry_wait_over(&mut self, elapsed: bool) {
-        if self.retry_wait.take().is_none() {
-            // `abort_retry` already ended this wait.
-            return;
-        }
-        if elapsed {
-            self.start_run(Vec::new(), false);
-            return;
-        }
-        self.end_cancelled_retry().await;
-        self.continue_or_settle().await;
-    }
-
-    /// `auto_retry_end` of a retry whose wait was cancelled.
-    async fn end_cancelled_retry(&mut self) {
-        let attempt = std::mem::take(&mut self.retry_attempt);
-        self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
-            success: false,
-            attempt,
-            final_error: Some("Retry cancelled".into()),
-        }))
-        .await;
-    }
-
     /// After a run: a continuation when messages are queued, else `agent_settled` and the
     /// answers that waited for it.
     async fn continue_or_settle(&mut self) {
@@ -588,7 +472,7 @@ impl Session {
         );
         let spec = RunSpec {
             prompts,
-            history: self.messages.clone(),
+            history: self.messages.shared_typed(),
             model,
             api_key,
             system_prompt,
@@ -649,43 +533,6 @@ impl Session {
 fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMessage>) {
     // The run may have been dropped meanwhile; then nobody needs the messages.
     let _ = reply.send(messages);
-}
-
-/// The text blocks of a message's content, joined without separator.
-pub fn content_text(content: &MessageContent) -> String {
-    match content {
-        MessageContent::Text(text) => text.clone(),
-        MessageContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                UserContent::Text(text) => Some(text.text.as_str()),
-                UserContent::Image(_) => None,
-            })
-            .collect(),
-    }
-}
-
-/// A JSON value as JavaScript's `String(value)` writes it.
-fn js_string(value: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Number(number) => number
-            .as_f64()
-            .map(pi_rpc_protocol::json::format_js_number)
-            .unwrap_or_else(|| number.to_string()),
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(other),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
-    }
 }
 
 /// Session-file problems are logged; the conversation goes on in memory, as it must not stop

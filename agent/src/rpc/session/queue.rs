@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use pi_rpc_protocol::command::QueueMode;
+use pi_rpc_protocol::content::{MessageContent, UserContent};
 use pi_rpc_protocol::message::AgentMessage;
 
 /// Takes what the mode allows from the front of `queue`.
@@ -23,6 +24,20 @@ pub fn remove_text(steering: &mut Vec<String>, follow_up: &mut Vec<String>, text
         }
     }
     false
+}
+
+/// The text blocks of a message's content, joined without separator.
+pub fn content_text(content: &MessageContent) -> String {
+    match content {
+        MessageContent::Text(text) => text.clone(),
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                UserContent::Text(text) => Some(text.text.as_str()),
+                UserContent::Image(_) => None,
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

@@ -4,13 +4,11 @@
 
 use std::path::Path;
 
-use pi_rpc_protocol::model::ThinkingLevel;
 use pi_rpc_protocol::response::CancelledResult;
 use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 
-use super::{Deferred, Session, log_store_error};
-use crate::model_resolver::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
+use super::{Deferred, Session};
 use crate::session::SessionStore;
 
 /// A session replacement waiting to be carried out.
@@ -129,9 +127,8 @@ impl Session {
         }
     }
 
-    /// Rebuilds the conversation state from the store, as a new runtime starts on a session:
-    /// a session with messages restores them, its model (when available) and its thinking
-    /// level; an empty one records the current model and the default thinking level.
+    /// Rebuilds the conversation state from the store, as a new runtime starts on a session
+    /// ([`Session::start_on_store`]).
     pub(super) fn rebind_session(&mut self) {
         self.session_generation += 1;
         self.abort_bash();
@@ -142,60 +139,6 @@ impl Session {
         self.pending_bash.clear();
         self.last_assistant = None;
         self.retry_attempt = 0;
-        let context = self.store.build_context();
-        let has_existing = !context.messages.is_empty();
-        let has_thinking_entry = self
-            .store
-            .branch(None)
-            .iter()
-            .any(|entry| entry.kind() == "thinking_level_change");
-        if has_existing && let Some(wanted) = &context.model {
-            let found = self
-                .config
-                .registry
-                .available()
-                .into_iter()
-                .find(|model| model.provider == wanted.provider && model.id == wanted.model_id);
-            if let Some(model) = found {
-                self.model = model;
-            }
-        }
-        let default_level = self
-            .config
-            .settings
-            .default_thinking_level()
-            .unwrap_or(DEFAULT_THINKING_LEVEL);
-        let level = if has_existing && has_thinking_entry {
-            ThinkingLevel::parse(&context.thinking_level).unwrap_or(default_level)
-        } else {
-            default_level
-        };
-        self.thinking_level = if self.model.provider == "unknown" {
-            ThinkingLevel::Off
-        } else {
-            clamp_thinking_level(&self.model, level)
-        };
-        if has_existing {
-            self.messages = context.messages;
-            if !has_thinking_entry {
-                log_store_error(
-                    self.store
-                        .append_thinking_level_change(self.thinking_level.as_str()),
-                );
-            }
-        } else {
-            self.messages.clear();
-            if self.model.provider != "unknown" {
-                log_store_error(
-                    self.store
-                        .append_model_change(&self.model.provider, &self.model.id),
-                );
-            }
-            log_store_error(
-                self.store
-                    .append_thinking_level_change(self.thinking_level.as_str()),
-            );
-        }
-        self.session_name = self.store.session_name();
+        self.start_on_store();
     }
 }

@@ -34,20 +34,11 @@ impl Session {
             (0, 0, 0, 0, 0);
         let mut totals = Totals::default();
         for entry in self.store.entries() {
-            match entry.parsed() {
-                Some(SessionEntry::Compaction(compaction)) => {
-                    if let Some(usage) = &compaction.usage {
-                        totals.add(usage);
-                    }
-                }
-                Some(SessionEntry::BranchSummary(summary)) => {
-                    if let Some(usage) = &summary.usage {
-                        totals.add(usage);
-                    }
-                }
-                Some(SessionEntry::Message(message)) => {
+            if let Some(message) = entry.message() {
+                // Counted without keeping the parse: a pass over a whole long session.
+                let _ = message.with_typed(|message| {
                     total += 1;
-                    match &message.message {
+                    match message {
                         AgentMessage::User(_) => user += 1,
                         AgentMessage::ToolResult(result) => {
                             tool_results += 1;
@@ -65,6 +56,22 @@ impl Session {
                             totals.add(&message.usage);
                         }
                         _ => {}
+                    }
+                });
+                continue;
+            }
+            if !matches!(entry.kind(), "compaction" | "branch_summary") {
+                continue;
+            }
+            match entry.parsed() {
+                Some(SessionEntry::Compaction(compaction)) => {
+                    if let Some(usage) = &compaction.usage {
+                        totals.add(usage);
+                    }
+                }
+                Some(SessionEntry::BranchSummary(summary)) => {
+                    if let Some(usage) = &summary.usage {
+                        totals.add(usage);
                     }
                 }
                 _ => {}
@@ -97,15 +104,18 @@ impl Session {
         }
         let context_window = self.model.context_window;
         let branch = self.store.branch(None);
-        let compaction = branch
-            .iter()
-            .rposition(|entry| matches!(entry.parsed(), Some(SessionEntry::Compaction(_))));
+        let compaction = branch.iter().rposition(|entry| {
+            entry.kind() == "compaction"
+                && matches!(entry.parsed(), Some(SessionEntry::Compaction(_)))
+        });
         if let Some(index) = compaction {
             let answered_since = branch[index + 1..].iter().any(|entry| {
-                matches!(entry.parsed(), Some(SessionEntry::Message(message))
-                    if matches!(&message.message, AgentMessage::Assistant(assistant)
+                entry.is_assistant_message()
+                    && entry.typed_message().is_some_and(|message| {
+                        matches!(message, AgentMessage::Assistant(assistant)
                         if !matches!(assistant.stop_reason, StopReason::Aborted | StopReason::Error)
-                            && context_tokens(&assistant.usage) > 0))
+                            && context_tokens(&assistant.usage) > 0)
+                    })
             });
             if !answered_since {
                 return Some(ContextUsage {

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Session, tool_bridge};
+use super::{Session, host_bridge, tool_bridge};
 use crate::tools::{ToolDefinition, ToolSelection};
 
 /// Whether the tool flags let a tool of this name be offered at all (`--tools` names it, or
@@ -32,7 +32,7 @@ impl Session {
     fn all_tools(&self) -> Vec<ToolDefinition> {
         let selection = self.flag_selection();
         let mut tools = crate::tools::builtin_tools();
-        if let Some(bridge) = tool_bridge(&self.extensions) {
+        if let Some(bridge) = host_bridge(&self.extensions) {
             for tool in bridge.definitions() {
                 match tools.iter_mut().find(|builtin| builtin.name == tool.name) {
                     Some(builtin) => *builtin = tool,

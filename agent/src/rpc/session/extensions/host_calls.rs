@@ -173,7 +173,7 @@ impl Session {
                 let user = self
                     .store
                     .entry(&entry)
-                    .is_some_and(|found| found.message_role() == Some("user"));
+                    .is_some_and(|found| found.message_role() == Some(crate::session::Role::User));
                 if user {
                     Ok(Replacement::Fork(entry))
                 } else {

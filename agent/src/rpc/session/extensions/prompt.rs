@@ -368,7 +368,7 @@ fn prompt_text_and_images(prompts: &[AgentMessage]) -> (String, Option<Value>) {
     let Some(AgentMessage::User(user)) = prompts.first() else {
         return (String::new(), None);
     };
-    let text = crate::rpc::session::content_text(&user.content);
+    let text = crate::rpc::session::queue::content_text(&user.content);
     let images: Vec<Value> = match &user.content {
         MessageContent::Blocks(blocks) => blocks
             .iter()

@@ -1,0 +1,76 @@
+//! `--help`: what pi-agent does with each option.
+
+/// The help text, ending with a newline.
+pub fn help_text() -> String {
+    let version = crate::PI_VERSION;
+    format!(
+        "pi-agent {version}: a pi-compatible coding agent (read, bash, edit, write and more)
+
+Usage:
+  pi-agent [options] [@files...] [messages...]
+
+Modes:
+  --mode rpc                     Serve pi's RPC protocol: JSON commands on stdin, JSON lines out
+  --mode json                    Run the messages, writing every event as a JSON line
+  --print, -p                    Run the messages and print the final answer (the default
+                                 without a terminal; also --mode text)
+  --export <file> [out.html]     Write a session file as an HTML page and exit
+  --list-models [search]         List the models that have credentials (fuzzy search) and exit
+  --help, -h                     Show this help
+  --version, -v                  Print the pi version this agent implements
+
+Model:
+  --provider <name>              Provider (built-in, or from models.json)
+  --model <pattern>              Model id or pattern; \"provider/id\" and \":<thinking>\" work
+  --models <patterns>            Comma-separated patterns (globs too) that cycle_model walks
+  --thinking <level>             off, minimal, low, medium, high, xhigh or max
+  --api-key <key>                Key for the chosen model's provider, for this run
+
+Session:
+  --session <path|id>            Open a session file, or the session whose id starts so
+  --session-id <id>              Open the session of this folder with exactly this id, or
+                                 start one with it
+  --continue, -c                 Continue the most recent session of this folder
+  --fork <path|id>               Copy a session into a new one and continue there
+  --resume, -r                   Pick a session (needs a terminal: use --session without one)
+  --session-dir <dir>            Where sessions are stored and looked up
+  --no-session                   Keep the session in memory only
+  --name, -n <name>              Name the session
+
+Prompt and tools:
+  --system-prompt <text|file>    Replace the base system prompt
+  --append-system-prompt <text|file>  Append to the system prompt (repeatable)
+  --no-context-files, -nc        Leave out AGENTS.md, CLAUDE.md and the like
+  --tools, -t <names>            Offer only these tools (comma-separated)
+  --exclude-tools, -xt <names>   Never offer these tools
+  --no-tools, -nt                Offer no tool unless --tools names it
+  --no-builtin-tools, -nbt       Offer no built-in tool unless --tools names it
+  --skill <path>                 Load a skill file or folder (repeatable)
+  --no-skills, -ns               Do not discover skills
+  --prompt-template <path>       Load a prompt template file or folder (repeatable)
+  --no-prompt-templates, -np     Do not discover prompt templates
+  --extension, -e <path>         Load an extension (repeatable; needs Node.js >= 22.6)
+  --no-extensions, -ne           Do not discover extensions (-e paths still load)
+  --approve, -a                  Trust this project's .pi/ files for this run
+  --no-approve, -na              Ignore this project's .pi/ files for this run
+
+Releases:
+  --rpc-release <release>        Speak the RPC protocol of this pi release, 0.84.1 to 1.6.0
+                                 (default: the setting rpcRelease, else 0.84.1)
+
+Accepted for compatibility, without effect (they belong to pi's terminal UI or its network
+start-up, which pi-agent does not have):
+  --theme <path>, --no-themes, --tui-mode regular|fullscreen, --verbose, --offline
+
+Long options that pi-agent does not know go to the extensions that register them.
+
+Examples:
+  pi-agent -p \"List the Rust files in src/\"
+  echo \"Summarise this\" | pi-agent @notes.md
+  pi-agent --mode json --no-session \"What changed?\"
+  pi-agent --mode rpc --provider anthropic --model claude-sonnet-4-5
+  pi-agent --continue -p \"And now?\"
+  pi-agent --export session.jsonl page.html
+"
+    )
+}

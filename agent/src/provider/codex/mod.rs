@@ -1,0 +1,196 @@
+//! The ChatGPT Codex backend (`api: "openai-codex-responses"`), reached with a ChatGPT login.
+//!
+//! `POST {baseUrl}/codex/responses` (`https://chatgpt.com/backend-api` by default) with the
+//! login's access token as a bearer, its `chatgpt-account-id`, `originator: pi`,
+//! `OpenAI-Beta: responses=experimental` and the session as `session-id` /
+//! `x-client-request-id`. The body is the Codex one (the system prompt as `instructions`,
+//! `text.verbosity: "low"`, encrypted reasoning included, parallel tool calls); the answer is
+//! read as Responses events the way the reference's Codex client maps them. The login is
+//! refreshed by `login` when it is about to expire. pi-agent always uses this SSE transport,
+//! which the reference falls back to when its WebSocket transport cannot connect.
+
+mod login;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::driver::{drive, fail_early};
+use super::openai_completions::bearer_headers;
+use super::openai_responses::events::ResponsesEvents;
+use super::openai_responses::request::{InputOptions, TOOL_CALL_ID_PROVIDERS};
+use super::openai_responses::{Flavor, request};
+use super::partial::PartialMessage;
+use super::{LlmRequest, ProviderEvent, StreamOptions};
+use pi_rpc_protocol::model::ThinkingLevel;
+
+/// The `api` value of models using this wire format.
+pub const API: &str = "openai-codex-responses";
+
+/// The backend used when the model has no base URL.
+const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
+
+/// The request URL for a base URL.
+pub fn responses_url(base_url: &str) -> String {
+    let raw = if base_url.trim().is_empty() {
+        DEFAULT_BASE_URL
+    } else {
+        base_url
+    };
+    let base = raw.trim_end_matches('/');
+    if base.ends_with("/codex/responses") {
+        base.to_owned()
+    } else if base.ends_with("/codex") {
+        format!("{base}/responses")
+    } else {
+        format!("{base}/codex/responses")
+    }
+}
+
+/// The request body.
+pub fn request_body(request: &LlmRequest) -> Result<Value, String> {
+    let model = &request.model;
+    let compat_flag = |key: &str| request::compat_bool(model, key);
+    let input = request::convert_messages(
+        request,
+        InputOptions {
+            tool_call_providers: TOOL_CALL_ID_PROVIDERS,
+            include_system_prompt: false,
+        },
+    )?;
+    let instructions = if request.system_prompt.is_empty() {
+        "You are a helpful assistant."
+    } else {
+        request.system_prompt.as_str()
+    };
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model.id));
+    body.insert("store".into(), json!(false));
+    body.insert("stream".into(), json!(true));
+    body.insert("instructions".into(), json!(instructions));
+    body.insert("input".into(), Value::Array(input));
+    body.insert("text".into(), json!({"verbosity": "low"}));
+    body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    if let Some(session) = &request.session_id {
+        let key: String = session.chars().take(64).collect();
+        body.insert("prompt_cache_key".into(), json!(key));
+    }
+    body.insert("tool_choice".into(), json!("auto"));
+    body.insert("parallel_tool_calls".into(), json!(true));
+    if !request.tools.is_empty() {
+        let strict = compat_flag("supportsStrictMode")
+            .unwrap_or(true)
+            .then_some(Value::Null);
+        body.insert(
+            "tools".into(),
+            Value::Array(request::convert_tools(request, strict)),
+        );
+    }
+    if request.thinking_level != ThinkingLevel::Off {
+        let level = request.thinking_level.as_str();
+        let effort = model
+            .thinking_level_map
+            .as_ref()
+            .and_then(|map| map.get(level))
+            .cloned()
+            .unwrap_or_else(|| json!(level));
+        if !effort.is_null() {
+            body.insert(
+                "reasoning".into(),
+                json!({"effort": effort, "summary": "auto"}),
+            );
+        }
+    }
+    Ok(Value::Object(body))
+}
+
+/// The client as the reference names it in `User-Agent`.
+fn user_agent() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!("pi ({} {arch})", std::env::consts::OS)
+}
+
+/// Builds and sends the request, then streams the answer into `tx`.
+pub(crate) async fn run(
+    http: &reqwest::Client,
+    mut request: LlmRequest,
+    options: StreamOptions,
+    cancel: CancellationToken,
+    tx: mpsc::Sender<ProviderEvent>,
+) {
+    let partial = PartialMessage::new(&request.model);
+    let store = request
+        .model
+        .extra
+        .remove(crate::config::ModelRegistry::OAUTH_STORE_KEY);
+    let token = match store.as_ref().and_then(Value::as_str) {
+        Some(path) => match login::fresh_access_token(http, std::path::Path::new(path)).await {
+            Ok(token) => Some(token),
+            Err(text) => return fail_early(partial, text, tx).await,
+        },
+        None => request.api_key.clone().filter(|key| !key.is_empty()),
+    };
+    let Some(token) = token else {
+        let text = format!("No API key for provider: {}", request.model.provider);
+        return fail_early(partial, text, tx).await;
+    };
+    let Some(account) = login::account_id(&token) else {
+        return fail_early(partial, "Failed to extract accountId from token".into(), tx).await;
+    };
+    let body = match request_body(&request) {
+        Ok(body) => super::hooks::before_request(body).await,
+        Err(text) => return fail_early(partial, text, tx).await,
+    };
+    let body = match pi_rpc_protocol::json::to_vec(&body) {
+        Ok(body) => body,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
+    };
+    let mut extra = vec![
+        ("chatgpt-account-id".to_owned(), account),
+        ("originator".to_owned(), "pi".to_owned()),
+        ("user-agent".to_owned(), user_agent()),
+        (
+            "openai-beta".to_owned(),
+            "responses=experimental".to_owned(),
+        ),
+        ("accept".to_owned(), "text/event-stream".to_owned()),
+    ];
+    if let Some(session) = &request.session_id {
+        let session: String = session.chars().take(64).collect();
+        extra.push(("session-id".to_owned(), session.clone()));
+        extra.push(("x-client-request-id".to_owned(), session));
+    }
+    let headers = match bearer_headers(&request, &token, extra) {
+        Ok(headers) => headers,
+        Err(text) => return fail_early(partial, text, tx).await,
+    };
+    let http_request = http
+        .post(responses_url(&request.model.base_url))
+        .headers(headers)
+        .body(body);
+    let wire = ResponsesEvents::with_flavor(request.model, Flavor::Codex);
+    drive(http_request, partial, wire, options, cancel, tx).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_codex_path_is_added_once() {
+        assert_eq!(
+            responses_url(""),
+            "https://chatgpt.com/backend-api/codex/responses"
+        );
+        assert_eq!(responses_url("http://h/x/"), "http://h/x/codex/responses");
+        assert_eq!(responses_url("http://h/codex"), "http://h/codex/responses");
+        assert_eq!(
+            responses_url("http://h/codex/responses"),
+            "http://h/codex/responses"
+        );
+    }
+}

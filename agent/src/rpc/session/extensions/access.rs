@@ -1,0 +1,88 @@
+//! What the session asks of its extensions without waiting for them: whether input lines and
+//! run events may be taken now, whether some extension handles an event, the bridge and hooks
+//! a run or compaction takes, and the host's next message.
+
+use super::{Extensions, Pending, Triggered};
+use crate::extensions::HostMessage;
+
+/// Whether commands may be read: always without extensions, else after start-up and not while
+/// `agent_settled` waits for its handlers (a command then would act before the agent settled).
+pub(in crate::rpc::session) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
+    extensions.as_ref().is_none_or(|ext| {
+        ext.ready
+            && ext.reloading.is_none()
+            && !ext
+                .pending
+                .values()
+                .any(|pending| matches!(pending, Pending::Settled))
+    })
+}
+
+/// Whether a live extension has a handler for run events of this `kind`.
+pub(in crate::rpc::session) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool {
+    extensions
+        .as_ref()
+        .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
+}
+
+/// What extensions do for a run (their tools and their handlers around tool calls, requests
+/// and compaction); `None` without a live host.
+pub(in crate::rpc::session) fn tool_bridge(
+    extensions: &Option<Extensions>,
+) -> Option<std::sync::Arc<dyn crate::tools::ExtensionHooks>> {
+    let bridge: std::sync::Arc<dyn crate::tools::ExtensionHooks> =
+        std::sync::Arc::new(host_bridge(extensions)?);
+    Some(bridge)
+}
+
+/// The live host's bridge itself, for what only the session asks of it (provider hooks, a
+/// `bash` command run by extensions, the tools' prompt lines).
+pub(in crate::rpc::session) fn host_bridge(
+    extensions: &Option<Extensions>,
+) -> Option<crate::extensions::ToolBridge> {
+    extensions
+        .as_ref()
+        .filter(|ext| !ext.gone)
+        .map(|ext| ext.host.tool_bridge())
+}
+
+/// The `before_provider_request` / `after_provider_response` handlers for a run's model
+/// calls; `None` when no live extension handles them.
+pub(in crate::rpc::session) fn provider_hooks(
+    extensions: &Option<Extensions>,
+) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
+    use crate::provider::hooks::ProviderHooks;
+    let bridge = host_bridge(extensions)?;
+    if !bridge.wants_payload() && !bridge.wants_response() {
+        return None;
+    }
+    Some(std::sync::Arc::new(bridge))
+}
+
+/// Whether run events may be taken: not while one is held for its handlers, nor while a run a
+/// command triggered waits for the command's answer.
+pub(in crate::rpc::session) fn accepts_run_events(extensions: &Option<Extensions>) -> bool {
+    extensions
+        .as_ref()
+        .is_none_or(|ext| ext.held.is_none() && ext.triggered != Triggered::AfterStart)
+}
+
+/// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`
+/// names its delivery only during a run; `ctx.isIdle()` answers from it).
+pub(in crate::rpc::session) fn streaming_changed(extensions: &Option<Extensions>, value: bool) {
+    if let Some(ext) = extensions
+        && !ext.gone
+    {
+        ext.host.set_streaming(value);
+    }
+}
+
+/// The host's next message; never resolves without a live host.
+pub(in crate::rpc::session) async fn next_message(
+    extensions: &mut Option<Extensions>,
+) -> Option<HostMessage> {
+    match extensions {
+        Some(ext) if !ext.gone => ext.host.recv().await,
+        _ => std::future::pending().await,
+    }
+}

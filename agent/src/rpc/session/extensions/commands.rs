@@ -1,0 +1,75 @@
+//! Extension commands as the client meets them: a prompt `/name args` runs one (answered once
+//! it is done), `get_commands` lists them, and a client's answer to an extension's dialog goes
+//! back to the host.
+
+use pi_rpc_protocol::RequestId;
+use pi_rpc_protocol::command::ExtensionUiResponse;
+use serde_json::Value;
+
+use super::{Pending, Session};
+
+impl Session {
+    /// A prompt `/name args` naming an extension command runs it, even during a run; the
+    /// prompt is answered once the command is done. False when no such command exists.
+    pub(in crate::rpc::session) async fn run_extension_command(
+        &mut self,
+        id: &Option<RequestId>,
+        text: &str,
+    ) -> bool {
+        let Some(ext) = &mut self.extensions else {
+            return false;
+        };
+        let Some(invocation) = text.strip_prefix('/') else {
+            return false;
+        };
+        let (name, args) = invocation.split_once(' ').unwrap_or((invocation, ""));
+        if ext.gone || ext.host.command(name).is_none() {
+            return false;
+        }
+        let serial = ext.next_id;
+        ext.next_id += 1;
+        if let Err(error) = ext.host.run_command(serial, name, args).await {
+            tracing::error!(%error, "cannot send a command to the extension host");
+            return false;
+        }
+        ext.pending.insert(serial, Pending::Command(id.clone()));
+        true
+    }
+
+    /// Hands a client's dialog answer to the host.
+    pub(in crate::rpc::session) async fn answer_extension_dialog(
+        &mut self,
+        response: ExtensionUiResponse,
+    ) {
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        if ext.gone {
+            return;
+        }
+        if let Err(error) = ext.host.answer(&response).await {
+            tracing::error!(%error, "cannot send a dialog answer to the extension host");
+        }
+    }
+
+    /// `get_commands` entries of the extension commands, as the reference lists them.
+    pub(in crate::rpc::session) fn extension_commands(&self) -> Vec<Value> {
+        let Some(ext) = &self.extensions else {
+            return Vec::new();
+        };
+        ext.host
+            .commands
+            .iter()
+            .map(|command| {
+                let mut entry = serde_json::Map::new();
+                entry.insert("name".into(), command.name.clone().into());
+                if let Some(description) = &command.description {
+                    entry.insert("description".into(), description.clone().into());
+                }
+                entry.insert("source".into(), "extension".into());
+                entry.insert("sourceInfo".into(), ext.host.source_info(&command.path));
+                Value::Object(entry)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,78 @@
+//! What extensions do for a run, as the layers below them see it: the tools they registered,
+//! their handlers around each tool call (`tool_call`, `tool_result`) and around the messages of
+//! each model request (`context`), the system prompt rebuilt once they register tools, and
+//! compaction's `session_before_compact` handlers. The extension host implements it
+//! (`extensions::ToolBridge`); the tools, the run loop and compaction call it without knowing
+//! the host.
+
+use futures_util::future::BoxFuture;
+use pi_rpc_protocol::message::AgentMessage;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{ToolDefinition, ToolOutcome, ToolUpdate};
+
+/// What the `tool_call` handlers decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BeforeCall {
+    /// Run the call with these arguments (as given, or as a handler changed them).
+    Run(Value),
+    /// Do not run it: the call fails with this text (the block's reason, or the handler's error).
+    Fail(String),
+}
+
+/// The extensions' part in a run; see the module's documentation.
+pub trait ExtensionHooks: Send + Sync + std::fmt::Debug {
+    /// The tools extensions registered, as the model sees them, in registration order (a run
+    /// sees a tool registered during it from its next model request on).
+    fn definitions(&self) -> Vec<ToolDefinition>;
+
+    /// Whether an extension registered a tool called `name`.
+    fn has(&self, name: &str) -> bool;
+
+    /// Runs the extension tool `name` for the call `call_id`: partial results go to
+    /// `on_update`, `cancel` aborts the tool's signal. A throw is a failed call with its message.
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+        cancel: &'a CancellationToken,
+        on_update: &'a mut (dyn FnMut(ToolUpdate) + Send),
+    ) -> BoxFuture<'a, ToolOutcome>;
+
+    /// The `tool_call` handlers, before the call `call_id` runs: they may change its arguments
+    /// or block it.
+    fn before_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+    ) -> BoxFuture<'a, BeforeCall>;
+
+    /// The `tool_result` handlers, on the outcome of the call `call_id`: each may replace its
+    /// content, details or error flag.
+    fn after_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+        outcome: ToolOutcome,
+    ) -> BoxFuture<'a, ToolOutcome>;
+
+    /// The `context` handlers, on the messages of the next model request: the messages to send
+    /// instead (the conversation itself stays), or `None` to send them as they are.
+    fn transform_context<'a>(
+        &'a self,
+        messages: &'a [&'a AgentMessage],
+    ) -> BoxFuture<'a, Option<Vec<AgentMessage>>>;
+
+    /// The run's system prompt built anew when extensions registered tools since the run began;
+    /// `None` to keep the one it has.
+    fn refreshed_system_prompt(&self) -> Option<String>;
+
+    /// The `session_before_compact` handlers of a compaction (`event`, the event record):
+    /// `{cancel: true}`, `{compaction: {summary, firstKeptEntryId, tokensBefore}}`, or `None`
+    /// to go on.
+    fn before_compact(&self, event: Value) -> BoxFuture<'_, Option<Value>>;
+}
