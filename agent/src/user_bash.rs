@@ -16,6 +16,7 @@ use tokio::process::Command;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use crate::tools::output::StreamDecoder;
 use crate::tools::shell::{self, ShellError};
 use crate::tools::{DEFAULT_MAX_BYTES, truncate_tail};
 
@@ -87,43 +88,6 @@ fn clean(text: &str) -> String {
             (code == 0x09 || code == 0x0a || code > 0x1f) && !(0xfff9..=0xfffb).contains(&code)
         })
         .collect()
-}
-
-/// UTF-8 decoding across chunk boundaries, U+FFFD for invalid bytes.
-#[derive(Default)]
-struct Decoder {
-    pending: Vec<u8>,
-}
-
-impl Decoder {
-    fn decode(&mut self, chunk: &[u8]) -> String {
-        let mut bytes = std::mem::take(&mut self.pending);
-        bytes.extend_from_slice(chunk);
-        let mut out = String::new();
-        let mut rest = bytes.as_slice();
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(text) => {
-                    out.push_str(text);
-                    return out;
-                }
-                Err(error) => {
-                    let valid = error.valid_up_to();
-                    out.push_str(&String::from_utf8_lossy(&rest[..valid]));
-                    match error.error_len() {
-                        Some(length) => {
-                            out.push('\u{fffd}');
-                            rest = &rest[valid + length..];
-                        }
-                        None => {
-                            self.pending = rest[valid..].to_vec();
-                            return out;
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// The output so far: a rolling window of chunks and, once long, the whole log on disk.
@@ -280,7 +244,7 @@ where
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let (mut out_buf, mut err_buf) = (vec![0u8; 65536], vec![0u8; 65536]);
-    let mut decoder = Decoder::default();
+    let mut decoder = StreamDecoder::default();
     let mut exit: Option<Option<i32>> = None;
     let mut quiet_until: Option<Instant> = None;
     let mut cancelled = false;
@@ -329,7 +293,7 @@ where
 /// The output of a command that runs elsewhere (the `exec` of an extension's `user_bash`
 /// operations), cleaned, kept and logged as a local command's output is.
 pub struct RemoteOutput {
-    decoder: Decoder,
+    decoder: StreamDecoder,
     collected: Collected,
 }
 
@@ -337,7 +301,7 @@ impl RemoteOutput {
     /// No output yet; a long output's log goes to `temp_dir`.
     pub fn new(temp_dir: PathBuf) -> Self {
         Self {
-            decoder: Decoder::default(),
+            decoder: StreamDecoder::default(),
             collected: Collected {
                 chunks: Default::default(),
                 kept_bytes: 0,
@@ -373,10 +337,14 @@ mod tests {
 
     #[test]
     fn split_characters_decode_once_whole() {
-        let mut decoder = Decoder::default();
+        let mut decoder = StreamDecoder::default();
         let bytes = "é".as_bytes();
         assert_eq!(decoder.decode(&bytes[..1]), "");
         assert_eq!(decoder.decode(&bytes[1..]), "é");
         assert_eq!(decoder.decode(&[0xff, b'a']), "\u{fffd}a");
+        // A leading byte order mark goes, as a default `TextDecoder` drops it.
+        let mut decoder = StreamDecoder::default();
+        assert_eq!(decoder.decode(&[0xef, 0xbb]), "");
+        assert_eq!(decoder.decode(&[0xbf, b'h', b'i']), "hi");
     }
 }

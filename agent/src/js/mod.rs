@@ -1,8 +1,9 @@
 //! JavaScript semantics that show in what the reference writes: what `trim()` removes, string
-//! lengths in UTF-16 code units, how numbers print and parse (`number`), how a value becomes
-//! text (`value`) and JSON text (`json`). One home for each, so that every place that must
-//! behave as the reference's JavaScript behaves the same way.
+//! lengths in UTF-16 code units, how numbers print and parse (`number`), how a value becomes text
+//! (`value`) and JSON text (`json`), how dates print and parse (`date`). One home for each, so that
+//! every place that must behave as the reference's JavaScript behaves the same way.
 
+pub mod date;
 mod json;
 mod number;
 mod value;
@@ -10,7 +11,7 @@ mod value;
 pub use json::key_order;
 pub(crate) use json::{stringify, stringify_pretty};
 pub(crate) use number::{number_to_string, number_value, string_to_number};
-pub(crate) use value::display;
+pub(crate) use value::{display, display_or, truthy};
 
 /// JavaScript's white space and line terminators: what `String.prototype.trim` removes. Unlike
 /// Rust's `char::is_whitespace`, U+0085 (NEXT LINE) is not among them and U+FEFF is.

@@ -5,6 +5,27 @@ use serde_json::Value;
 
 use super::number_to_string;
 
+/// JavaScript's truthiness of a parsed JSON value: `null`, `false`, `0`, `NaN` and `""` are
+/// false, everything else (any array or object) true.
+pub(crate) fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// `value || fallback` as a template string shows it: `String(value)` when the value is truthy,
+/// else the fallback.
+pub(crate) fn display_or(value: Option<&Value>, fallback: &str) -> String {
+    match value.filter(|value| truthy(value)) {
+        Some(value) => display(Some(value)),
+        None => fallback.to_owned(),
+    }
+}
+
 /// `String(value)`, as a template string shows a value; `None` is `undefined`. Numbers print
 /// as JavaScript prints them, arrays join their items with commas (`null` items empty), objects
 /// are `[object Object]`.
@@ -33,6 +54,26 @@ pub(crate) fn display(value: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn truthiness_is_javascript_s() {
+        // Node: !!0, !!NaN-like, !!"" and !!null are false; !![] and !!{} are true.
+        for falsy in [json!(null), json!(false), json!(0), json!(0.0), json!("")] {
+            assert!(!truthy(&falsy), "{falsy}");
+        }
+        for truthy_value in [json!(true), json!(-1), json!("0"), json!([]), json!({})] {
+            assert!(truthy(&truthy_value), "{truthy_value}");
+        }
+    }
+
+    #[test]
+    fn or_falls_back_on_falsy_values() {
+        // Node: `${0 || "none"}` "none", `${"x" || "none"}` "x", `${[1] || "none"}` "1".
+        assert_eq!(display_or(Some(&json!(0)), "none"), "none");
+        assert_eq!(display_or(None, "none"), "none");
+        assert_eq!(display_or(Some(&json!("x")), "none"), "x");
+        assert_eq!(display_or(Some(&json!([1])), "none"), "1");
+    }
 
     #[test]
     fn values_show_as_string_of_value_shows_them() {

@@ -18,7 +18,7 @@ use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
 use super::openai_responses::events::ResponsesEvents;
 use super::openai_responses::request::InputOptions;
-use super::openai_responses::{Flavor, request};
+use super::openai_responses::{BodyError, Flavor, request};
 use super::options::{clamp_to_context, estimate_context_tokens};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
@@ -33,8 +33,21 @@ const AZURE_TOOL_CALL_PROVIDERS: &[&str] = &["openai", "openai-codex", "opencode
 /// The smallest `max_output_tokens` sent.
 const MIN_OUTPUT_TOKENS: i64 = 16;
 
+/// Why an Azure call has no base URL; the call fails with this text before it is sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BaseUrlError {
+    /// No base URL in the environment nor the model.
+    #[error(
+        "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME, or pass azureBaseUrl, azureResourceName, or model.baseUrl."
+    )]
+    Missing,
+    /// The base URL given is not a URL.
+    #[error("Invalid Azure OpenAI base URL: {0}")]
+    Invalid(String),
+}
+
 /// The base URL and API version, or the reference's error when there is no base URL.
-pub fn resolve_base_url(model_base_url: &str) -> Result<(String, String), String> {
+pub fn resolve_base_url(model_base_url: &str) -> Result<(String, String), BaseUrlError> {
     let version = env("AZURE_OPENAI_API_VERSION").unwrap_or_else(|| "v1".to_owned());
     let base = env("AZURE_OPENAI_BASE_URL")
         .map(|url| url.trim().to_owned())
@@ -43,18 +56,16 @@ pub fn resolve_base_url(model_base_url: &str) -> Result<(String, String), String
                 .map(|name| format!("https://{name}.openai.azure.com/openai/v1"))
         })
         .or_else(|| Some(model_base_url.to_owned()).filter(|url| !url.is_empty()))
-        .ok_or_else(|| {
-            "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME, or pass azureBaseUrl, azureResourceName, or model.baseUrl.".to_owned()
-        })?;
+        .ok_or(BaseUrlError::Missing)?;
     Ok((normalize_base_url(&base)?, version))
 }
 
 /// An Azure host's bare, `/openai` or `/openai/v1/responses` path becomes `/openai/v1`;
 /// trailing slashes go.
-fn normalize_base_url(base: &str) -> Result<String, String> {
+fn normalize_base_url(base: &str) -> Result<String, BaseUrlError> {
     let trimmed = base.trim().trim_end_matches('/');
-    let mut url = reqwest::Url::parse(trimmed)
-        .map_err(|_| format!("Invalid Azure OpenAI base URL: {base}"))?;
+    let mut url =
+        reqwest::Url::parse(trimmed).map_err(|_| BaseUrlError::Invalid(base.to_owned()))?;
     let host = url.host_str().unwrap_or_default().to_owned();
     let azure_host = [
         ".openai.azure.com",
@@ -85,7 +96,7 @@ pub fn deployment_name(model_id: &str) -> String {
 }
 
 /// The request body (the deployment as `model`).
-pub fn request_body(request: &LlmRequest) -> Result<Value, String> {
+pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
     let model = &request.model;
     let input = request::convert_messages(
         request,
@@ -143,11 +154,11 @@ pub(crate) async fn run(
     };
     let (base, version) = match resolve_base_url(&request.model.base_url) {
         Ok(resolved) => resolved,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = match request_body(&request) {
         Ok(body) => super::hooks::before_request(body).await,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
@@ -158,7 +169,7 @@ pub(crate) async fn run(
             headers.remove(reqwest::header::AUTHORIZATION);
             headers
         }
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(format!("{base}/responses"))
@@ -188,7 +199,7 @@ mod tests {
             "http://127.0.0.1:9/openai/v1"
         );
         assert_eq!(
-            normalize_base_url("not a url").unwrap_err(),
+            normalize_base_url("not a url").unwrap_err().to_string(),
             "Invalid Azure OpenAI base URL: not a url"
         );
     }

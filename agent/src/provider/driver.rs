@@ -466,9 +466,14 @@ fn decode_body(bytes: &[u8]) -> String {
 /// The SDKs' message for an error status: the status, then the body's top-level `message`, or
 /// the body re-serialised when it is other JSON, or the raw body text.
 pub(crate) fn status_error_message(status: u16, body: &str) -> String {
-    let parsed = serde_json::from_str::<Value>(body).ok().filter(js_truthy);
+    let parsed = serde_json::from_str::<Value>(body)
+        .ok()
+        .filter(crate::js::truthy);
     let detail = match parsed {
-        Some(mut json) => match json.get("message").filter(|message| js_truthy(message)) {
+        Some(mut json) => match json
+            .get("message")
+            .filter(|message| crate::js::truthy(message))
+        {
             Some(Value::String(message)) => message.clone(),
             Some(message) => {
                 let mut message = message.clone();
@@ -486,17 +491,6 @@ pub(crate) fn status_error_message(status: u16, body: &str) -> String {
         format!("{status} status code (no body)")
     } else {
         format!("{status} {detail}")
-    }
-}
-
-/// JavaScript truthiness of a parsed JSON value.
-fn js_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
     }
 }
 

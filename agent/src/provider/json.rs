@@ -8,6 +8,28 @@
 
 use serde_json::{Map, Value};
 
+/// A text `JSON.parse` refuses; the message is V8's (`Unexpected end of JSON input`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct JsonError {
+    message: String,
+}
+
+impl JsonError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// A stream reader reports a refused event as the text of the failed answer.
+impl From<JsonError> for String {
+    fn from(error: JsonError) -> Self {
+        error.message
+    }
+}
+
 /// Repairs string literals of a JSON text: raw control characters inside strings are escaped
 /// and a backslash before a character that cannot follow it is doubled. Text outside strings is
 /// left alone. Returns the text unchanged when nothing needed repair.
@@ -61,7 +83,7 @@ pub fn repair(json: &str) -> String {
 
 /// Parses JSON; when that fails, parses the [`repair`]ed text once. The error is worded as
 /// JavaScript's `JSON.parse` words the common cases.
-pub fn parse_with_repair(json: &str) -> Result<Value, String> {
+pub fn parse_with_repair(json: &str) -> Result<Value, JsonError> {
     // Lone surrogate escapes are kept, as `JSON.parse` keeps them (see `surrogates`).
     let json: &str = &pi_rpc_protocol::surrogates::decode_json(json);
     match serde_json::from_str::<Value>(json) {
@@ -87,7 +109,7 @@ pub fn parse_with_repair(json: &str) -> Result<Value, String> {
 
 /// Parses JSON as JavaScript's `JSON.parse` does, without repair (keys in JavaScript's order,
 /// errors worded as V8 words them).
-pub(crate) fn parse_strict(json: &str) -> Result<Value, String> {
+pub(crate) fn parse_strict(json: &str) -> Result<Value, JsonError> {
     let json: &str = &pi_rpc_protocol::surrogates::decode_json(json);
     match serde_json::from_str::<Value>(json) {
         Ok(mut value) => {
@@ -119,7 +141,11 @@ pub use crate::js::key_order as js_key_order;
 pub(crate) use crate::js::trim as js_trim;
 
 /// Words a `serde_json` syntax error as V8's `JSON.parse` does for the common cases.
-fn describe_error(json: &str, error: &serde_json::Error) -> String {
+fn describe_error(json: &str, error: &serde_json::Error) -> JsonError {
+    JsonError::new(describe(json, error))
+}
+
+fn describe(json: &str, error: &serde_json::Error) -> String {
     if js_trim(json).is_empty() || error.is_eof() {
         return "Unexpected end of JSON input".to_owned();
     }
@@ -463,19 +489,19 @@ mod tests {
     #[test]
     fn parse_errors_are_worded_like_json_parse() {
         assert_eq!(
-            parse_with_repair("").unwrap_err(),
+            parse_with_repair("").unwrap_err().to_string(),
             "Unexpected end of JSON input"
         );
         assert_eq!(
-            parse_with_repair("{\"a\":").unwrap_err(),
+            parse_with_repair("{\"a\":").unwrap_err().to_string(),
             "Unexpected end of JSON input"
         );
         assert_eq!(
-            parse_with_repair("nope").unwrap_err(),
+            parse_with_repair("nope").unwrap_err().to_string(),
             "Unexpected token 'o', \"nope\" is not valid JSON"
         );
         assert_eq!(
-            parse_with_repair("{} x").unwrap_err(),
+            parse_with_repair("{} x").unwrap_err().to_string(),
             "Unexpected non-whitespace character after JSON at position 3 (line 1 column 4)"
         );
     }

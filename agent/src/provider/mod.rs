@@ -36,6 +36,7 @@ pub mod cost;
 mod driver;
 pub mod failure;
 pub mod google;
+pub mod headers;
 pub mod hooks;
 pub mod json;
 pub mod mistral;

@@ -45,7 +45,6 @@ mod pieces;
 mod scan;
 pub mod select;
 mod start;
-pub mod time;
 mod tree;
 
 use std::collections::HashMap;
@@ -68,6 +67,12 @@ use load::SessionFile;
 pub use message::{Role, SharedMessage};
 pub use pieces::{JsonPieces, write_all};
 pub use start::is_valid_session_id;
+
+/// Timestamps as the reference writes and reads them in session files.
+pub use crate::js::date as time;
+
+/// JavaScript's `trim()`, as the session's names and labels are trimmed.
+use crate::js::trim as js_trim;
 
 /// What can go wrong in the session store. The texts of the variants a client sees match the
 /// reference's error messages.
@@ -406,24 +411,4 @@ fn header_map(header: SessionHeader) -> Map<String, Value> {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     }
-}
-
-/// Whitespace as JavaScript's `String.prototype.trim` sees it.
-pub(crate) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-/// JavaScript's `trim()`.
-pub(crate) fn js_trim(text: &str) -> &str {
-    text.trim_matches(is_js_space)
 }

@@ -18,7 +18,7 @@ pub(crate) mod image;
 mod listing;
 mod locks;
 mod ls;
-mod output;
+pub(crate) mod output;
 pub(crate) mod path;
 mod read;
 mod schema;

@@ -13,13 +13,14 @@ use super::truncate::{
 /// UTF-8 decoding across chunk boundaries, with U+FFFD for invalid bytes and a leading byte
 /// order mark dropped (as `TextDecoder` does).
 #[derive(Default)]
-struct StreamDecoder {
+pub(crate) struct StreamDecoder {
     pending: Vec<u8>,
     started: bool,
 }
 
 impl StreamDecoder {
-    fn decode(&mut self, chunk: &[u8]) -> String {
+    /// The text of `chunk`; an incomplete character at its end waits for the next chunk.
+    pub(crate) fn decode(&mut self, chunk: &[u8]) -> String {
         let mut bytes = std::mem::take(&mut self.pending);
         bytes.extend_from_slice(chunk);
         let mut out = String::new();

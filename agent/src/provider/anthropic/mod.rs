@@ -10,12 +10,13 @@ mod events;
 mod names;
 pub(crate) mod request;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, fail_early};
+use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::AnthropicEvents;
@@ -76,7 +77,7 @@ pub(crate) async fn run(
     };
     let headers = match build_headers(&request, key.as_deref(), oauth, compat) {
         Ok(headers) => headers,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(messages_url(&request.model.base_url))
@@ -110,7 +111,7 @@ fn build_headers(
     key: Option<&str>,
     oauth: bool,
     compat: Compat,
-) -> Result<HeaderMap, String> {
+) -> Result<HeaderMap, HeaderError> {
     let mut betas = Vec::new();
     if !request.tools.is_empty() && !compat.eager_tool_input_streaming {
         betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
@@ -158,13 +159,6 @@ fn build_headers(
             pairs.push((name.clone(), value.clone()));
         }
     }
-    let mut headers = HeaderMap::new();
-    for (name, value) in pairs {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("Invalid header name: {name}"))?;
-        let value = HeaderValue::from_str(&value)
-            .map_err(|_| format!("Invalid value for header {name}"))?;
-        headers.insert(name, value);
-    }
+    let headers = header_map(pairs)?;
     Ok(headers)
 }

@@ -21,6 +21,40 @@ use serde_json::Value;
 use super::super::{LlmRequest, stored_env};
 use super::sigv4::Credentials;
 
+/// Why a Bedrock call has no credentials; the call fails with this text before it is sent.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialsError {
+    /// The profile's `credential_process` could not be run.
+    #[error("credential_process of profile {profile} failed: {source}")]
+    ProcessFailed {
+        profile: String,
+        source: std::io::Error,
+    },
+    /// The profile's `credential_process` printed no keys.
+    #[error("credential_process of profile {0} gave no credentials")]
+    ProcessGaveNothing(String),
+    /// The web identity could not be exchanged for keys.
+    #[error(transparent)]
+    WebIdentity(#[from] super::web_identity::WebIdentityError),
+    /// The container credentials endpoint could not be reached.
+    #[error("Failed to load container credentials: {0}")]
+    ContainerUnreachable(#[source] reqwest::Error),
+    /// The container credentials endpoint gave no keys.
+    #[error("Failed to load container credentials")]
+    ContainerGaveNothing,
+    /// No source in the chain has credentials.
+    #[error("Could not load credentials from any providers")]
+    NoneFound,
+    /// The web identity exchange needs the region.
+    #[error(transparent)]
+    Region(#[from] RegionMissing),
+}
+
+/// No region from the model, the environment, the endpoint or the profile.
+#[derive(Debug, thiserror::Error)]
+#[error("Region is missing")]
+pub struct RegionMissing;
+
 /// How a call authenticates.
 pub(super) enum Auth {
     /// A Bedrock API key.
@@ -111,7 +145,10 @@ fn keys_from_json(value: &Value) -> Option<Credentials> {
 }
 
 /// The call's credentials, or the error that stops it.
-pub(super) async fn resolve(http: &reqwest::Client, request: &LlmRequest) -> Result<Auth, String> {
+pub(super) async fn resolve(
+    http: &reqwest::Client,
+    request: &LlmRequest,
+) -> Result<Auth, CredentialsError> {
     let skip_auth = stored_env(request, "AWS_BEDROCK_SKIP_AUTH").as_deref() == Some("1");
     if skip_auth {
         return Ok(Auth::SigV4(Credentials {
@@ -158,11 +195,14 @@ pub(super) async fn resolve(http: &reqwest::Client, request: &LlmRequest) -> Res
             .args(["-c", command])
             .output()
             .await
-            .map_err(|error| format!("credential_process of profile {name} failed: {error}"))?;
+            .map_err(|source| CredentialsError::ProcessFailed {
+                profile: name.clone(),
+                source,
+            })?;
         let value: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
         return keys_from_json(&value)
             .map(Auth::SigV4)
-            .ok_or_else(|| format!("credential_process of profile {name} gave no credentials"));
+            .ok_or(CredentialsError::ProcessGaveNothing(name));
     }
     if let Some(token_file) = stored_env(request, "AWS_WEB_IDENTITY_TOKEN_FILE") {
         let (region, _) = region_and_endpoint(request)?;
@@ -181,13 +221,13 @@ pub(super) async fn resolve(http: &reqwest::Client, request: &LlmRequest) -> Res
         }
         let value: Value = match get.send().await {
             Ok(response) => response.json().await.unwrap_or(Value::Null),
-            Err(error) => return Err(format!("Failed to load container credentials: {error}")),
+            Err(error) => return Err(CredentialsError::ContainerUnreachable(error)),
         };
         return keys_from_json(&value)
             .map(Auth::SigV4)
-            .ok_or_else(|| "Failed to load container credentials".to_owned());
+            .ok_or(CredentialsError::ContainerGaveNothing);
     }
-    Err("Could not load credentials from any providers".to_owned())
+    Err(CredentialsError::NoneFound)
 }
 
 /// The region of a standard Bedrock runtime host (`bedrock-runtime[-fips].<region>.amazonaws.com`).
@@ -208,7 +248,7 @@ pub(super) fn endpoint_region(base_url: &str) -> Option<String> {
 }
 
 /// The region, and the endpoint to post to.
-pub(super) fn region_and_endpoint(request: &LlmRequest) -> Result<(String, String), String> {
+pub(super) fn region_and_endpoint(request: &LlmRequest) -> Result<(String, String), RegionMissing> {
     let model = &request.model;
     let configured =
         stored_env(request, "AWS_REGION").or_else(|| stored_env(request, "AWS_DEFAULT_REGION"));
@@ -227,7 +267,7 @@ pub(super) fn region_and_endpoint(request: &LlmRequest) -> Result<(String, Strin
         .or_else(|| from_endpoint.clone().filter(|_| explicit))
         .or_else(|| (!ambient_profile).then(|| "us-east-1".to_owned()))
         .or_else(|| profile(&profile_name.unwrap_or_else(|| "default".into())).remove("region"))
-        .ok_or_else(|| "Region is missing".to_owned())?;
+        .ok_or(RegionMissing)?;
     let endpoint = if explicit && !model.base_url.is_empty() {
         model.base_url.trim_end_matches('/').to_owned()
     } else if let Some(url) = stored_env(request, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME")

@@ -390,9 +390,9 @@ impl WireFormat for BedrockEvents {
     fn on_bytes(&mut self, bytes: &[u8], partial: &mut PartialMessage) -> Result<(), String> {
         let messages = match self.decoder.feed(bytes) {
             Ok(messages) => messages,
-            Err(text) => {
+            Err(error) => {
                 self.diagnose(partial, None, None);
-                return Err(text);
+                return Err(error.to_string());
             }
         };
         for message in &messages {
@@ -402,9 +402,9 @@ impl WireFormat for BedrockEvents {
     }
 
     fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
-        if let Err(text) = self.decoder.finish() {
+        if let Err(error) = self.decoder.finish() {
             self.diagnose(partial, None, None);
-            return Err(text);
+            return Err(error.to_string());
         }
         let message = &partial.message;
         let outcome = match message.stop_reason {

@@ -3,6 +3,31 @@
 //! payload and a CRC32 of the whole message, possibly split across reads. The texts of its
 //! failures are the SDK's.
 
+/// A broken event stream, in the SDK's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FramingError {
+    /// A total length below the prelude and checksum sizes.
+    #[error("Provided message too short to accommodate event stream message overhead")]
+    TooShort,
+    /// The body ended inside a message.
+    #[error("Truncated event message received.")]
+    Truncated,
+    /// The prelude's CRC32 is not the prelude's.
+    #[error(
+        "The prelude checksum specified in the message ({given}) does not match the calculated CRC32 checksum ({computed})"
+    )]
+    PreludeChecksum { given: u32, computed: u32 },
+    /// The message's CRC32 is not the message's.
+    #[error("The message checksum ({computed}) did not match the expected value of {given}")]
+    MessageChecksum { given: u32, computed: u32 },
+    /// The headers' length runs past the payload.
+    #[error("Reported message length does not match received message length")]
+    LengthMismatch,
+    /// A header cut short or of an unknown type.
+    #[error("Event stream headers are malformed")]
+    MalformedHeaders,
+}
+
 /// One decoded message: its string headers and payload.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Message {
@@ -31,16 +56,13 @@ const OVERHEAD: usize = 16;
 
 impl Decoder {
     /// Adds a read and returns the messages it completed, or the SDK's error for a broken one.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Message>, String> {
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Message>, FramingError> {
         self.buffer.extend_from_slice(bytes);
         let mut out = Vec::new();
         while let Some(length) = self.buffer.get(..4) {
             let total = u32::from_be_bytes([length[0], length[1], length[2], length[3]]) as usize;
             if total < OVERHEAD {
-                return Err(
-                    "Provided message too short to accommodate event stream message overhead"
-                        .to_owned(),
-                );
+                return Err(FramingError::TooShort);
             }
             if self.buffer.len() < total {
                 break;
@@ -53,11 +75,11 @@ impl Decoder {
     }
 
     /// The body ended: an incomplete message left over is the SDK's truncation error.
-    pub fn finish(&self) -> Result<(), String> {
+    pub fn finish(&self) -> Result<(), FramingError> {
         if self.buffer.is_empty() {
             Ok(())
         } else {
-            Err("Truncated event message received.".to_owned())
+            Err(FramingError::Truncated)
         }
     }
 }
@@ -69,26 +91,28 @@ fn be32(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// Decodes one whole message, checking both checksums.
-fn decode(bytes: &[u8]) -> Result<Message, String> {
+fn decode(bytes: &[u8]) -> Result<Message, FramingError> {
     let total = bytes.len();
     let headers_len = be32(bytes, 4) as usize;
     let prelude_crc = be32(bytes, 8);
     let computed = crc32fast::hash(&bytes[..8]);
     if prelude_crc != computed {
-        return Err(format!(
-            "The prelude checksum specified in the message ({prelude_crc}) does not match the calculated CRC32 checksum ({computed})"
-        ));
+        return Err(FramingError::PreludeChecksum {
+            given: prelude_crc,
+            computed,
+        });
     }
     let message_crc = be32(bytes, total - 4);
     let computed = crc32fast::hash(&bytes[..total - 4]);
     if message_crc != computed {
-        return Err(format!(
-            "The message checksum ({computed}) did not match the expected value of {message_crc}"
-        ));
+        return Err(FramingError::MessageChecksum {
+            given: message_crc,
+            computed,
+        });
     }
     let headers_end = 12 + headers_len;
     if headers_end > total - 4 {
-        return Err("Reported message length does not match received message length".to_owned());
+        return Err(FramingError::LengthMismatch);
     }
     let headers = decode_headers(&bytes[12..headers_end])?;
     Ok(Message {
@@ -98,8 +122,8 @@ fn decode(bytes: &[u8]) -> Result<Message, String> {
 }
 
 /// The headers; values of other types than strings are skipped (Bedrock sends strings only).
-fn decode_headers(mut bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
-    let broken = || "Event stream headers are malformed".to_owned();
+fn decode_headers(mut bytes: &[u8]) -> Result<Vec<(String, String)>, FramingError> {
+    let broken = || FramingError::MalformedHeaders;
     let mut out = Vec::new();
     while let Some((&name_len, rest)) = bytes.split_first() {
         let name_len = name_len as usize;
@@ -177,9 +201,10 @@ mod tests {
         assert_eq!(decoder.finish(), Ok(()));
         let mut partial = Decoder::default();
         assert!(partial.feed(&one[..10]).unwrap().is_empty());
+        assert_eq!(partial.finish(), Err(FramingError::Truncated));
         assert_eq!(
-            partial.finish(),
-            Err("Truncated event message received.".to_owned())
+            FramingError::Truncated.to_string(),
+            "Truncated event message received."
         );
     }
 
@@ -188,14 +213,14 @@ mod tests {
         let mut message = encode(&[(":event-type", "x")], b"{}");
         let last = message.len() - 1;
         message[last] ^= 1;
-        let error = Decoder::default().feed(&message).unwrap_err();
+        let error = Decoder::default().feed(&message).unwrap_err().to_string();
         assert!(
             error.starts_with("The message checksum (") && error.contains("did not match"),
             "{error}"
         );
         let mut message = encode(&[], b"");
         message[9] ^= 1;
-        let error = Decoder::default().feed(&message).unwrap_err();
+        let error = Decoder::default().feed(&message).unwrap_err().to_string();
         assert!(error.starts_with("The prelude checksum specified in the message ("));
     }
 }

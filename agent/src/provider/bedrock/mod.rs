@@ -58,15 +58,15 @@ pub(crate) async fn run(
     let partial = PartialMessage::new(&request.model);
     let auth = match credentials::resolve(http, &request).await {
         Ok(auth) => auth,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let (region, endpoint) = match credentials::region_and_endpoint(&request) {
         Ok(resolved) => resolved,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = match request::build_body(&request) {
         Ok(body) => super::hooks::before_request(body).await,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,

@@ -116,13 +116,18 @@ fn text_block(text: &str) -> Option<Value> {
     (!text.trim().is_empty()).then(|| json!({"text": text}))
 }
 
-fn image_block(mime_type: &str, data: &str) -> Result<Value, String> {
+/// An image Bedrock cannot take; the call fails with this text before it is sent.
+#[derive(Debug, thiserror::Error)]
+#[error("Unknown image type: {0}")]
+pub struct UnknownImageType(String);
+
+fn image_block(mime_type: &str, data: &str) -> Result<Value, UnknownImageType> {
     let format = match mime_type {
         "image/jpeg" | "image/jpg" => "jpeg",
         "image/png" => "png",
         "image/gif" => "gif",
         "image/webp" => "webp",
-        other => return Err(format!("Unknown image type: {other}")),
+        other => return Err(UnknownImageType(other.to_owned())),
     };
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data)
@@ -131,7 +136,9 @@ fn image_block(mime_type: &str, data: &str) -> Result<Value, String> {
     Ok(json!({"image": {"format": format, "source": {"bytes": data}}}))
 }
 
-fn tool_result(result: &pi_rpc_protocol::message::ToolResultMessage) -> Result<Value, String> {
+fn tool_result(
+    result: &pi_rpc_protocol::message::ToolResultMessage,
+) -> Result<Value, UnknownImageType> {
     let mut content = Vec::new();
     for part in &result.content {
         match part {
@@ -148,7 +155,7 @@ fn tool_result(result: &pi_rpc_protocol::message::ToolResultMessage) -> Result<V
     )
 }
 
-fn messages(request: &LlmRequest, long_cache: bool) -> Result<Vec<Value>, String> {
+fn messages(request: &LlmRequest, long_cache: bool) -> Result<Vec<Value>, UnknownImageType> {
     let model = &request.model;
     let history = transform_messages(&request.messages, model, &normalize_tool_call_id);
     let mut out: Vec<Value> = Vec::new();
@@ -252,7 +259,7 @@ fn effort(model: &Model, level: ThinkingLevel) -> Value {
 }
 
 /// The request body.
-pub fn build_body(request: &LlmRequest) -> Result<Value, String> {
+pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
     let model = &request.model;
     let long_cache = stored_env(request, "PI_CACHE_RETENTION").as_deref() == Some("long");
     let thinking = model.reasoning && request.thinking_level != ThinkingLevel::Off;

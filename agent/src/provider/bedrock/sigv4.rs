@@ -108,7 +108,7 @@ pub(super) fn authorization(
 
 /// `yyyymmddThhmmssZ` for milliseconds since the epoch.
 pub(super) fn amz_date(millis: i64) -> String {
-    let iso = crate::session::time::format_iso(millis);
+    let iso = crate::js::date::format_iso(millis);
     // `YYYY-MM-DDTHH:MM:SS.mmmZ` without separators and fraction.
     let mut out: String = iso[..19]
         .chars()

@@ -6,6 +6,26 @@
 use super::super::{LlmRequest, stored_env};
 use super::sigv4::Credentials;
 
+/// Why a web identity gave no keys.
+#[derive(Debug, thiserror::Error)]
+pub enum WebIdentityError {
+    /// The token file cannot be read.
+    #[error("Failed to read the web identity token file {file}: {source}")]
+    TokenFile {
+        file: String,
+        source: std::io::Error,
+    },
+    /// A token without the role to assume.
+    #[error("AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not")]
+    NoRoleArn,
+    /// STS could not be reached.
+    #[error("Failed to assume the web identity role: {0}")]
+    StsUnreachable(#[source] reqwest::Error),
+    /// STS refused (its `Message`, else the HTTP status).
+    #[error("Failed to assume the web identity role: {0}")]
+    StsRefused(String),
+}
+
 /// The text of the first `<tag>...</tag>` in an XML document.
 fn xml_text<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
     let open = format!("<{tag}>");
@@ -33,12 +53,13 @@ pub(super) async fn assume_role(
     request: &LlmRequest,
     token_file: &str,
     region: &str,
-) -> Result<Credentials, String> {
-    let token = std::fs::read_to_string(token_file).map_err(|error| {
-        format!("Failed to read the web identity token file {token_file}: {error}")
-    })?;
-    let role = stored_env(request, "AWS_ROLE_ARN")
-        .ok_or_else(|| "AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not".to_owned())?;
+) -> Result<Credentials, WebIdentityError> {
+    let token =
+        std::fs::read_to_string(token_file).map_err(|source| WebIdentityError::TokenFile {
+            file: token_file.to_owned(),
+            source,
+        })?;
+    let role = stored_env(request, "AWS_ROLE_ARN").ok_or(WebIdentityError::NoRoleArn)?;
     let session = stored_env(request, "AWS_ROLE_SESSION_NAME")
         .unwrap_or_else(|| format!("pi-agent-{}", super::super::now_ms()));
     let endpoint = stored_env(request, "AWS_ENDPOINT_URL_STS")
@@ -56,7 +77,7 @@ pub(super) async fn assume_role(
         .body(body)
         .send()
         .await
-        .map_err(|error| format!("Failed to assume the web identity role: {error}"))?;
+        .map_err(WebIdentityError::StsUnreachable)?;
     let status = response.status();
     let xml = response.text().await.unwrap_or_default();
     let keys = (
@@ -70,9 +91,10 @@ pub(super) async fn assume_role(
             secret_access_key: secret.to_owned(),
             session_token: token.map(str::to_owned),
         }),
-        _ => Err(format!(
-            "Failed to assume the web identity role: {}",
-            xml_text(&xml, "Message").unwrap_or(status.as_str())
+        _ => Err(WebIdentityError::StsRefused(
+            xml_text(&xml, "Message")
+                .unwrap_or(status.as_str())
+                .to_owned(),
         )),
     }
 }

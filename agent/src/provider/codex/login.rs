@@ -5,7 +5,7 @@
 //! id) and the new tokens are written back. `PI_AGENT_OPENAI_AUTH_URL` replaces
 //! `https://auth.openai.com` (pi-agent's own setting, for tests and proxies).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
@@ -18,9 +18,37 @@ const AUTH_BASE_URL: &str = "https://auth.openai.com";
 /// A login this close to expiry is refreshed first.
 const MIN_VALIDITY_MS: u64 = 5 * 60 * 1000;
 
-/// The reference's wording of a failed refresh.
-fn refresh_failed(detail: &str) -> String {
-    format!("OAuth refresh failed for {PROVIDER}: {detail}")
+/// Why there is no access token to send, in the reference's words; the call fails with it.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    /// `auth.json` cannot be read.
+    #[error("Credential store read failed for {PROVIDER}: {0}")]
+    Read(#[source] std::io::Error),
+    /// `auth.json` is not a JSON object.
+    #[error("Credential store read failed for {PROVIDER}: {} is not a JSON object", .0.display())]
+    NotAnObject(PathBuf),
+    /// `auth.json` holds no ChatGPT login.
+    #[error("Provider is not configured: {PROVIDER}")]
+    NotConfigured,
+    /// The token endpoint could not be reached.
+    #[error("OAuth refresh failed for {PROVIDER}: OpenAI Codex token refresh error: {0}")]
+    RefreshUnreachable(#[source] reqwest::Error),
+    /// The token endpoint refused (its body, else the status's reason).
+    #[error(
+        "OAuth refresh failed for {PROVIDER}: OpenAI Codex token refresh failed ({status}): {shown}"
+    )]
+    RefreshRefused { status: u16, shown: String },
+    /// The token endpoint's answer lacks a token, the refresh token or the lifetime.
+    #[error(
+        "OAuth refresh failed for {PROVIDER}: OpenAI Codex token refresh response missing fields: {0}"
+    )]
+    RefreshIncomplete(Value),
+    /// The new access token names no ChatGPT account.
+    #[error("OAuth refresh failed for {PROVIDER}: Failed to extract accountId from token")]
+    NoAccountId,
+    /// The refreshed login cannot be written back.
+    #[error("Credential store modify failed for {PROVIDER}: {0}")]
+    Write(#[source] std::io::Error),
 }
 
 /// The ChatGPT account id in an access token's claims.
@@ -38,21 +66,18 @@ pub(super) fn account_id(token: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn read(path: &Path) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("Credential store read failed for {PROVIDER}: {error}"))?;
+fn read(path: &Path) -> Result<Map<String, Value>, LoginError> {
+    let text = std::fs::read_to_string(path).map_err(LoginError::Read)?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(map)) => Ok(map),
-        _ => Err(format!(
-            "Credential store read failed for {PROVIDER}: {} is not a JSON object",
-            path.display()
-        )),
+        _ => Err(LoginError::NotAnObject(path.to_owned())),
     }
 }
 
 /// Writes `auth.json` whole (readable by its owner only), through a file beside it.
-fn write(path: &Path, entries: &Map<String, Value>) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(entries).map_err(|error| error.to_string())?;
+fn write(path: &Path, entries: &Map<String, Value>) -> Result<(), LoginError> {
+    let text =
+        serde_json::to_string_pretty(entries).map_err(|error| LoginError::Write(error.into()))?;
     let temporary = path.with_extension("json.tmp");
     std::fs::write(&temporary, text)
         .and_then(|()| {
@@ -60,17 +85,17 @@ fn write(path: &Path, entries: &Map<String, Value>) -> Result<(), String> {
             std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(0o600))
         })
         .and_then(|()| std::fs::rename(&temporary, path))
-        .map_err(|error| format!("Credential store modify failed for {PROVIDER}: {error}"))
+        .map_err(LoginError::Write)
 }
 
 /// The access token to send: the stored one, refreshed first when it is about to expire.
 pub(super) async fn fresh_access_token(
     http: &reqwest::Client,
     path: &Path,
-) -> Result<String, String> {
+) -> Result<String, LoginError> {
     let mut entries = read(path)?;
     let Some(Value::Object(login)) = entries.get(PROVIDER).cloned() else {
-        return Err(format!("Provider is not configured: {PROVIDER}"));
+        return Err(LoginError::NotConfigured);
     };
     let text = |key: &str| {
         login
@@ -97,7 +122,7 @@ pub(super) async fn fresh_access_token(
         ])
         .send()
         .await
-        .map_err(|error| refresh_failed(&format!("OpenAI Codex token refresh error: {error}")))?;
+        .map_err(LoginError::RefreshUnreachable)?;
     let status = response.status();
     let body = response.text().await.unwrap_or_default();
     if !status.is_success() {
@@ -106,10 +131,10 @@ pub(super) async fn fresh_access_token(
         } else {
             body
         };
-        return Err(refresh_failed(&format!(
-            "OpenAI Codex token refresh failed ({}): {shown}",
-            status.as_u16()
-        )));
+        return Err(LoginError::RefreshRefused {
+            status: status.as_u16(),
+            shown,
+        });
     }
     let token: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     let field = |key: &str| {
@@ -123,12 +148,9 @@ pub(super) async fn fresh_access_token(
         field("refresh_token"),
         token.get("expires_in").and_then(Value::as_f64),
     ) else {
-        return Err(refresh_failed(&format!(
-            "OpenAI Codex token refresh response missing fields: {token}"
-        )));
+        return Err(LoginError::RefreshIncomplete(token));
     };
-    let account = account_id(access)
-        .ok_or_else(|| refresh_failed("Failed to extract accountId from token"))?;
+    let account = account_id(access).ok_or(LoginError::NoAccountId)?;
     let expires = super::super::now_ms() as f64 + lifetime * 1000.0;
     entries.insert(
         PROVIDER.into(),

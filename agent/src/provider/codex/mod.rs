@@ -19,7 +19,7 @@ use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
 use super::openai_responses::events::ResponsesEvents;
 use super::openai_responses::request::{InputOptions, TOOL_CALL_ID_PROVIDERS};
-use super::openai_responses::{Flavor, request};
+use super::openai_responses::{BodyError, Flavor, request};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use pi_rpc_protocol::model::ThinkingLevel;
@@ -48,7 +48,7 @@ pub fn responses_url(base_url: &str) -> String {
 }
 
 /// The request body.
-pub fn request_body(request: &LlmRequest) -> Result<Value, String> {
+pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
     let model = &request.model;
     let compat_flag = |key: &str| request::compat_bool(model, key);
     let input = request::convert_messages(
@@ -130,7 +130,7 @@ pub(crate) async fn run(
     let token = match store.as_ref().and_then(Value::as_str) {
         Some(path) => match login::fresh_access_token(http, std::path::Path::new(path)).await {
             Ok(token) => Some(token),
-            Err(text) => return fail_early(partial, text, tx).await,
+            Err(error) => return fail_early(partial, error.to_string(), tx).await,
         },
         None => request.api_key.clone().filter(|key| !key.is_empty()),
     };
@@ -143,7 +143,7 @@ pub(crate) async fn run(
     };
     let body = match request_body(&request) {
         Ok(body) => super::hooks::before_request(body).await,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
@@ -166,7 +166,7 @@ pub(crate) async fn run(
     }
     let headers = match bearer_headers(&request, &token, extra) {
         Ok(headers) => headers,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(responses_url(&request.model.base_url))

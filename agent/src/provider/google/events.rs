@@ -361,7 +361,7 @@ impl WireFormat for GeminiEvents {
         self.end_current(partial);
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err(if self.model.api == super::super::vertex::API {
+            StopReason::Pending => Err(if self.model.api == super::VERTEX_API {
                 "Google Vertex stream ended without a finish reason".to_owned()
             } else {
                 "Google stream ended without a finish reason".to_owned()
@@ -452,7 +452,7 @@ fn parse_js(text: &str) -> Result<Value, String> {
             } else if message.starts_with("key must be a string") {
                 Err(located("Expected property name or '}'"))
             } else {
-                parse_strict(text)
+                parse_strict(text).map_err(String::from)
             }
         }
     }

@@ -10,18 +10,23 @@
 pub(crate) mod events;
 pub(crate) mod request;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, fail_early};
+use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::GeminiEvents;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "google-generative-ai";
+
+/// The `api` value of Vertex AI's Gemini models (`vertex::API`), whose requests and streams
+/// differ from the Gemini API's in a few places.
+pub const VERTEX_API: &str = "google-vertex";
 
 /// The request URL for a base URL and model id.
 pub fn stream_url(base_url: &str, model_id: &str) -> String {
@@ -58,7 +63,7 @@ pub(crate) async fn run(
     };
     let headers = match build_headers(&request, &key) {
         Ok(headers) => headers,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(stream_url(&request.model.base_url, &request.model.id))
@@ -68,7 +73,7 @@ pub(crate) async fn run(
     drive(http_request, partial, wire, options, cancel, tx).await;
 }
 
-fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, String> {
+fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, HeaderError> {
     let mut pairs: Vec<(String, String)> = vec![
         ("content-type".into(), "application/json".into()),
         ("x-goog-api-key".into(), key.to_owned()),
@@ -78,13 +83,6 @@ fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, String> {
             pairs.push((name.clone(), value.clone()));
         }
     }
-    let mut headers = HeaderMap::new();
-    for (name, value) in pairs {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("Invalid header name: {name}"))?;
-        let value = HeaderValue::from_str(&value)
-            .map_err(|_| format!("Invalid value for header {name}"))?;
-        headers.insert(name, value);
-    }
+    let headers = header_map(pairs)?;
     Ok(headers)
 }

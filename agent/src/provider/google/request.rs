@@ -33,7 +33,7 @@ pub(crate) fn build_body(request: &LlmRequest) -> Value {
             .iter()
             .map(|tool| {
                 // The Google SDK in Vertex mode writes the description first.
-                if model.api == super::super::vertex::API {
+                if model.api == super::VERTEX_API {
                     json!({
                         "description": tool.description,
                         "name": tool.name,
@@ -120,7 +120,7 @@ fn is_gemini_3_flash(id: &str) -> bool {
 fn thinking_config(model: &Model, level: ThinkingLevel, custom: Option<i64>) -> Value {
     let id = model.id.as_str();
     // The Vertex adapter knows neither Gemma 4 nor Flash-Lite's own budgets.
-    let vertex = model.api == super::super::vertex::API;
+    let vertex = model.api == super::VERTEX_API;
     let is_gemma_4 = |id: &str| !vertex && is_gemma_4(id);
     if level == ThinkingLevel::Off {
         return if is_gemini_3_pro(id) {
@@ -308,7 +308,7 @@ fn convert_messages(request: &LlmRequest) -> Vec<Value> {
                         AssistantContent::ToolCall(call) => {
                             let mut function = Map::new();
                             let args = Value::Object(call.arguments.clone());
-                            if model.api == super::super::vertex::API {
+                            if model.api == super::VERTEX_API {
                                 // The Google SDK in Vertex mode writes name, args, id.
                                 function.insert("name".into(), json!(call.name));
                                 function.insert("args".into(), args);

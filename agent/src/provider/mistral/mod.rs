@@ -56,7 +56,7 @@ pub(crate) async fn run(
     }
     let headers = match bearer_headers(&request, &key, extra) {
         Ok(headers) => headers,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(chat_url(&request.model.base_url))

@@ -10,12 +10,13 @@ mod compat;
 mod events;
 pub(crate) mod request;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, fail_early};
+use super::headers::{HeaderError, header_map};
 use super::json::{js_key_order, parse_strict};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
@@ -82,7 +83,7 @@ pub(crate) async fn run(
     }
     let headers = match bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra) {
         Ok(headers) => headers,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(completions_url(&request.model.base_url))
@@ -108,7 +109,7 @@ pub(crate) fn bearer_headers(
     request: &LlmRequest,
     key: &str,
     extra: Vec<(String, String)>,
-) -> Result<HeaderMap, String> {
+) -> Result<HeaderMap, HeaderError> {
     let mut pairs: Vec<(String, String)> = vec![
         ("accept".into(), "application/json".into()),
         ("content-type".into(), "application/json".into()),
@@ -123,14 +124,7 @@ pub(crate) fn bearer_headers(
             _ => {}
         }
     }
-    let mut headers = HeaderMap::new();
-    for (name, value) in pairs {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("Invalid header name: {name}"))?;
-        let value = HeaderValue::from_str(&value)
-            .map_err(|_| format!("Invalid value for header {name}"))?;
-        headers.insert(name, value);
-    }
+    let headers = header_map(pairs)?;
     Ok(headers)
 }
 
@@ -246,16 +240,7 @@ fn truncate_js(text: &str, max: usize) -> String {
     format!("{}... [truncated {} chars]", &text[..end], length - units)
 }
 
-/// JavaScript truthiness of a parsed JSON value.
-pub(crate) fn js_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
-}
+pub(crate) use crate::js::truthy as js_truthy;
 
 #[cfg(test)]
 mod tests {

@@ -30,10 +30,9 @@ use super::super::json::{parse_streaming, parse_strict};
 use super::super::openai_completions::{js_truthy, sdk_error_message};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
-use super::js::js_or;
 use super::request::encode_text_signature;
 use super::{Flavor, status_error};
-use crate::js::display;
+use crate::js::{display, display_or};
 
 /// What kind of block an output slot streams into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,8 +171,8 @@ impl ResponsesEvents {
                 let message = match (error, reason) {
                     (Some(error), _) => format!(
                         "{}: {}",
-                        js_or(error.get("code"), "unknown"),
-                        js_or(error.get("message"), "no message")
+                        display_or(error.get("code"), "unknown"),
+                        display_or(error.get("message"), "no message")
                     ),
                     (None, Some(reason)) => format!("incomplete: {}", display(Some(reason))),
                     (None, None) => "Unknown error (no error details in response)".to_owned(),
@@ -534,7 +533,7 @@ impl WireFormat for ResponsesEvents {
         match self.flavor {
             Flavor::OpenAi => status_error(status, body),
             Flavor::Azure => super::status_error_with("Azure OpenAI API error", status, body),
-            Flavor::Codex => super::codex::status_error(status, body),
+            Flavor::Codex => super::codex_status::status_error(status, body),
         }
     }
 

@@ -6,9 +6,11 @@
 //! read by `events`. HTTP errors read `OpenAI API error (<status>): <detail>`.
 
 mod codex;
+mod codex_status;
 pub(crate) mod events;
-mod js;
 pub(crate) mod request;
+
+pub use request::BodyError;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -47,7 +49,7 @@ pub fn responses_url(base_url: &str) -> String {
 
 /// The JSON body sent for `request` (`long_cache_retention`: `PI_CACHE_RETENTION=long`), or the
 /// error that stops the request before it is sent.
-pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Result<Value, String> {
+pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Result<Value, BodyError> {
     request::build_body(request, long_cache_retention)
 }
 
@@ -69,7 +71,7 @@ pub(crate) async fn run(
     let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
     let body = match request::build_body(&request, long_retention) {
         Ok(body) => Ok(super::hooks::before_request(body).await),
-        Err(text) => Err(text),
+        Err(error) => Err(error.to_string()),
     };
     let body = match body
         .and_then(|body| pi_rpc_protocol::json::to_vec(&body).map_err(|error| error.to_string()))
@@ -105,7 +107,7 @@ pub(crate) async fn run(
     }
     let headers = match bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra) {
         Ok(headers) => headers,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http
         .post(responses_url(&request.model.base_url))

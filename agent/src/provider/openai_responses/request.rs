@@ -18,7 +18,7 @@ use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
 use super::super::LlmRequest;
-use super::super::json::parse_strict;
+use super::super::json::{JsonError, parse_strict};
 use super::super::openai_completions::request::short_hash;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
 use super::super::transform::transform_messages;
@@ -35,6 +35,15 @@ pub(crate) struct InputOptions {
     pub include_system_prompt: bool,
 }
 
+/// Why a Responses request body cannot be built; the request is not sent and the answer fails
+/// with this text.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    /// A thinking block's signature, the reasoning item replayed to the model, is not JSON.
+    #[error(transparent)]
+    Signature(#[from] JsonError),
+}
+
 /// The input options of OpenAI's own Responses API.
 const OPENAI_INPUT: InputOptions = InputOptions {
     tool_call_providers: TOOL_CALL_ID_PROVIDERS,
@@ -45,7 +54,7 @@ const MIN_OUTPUT_TOKENS: i64 = 16;
 
 /// The request body, or the error that stops the request (a thinking signature that is not
 /// JSON).
-pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<Value, String> {
+pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<Value, BodyError> {
     let model = &request.model;
     let compat_flag = |key: &str| compat_bool(model, key);
     let input = convert_messages(request, OPENAI_INPUT)?;
@@ -212,7 +221,7 @@ fn image_part(mime_type: &str, data: &str) -> Value {
 pub(crate) fn convert_messages(
     request: &LlmRequest,
     options: InputOptions,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, BodyError> {
     let model = &request.model;
     let normalize = |id: &str| normalize_tool_call_id(id, model, options.tool_call_providers);
     let history = transform_messages(&request.messages, model, &normalize);
@@ -313,7 +322,7 @@ fn assistant_items(
     content: &[AssistantContent],
     message_index: usize,
     different_model: bool,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, BodyError> {
     let mut items = Vec::new();
     let mut text_index = 0usize;
     for block in content {

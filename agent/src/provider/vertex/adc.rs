@@ -30,6 +30,41 @@ const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 /// A token this close to expiry is refreshed.
 const REFRESH_MARGIN: Duration = Duration::from_secs(300);
 
+/// Why there is no access token, in the words the reference shows; the call fails with it.
+#[derive(Debug, thiserror::Error)]
+pub enum AdcError {
+    /// The credentials file cannot be read.
+    #[error("Could not load the default credentials from {}: {source}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The credentials file is not JSON.
+    #[error("Invalid credentials file {}: {source}", .path.display())]
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// A credentials `type` Google's library does not exchange here.
+    #[error("The credentials file {} has an unsupported type: {kind}", .path.display())]
+    UnsupportedType { path: PathBuf, kind: String },
+    /// The service account's `private_key` is not a PEM block.
+    #[error("The service account's private key is not PEM")]
+    KeyNotPem,
+    /// The service account's private key is not an RSA PKCS#8 key.
+    #[error("The service account's private key is not usable: {0}")]
+    KeyUnusable(ring::error::KeyRejected),
+    /// Signing the assertion failed.
+    #[error("Could not sign the service account's assertion")]
+    SigningFailed,
+    /// The token endpoint could not be reached.
+    #[error("Could not refresh access token: {0}")]
+    Unreachable(#[source] reqwest::Error),
+    /// The token endpoint refused, worded as Google's library words it for the type.
+    #[error("{0}")]
+    Refused(String),
+}
+
 /// An access token and when it stops being used.
 #[derive(Clone)]
 struct Cached {
@@ -47,7 +82,7 @@ fn cache() -> &'static Mutex<HashMap<PathBuf, Cached>> {
 pub(super) async fn access_token(
     http: &reqwest::Client,
     path: &Path,
-) -> Result<(String, Option<String>), String> {
+) -> Result<(String, Option<String>), AdcError> {
     let cached = cache()
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -56,14 +91,14 @@ pub(super) async fn access_token(
     if let Some(cached) = cached.filter(|c| c.until > Instant::now()) {
         return Ok((cached.token, cached.quota_project));
     }
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        format!(
-            "Could not load the default credentials from {}: {error}",
-            path.display()
-        )
+    let text = std::fs::read_to_string(path).map_err(|source| AdcError::Unreadable {
+        path: path.to_owned(),
+        source,
     })?;
-    let file: Value = serde_json::from_str(&text)
-        .map_err(|error| format!("Invalid credentials file {}: {error}", path.display()))?;
+    let file: Value = serde_json::from_str(&text).map_err(|source| AdcError::Invalid {
+        path: path.to_owned(),
+        source,
+    })?;
     let field = |key: &str| file.get(key).and_then(Value::as_str).unwrap_or_default();
     let request = match field("type") {
         "service_account" => {
@@ -99,21 +134,22 @@ pub(super) async fn access_token(
                 ])
         }
         other => {
-            return Err(format!(
-                "The credentials file {} has an unsupported type: {other}",
-                path.display()
-            ));
+            return Err(AdcError::UnsupportedType {
+                path: path.to_owned(),
+                kind: other.to_owned(),
+            });
         }
     };
-    let response = request
-        .send()
-        .await
-        .map_err(|error| format!("Could not refresh access token: {error}"))?;
+    let response = request.send().await.map_err(AdcError::Unreachable)?;
     let status = response.status();
     let body: Value = response.json().await.unwrap_or(Value::Null);
     let token = body.get("access_token").and_then(Value::as_str);
     let (true, Some(token)) = (status.is_success(), token) else {
-        return Err(refusal(field("type"), &body, status.as_u16()));
+        return Err(AdcError::Refused(refusal(
+            field("type"),
+            &body,
+            status.as_u16(),
+        )));
     };
     let lifetime = body
         .get("expires_in")
@@ -163,7 +199,7 @@ fn refusal(kind: &str, body: &Value, status: u16) -> String {
 }
 
 /// The signed JWT a service account exchanges for a token.
-fn service_account_assertion(file: &Value, audience: &str) -> Result<String, String> {
+fn service_account_assertion(file: &Value, audience: &str) -> Result<String, AdcError> {
     let field = |key: &str| file.get(key).and_then(Value::as_str).unwrap_or_default();
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -186,8 +222,7 @@ fn service_account_assertion(file: &Value, audience: &str) -> Result<String, Str
         URL_SAFE_NO_PAD.encode(claims.to_string())
     );
     let der = pem_body(field("private_key"))?;
-    let key = ring::signature::RsaKeyPair::from_pkcs8(&der)
-        .map_err(|error| format!("The service account's private key is not usable: {error}"))?;
+    let key = ring::signature::RsaKeyPair::from_pkcs8(&der).map_err(AdcError::KeyUnusable)?;
     let mut signature = vec![0; key.public().modulus_len()];
     key.sign(
         &ring::signature::RSA_PKCS1_SHA256,
@@ -195,7 +230,7 @@ fn service_account_assertion(file: &Value, audience: &str) -> Result<String, Str
         signing_input.as_bytes(),
         &mut signature,
     )
-    .map_err(|_| "Could not sign the service account's assertion".to_owned())?;
+    .map_err(|_| AdcError::SigningFailed)?;
     Ok(format!(
         "{signing_input}.{}",
         URL_SAFE_NO_PAD.encode(signature)
@@ -203,13 +238,11 @@ fn service_account_assertion(file: &Value, audience: &str) -> Result<String, Str
 }
 
 /// The DER bytes of a PEM block.
-fn pem_body(pem: &str) -> Result<Vec<u8>, String> {
+fn pem_body(pem: &str) -> Result<Vec<u8>, AdcError> {
     let base64: String = pem
         .lines()
         .filter(|line| !line.starts_with("-----"))
         .flat_map(|line| line.chars().filter(|c| !c.is_whitespace()))
         .collect();
-    STANDARD
-        .decode(base64)
-        .map_err(|_| "The service account's private key is not PEM".to_owned())
+    STANDARD.decode(base64).map_err(|_| AdcError::KeyNotPem)
 }

@@ -16,18 +16,18 @@ mod adc;
 
 use std::path::PathBuf;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, fail_early};
 use super::google::events::GeminiEvents;
+use super::headers::header_map;
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions, stored_env};
 
 /// The `api` value of models using this wire format.
-pub const API: &str = "google-vertex";
+pub const API: &str = super::google::VERTEX_API;
 
 /// The marker the reference's auth passes for Application Default Credentials.
 const ADC_MARKER: &str = "gcp-vertex-credentials";
@@ -99,8 +99,21 @@ fn stream_url(base_url: &str, model_id: &str, auth: &Auth) -> String {
     format!("{url}/publishers/google/models/{model_id}:streamGenerateContent?alt=sse")
 }
 
+/// What a Vertex call without an API key lacks; the call fails with this text.
+#[derive(Debug, thiserror::Error)]
+enum AuthError {
+    #[error(
+        "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options."
+    )]
+    NoProject,
+    #[error(
+        "Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION or pass location in options."
+    )]
+    NoLocation,
+}
+
 /// The call's authentication, or the reference's error for a missing project or location.
-fn resolve_auth(request: &LlmRequest) -> Result<Auth, String> {
+fn resolve_auth(request: &LlmRequest) -> Result<Auth, AuthError> {
     let key = request
         .api_key
         .as_deref()
@@ -112,13 +125,8 @@ fn resolve_auth(request: &LlmRequest) -> Result<Auth, String> {
     }
     let project = stored_env(request, "GOOGLE_CLOUD_PROJECT")
         .or_else(|| stored_env(request, "GCLOUD_PROJECT"))
-        .ok_or_else(|| {
-            "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options.".to_owned()
-        })?;
-    let location = stored_env(request, "GOOGLE_CLOUD_LOCATION").ok_or_else(|| {
-        "Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION or pass location in options."
-            .to_owned()
-    })?;
+        .ok_or(AuthError::NoProject)?;
+    let location = stored_env(request, "GOOGLE_CLOUD_LOCATION").ok_or(AuthError::NoLocation)?;
     let credentials = stored_env(request, "GOOGLE_APPLICATION_CREDENTIALS")
         .map(PathBuf::from)
         .unwrap_or_else(crate::config::ambient::default_adc_path);
@@ -140,7 +148,7 @@ pub(crate) async fn run(
     let partial = PartialMessage::new(&request.model);
     let auth = match resolve_auth(&request) {
         Ok(auth) => auth,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = super::google::request::build_body(&request);
     let body = super::hooks::before_google_request(&request.model.id, body).await;
@@ -168,7 +176,7 @@ pub(crate) async fn run(
                         pairs.push(("x-goog-user-project".into(), project));
                     }
                 }
-                Err(text) => return fail_early(partial, text, tx).await,
+                Err(error) => return fail_early(partial, error.to_string(), tx).await,
             }
         }
     }
@@ -177,16 +185,10 @@ pub(crate) async fn run(
             pairs.push((name.clone(), value.clone()));
         }
     }
-    let mut headers = HeaderMap::new();
-    for (name, value) in pairs {
-        let (Ok(name), Ok(value)) = (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(&value),
-        ) else {
-            return fail_early(partial, format!("Invalid header {name}"), tx).await;
-        };
-        headers.insert(name, value);
-    }
+    let headers = match header_map(pairs) {
+        Ok(headers) => headers,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
+    };
     let url = stream_url(&request.model.base_url, &request.model.id, &auth);
     let http_request = http.post(url).headers(headers).body(body);
     let wire = GeminiEvents::new(request.model);

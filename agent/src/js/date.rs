@@ -1,19 +1,9 @@
 //! Timestamps as the reference writes them: `Date.prototype.toISOString()` (UTC, milliseconds,
 //! `Z`), and the few ISO 8601 forms `Date.parse` reads back from session files.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Milliseconds since the Unix epoch, now.
-pub fn now_millis() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
-        Ok(elapsed) => i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX),
-        Err(before) => -i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX),
-    }
-}
-
 /// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub fn now_iso() -> String {
-    format_iso(now_millis())
+    format_iso(i64::try_from(crate::now_ms()).unwrap_or(i64::MAX))
 }
 
 /// Formats milliseconds since the epoch as `toISOString()` does (years 0..=9999).
