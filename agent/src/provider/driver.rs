@@ -139,6 +139,8 @@ struct Sink {
     accepted: bool,
     /// `Start` was sent.
     started: bool,
+    /// The usage last reported (in `Start` or `Usage`).
+    usage: Option<pi_rpc_protocol::usage::Usage>,
 }
 
 impl Sink {
@@ -154,10 +156,16 @@ impl Sink {
     async fn flush(&mut self, partial: &mut PartialMessage) -> Result<(), Failure> {
         if !self.started {
             self.started = true;
+            self.usage = Some(partial.message.usage.clone());
             self.send(ProviderEvent::Start(partial.snapshot())).await?;
         }
         let events: Vec<_> = partial.take_events().collect();
         if !events.is_empty() {
+            if self.usage.as_ref() != Some(&partial.message.usage) {
+                self.usage = Some(partial.message.usage.clone());
+                self.send(ProviderEvent::Usage(partial.message.usage.clone()))
+                    .await?;
+            }
             self.send(ProviderEvent::Deltas(events)).await?;
         }
         Ok(())
@@ -198,6 +206,7 @@ pub(crate) async fn drive(
         cancel,
         accepted: false,
         started: false,
+        usage: None,
     };
     let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
     let failure = match outcome {
