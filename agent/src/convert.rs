@@ -79,6 +79,8 @@ fn convert(message: &AgentMessage) -> Option<Converted> {
             ),
             summary.timestamp,
         ),
+        // The system prompt and tools go with every request as such.
+        AgentMessage::System(_) => return None,
     };
     Some(Converted::New(Box::new(converted)))
 }

@@ -142,6 +142,7 @@ fn message_html(message: &AgentMessage, out: &mut String) {
         AgentMessage::Custom(_) => ("user", "Extension message"),
         AgentMessage::CompactionSummary(_) => ("user", "Compaction summary"),
         AgentMessage::BranchSummary(_) => ("user", "Branch summary"),
+        AgentMessage::System(_) => ("system", "System"),
     };
     let _ = write!(
         out,
@@ -211,6 +212,15 @@ fn message_html(message: &AgentMessage, out: &mut String) {
         }
         AgentMessage::BranchSummary(summary) => {
             let _ = write!(out, "<pre>{}</pre>", escape(&summary.summary));
+        }
+        AgentMessage::System(system) => {
+            let sections = system
+                .sections
+                .iter()
+                .flat_map(|sections| sections.values());
+            for text in sections.filter_map(serde_json::Value::as_str) {
+                let _ = write!(out, "<pre>{}</pre>", escape(text));
+            }
         }
     }
     out.push_str("</div>\n");

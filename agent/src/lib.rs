@@ -12,6 +12,7 @@ mod js;
 pub mod model_resolver;
 pub mod modes;
 pub mod provider;
+pub mod release;
 pub mod resources;
 pub mod rpc;
 pub mod run;

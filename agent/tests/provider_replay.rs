@@ -32,7 +32,7 @@ fn live_parts(
     let mut last = None;
     for event in events {
         match event {
-            ProviderEvent::Start(_) | ProviderEvent::Written(_) => {}
+            ProviderEvent::Start(_) | ProviderEvent::Usage(_) | ProviderEvent::Written(_) => {}
             ProviderEvent::Deltas(more) => deltas.extend(more),
             ProviderEvent::Done(message) => last = Some(message),
         }

@@ -26,17 +26,28 @@ async fn bash(command: &str) -> Run {
     bash_with(&ToolContext::new(dir.path()), json!({ "command": command })).await
 }
 
+/// The outcome as the 0.84.1 records show it, without the data later releases add.
+fn without_data(outcome: ToolOutcome) -> ToolOutcome {
+    ToolOutcome {
+        structured: None,
+        ..outcome
+    }
+}
+
 #[tokio::test]
 async fn output_comes_back_with_a_first_empty_update_and_the_accumulated_output() {
     let run = bash("echo hi").await;
     assert_eq!(
-        run.outcome,
-        ToolOutcome {
-            content: vec![text_block("hi\n")],
-            details: None,
-            is_error: false
-        }
+        (
+            &run.outcome.content,
+            &run.outcome.details,
+            run.outcome.is_error
+        ),
+        (&vec![text_block("hi\n")], &None, false)
     );
+    let structured = run.outcome.structured.as_ref().unwrap();
+    assert_eq!(structured.value["output"], json!("hi\n"));
+    assert_eq!(structured.value["exit_code"], json!(0));
     let updates: Vec<Value> = run
         .updates
         .iter()
@@ -61,12 +72,17 @@ async fn a_silent_command_says_no_output() {
 
 #[tokio::test]
 async fn a_failing_command_is_an_error_with_its_exit_code_after_the_output() {
+    let failed = bash("exit 3").await.outcome;
     assert_eq!(
-        bash("exit 3").await.outcome,
+        failed.structured.as_ref().unwrap().value["exit_code"],
+        json!(3)
+    );
+    assert_eq!(
+        without_data(failed),
         ToolOutcome::error("(no output)\n\nCommand exited with code 3")
     );
     assert_eq!(
-        bash("echo out; echo err >&2; exit 2").await.outcome,
+        without_data(bash("echo out; echo err >&2; exit 2").await.outcome),
         ToolOutcome::error("out\nerr\n\n\nCommand exited with code 2")
     );
 }
@@ -75,7 +91,7 @@ async fn a_failing_command_is_an_error_with_its_exit_code_after_the_output() {
 async fn a_command_killed_by_a_signal_counts_as_success() {
     let run = bash("kill -9 $$").await;
     assert_eq!(
-        run.outcome,
+        without_data(run.outcome),
         ToolOutcome::success(vec![text_block("(no output)")], None)
     );
 }

@@ -28,11 +28,10 @@ async fn a_small_file_comes_back_whole_without_details() {
     let outcome = read(dir.path(), json!({ "path": "small.txt" })).await;
     assert_eq!(
         outcome,
-        ToolOutcome {
-            content: vec![text_block("line1\nline2\nline3\n")],
-            details: None,
-            is_error: false
-        }
+        ToolOutcome::success(vec![text_block("line1\nline2\nline3\n")], None).with_structured(
+            pi_agent::release::Feature::ReadStructuredContent,
+            json!("line1\nline2\nline3\n")
+        )
     );
 }
 

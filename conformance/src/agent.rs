@@ -11,6 +11,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
+use crate::release::Version;
+
 /// Stdout beyond this many bytes is a flood: the runner stops reading and kills the agent.
 pub const MAX_STDOUT_BYTES: usize = 64 * 1024 * 1024;
 /// A line longer than this is reported as a framing error.
@@ -27,6 +29,15 @@ pub enum AgentError {
          PI_REFERENCE to the launcher path it prints (default location ~/.cache/pi-reference/bin/pi)"
     )]
     ReferenceMissing,
+    /// A release of the reference other than the default is not installed.
+    #[error(
+        "the reference pi {0} is not installed: run `conformance/reference/install.sh {0}` \
+         (it installs ~/.cache/pi-reference/bin/pi@{0}, or under $PI_REFERENCE_HOME)"
+    )]
+    ReleaseMissing(Version),
+    /// The release asked for is not one the runner knows.
+    #[error("{0}")]
+    UnknownRelease(String),
     /// Our agent binary was not found.
     #[error(
         "the pi-agent binary was not found next to {0}: build it with `cargo build -p pi-agent`"
@@ -45,47 +56,105 @@ pub enum AgentError {
     },
 }
 
-/// A program to run as the agent, with the arguments that come before the scenario's.
+/// A program to run as the agent, with the arguments that come before the scenario's, and the
+/// release of pi's RPC protocol it speaks.
 #[derive(Debug, Clone)]
 pub struct AgentCommand {
-    /// Short name used for baselines, transcripts and reports (`ours`, `reference`, `custom`).
+    /// Short name (`ours`, `reference`, `custom`).
     pub name: String,
     /// The program.
     pub program: PathBuf,
     /// Arguments before the scenario's arguments.
     pub args: Vec<String>,
+    /// The release it speaks: scenarios are resolved for it.
+    pub release: Version,
 }
 
 impl AgentCommand {
-    /// Resolves `ours`, `reference`, or a whole command line.
-    pub fn resolve(spec: &str) -> Result<Self, AgentError> {
-        match spec {
-            "ours" => Ok(Self::named("ours", find_ours()?)),
-            "reference" => Ok(Self::named("reference", find_reference()?)),
-            line => {
-                let (program, args) = program_and_args(line)?;
-                Ok(Self {
-                    name: "custom".into(),
-                    program,
-                    args,
-                })
+    /// Resolves `ours`, `reference`, `ours@RELEASE`, `reference@RELEASE`, or a whole command
+    /// line, which speaks `release` (default: the registry's default release).
+    pub fn resolve_at(spec: &str, release: Option<Version>) -> Result<Self, AgentError> {
+        let registry = crate::release::registry().map_err(AgentError::UnknownRelease)?;
+        let known = |version: Version| {
+            if registry.versions().contains(&version) {
+                Ok(version)
+            } else {
+                Err(AgentError::UnknownRelease(format!(
+                    "release {version} is not one the runner knows (conformance/releases.yaml): {}",
+                    registry
+                        .versions()
+                        .iter()
+                        .map(Version::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
             }
+        };
+        let at = |name: &str| -> Result<Option<Version>, AgentError> {
+            match spec
+                .strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('@'))
+            {
+                Some(text) => {
+                    let version = text.parse().map_err(AgentError::UnknownRelease)?;
+                    Ok(Some(known(version)?))
+                }
+                None => Ok(None),
+            }
+        };
+        let default = known(release.unwrap_or(registry.default))?;
+        if spec == "ours" || spec.starts_with("ours@") {
+            let version = at("ours")?.unwrap_or(default);
+            let mut agent = Self::named("ours", find_ours()?, version);
+            if version != registry.default {
+                agent.args = vec!["--rpc-release".into(), version.to_string()];
+            }
+            return Ok(agent);
         }
+        if spec == "reference" || spec.starts_with("reference@") {
+            let version = at("reference")?.unwrap_or(default);
+            return Ok(Self::named("reference", find_reference(version)?, version));
+        }
+        let (program, args) = program_and_args(spec)?;
+        Ok(Self {
+            name: "custom".into(),
+            program,
+            args,
+            release: default,
+        })
     }
 
-    fn named(name: &str, program: PathBuf) -> Self {
+    /// [`AgentCommand::resolve_at`] with the default release.
+    pub fn resolve(spec: &str) -> Result<Self, AgentError> {
+        Self::resolve_at(spec, None)
+    }
+
+    fn named(name: &str, program: PathBuf, release: Version) -> Self {
         Self {
             name: name.into(),
             program,
             args: Vec::new(),
+            release,
         }
+    }
+
+    /// The name and release, `reference@1.6.0`: what baselines, transcripts and reports are
+    /// keyed by.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.name, self.release)
     }
 }
 
-/// The reference launcher: `$PI_REFERENCE`, else `~/.cache/pi-reference/bin/pi` (see
-/// [`pi_reference::launcher`]).
-pub fn find_reference() -> Result<PathBuf, AgentError> {
-    pi_reference::launcher().ok_or(AgentError::ReferenceMissing)
+/// The reference launcher of a release: for the default one `$PI_REFERENCE`, else
+/// `~/.cache/pi-reference/bin/pi`; for another `<root>/bin/pi@<release>` (see
+/// [`pi_reference::release_launcher`]).
+pub fn find_reference(release: Version) -> Result<PathBuf, AgentError> {
+    let text = release.to_string();
+    if text == pi_reference::VERSION {
+        pi_reference::launcher().ok_or(AgentError::ReferenceMissing)
+    } else {
+        pi_reference::release_launcher(&text).ok_or(AgentError::ReleaseMissing(release))
+    }
 }
 
 /// Our agent: `$PI_AGENT_BIN`, else `pi-agent` next to the running executable or one folder up

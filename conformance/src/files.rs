@@ -8,6 +8,7 @@ use crate::agent::{Framer, parse_line};
 use crate::expect::{self, Feed, Item, Matcher};
 use crate::load::decode_hex;
 use crate::pattern::{self, Captures, Vars};
+use crate::release::Adjustments;
 use crate::scenario::{FileCheck, StdoutCheck};
 
 /// Resolves a checked path: variables substituted, relative to the working folder, and a `*` in
@@ -53,6 +54,7 @@ pub fn check(
     check: &FileCheck,
     vars: &Vars,
     captures: &mut Captures,
+    adjustments: &Adjustments,
 ) -> Result<(), (String, String)> {
     let plain = |m: String| (m, String::new());
     let mut path_text = check.path.clone();
@@ -112,6 +114,9 @@ pub fn check(
                 raw,
                 lf: true,
                 at_ms: 0,
+            };
+            let Some(record) = adjustments.apply(record) else {
+                continue;
             };
             if matcher.is_done() {
                 return Err((

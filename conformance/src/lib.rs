@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod baseline;
+pub mod changes;
 pub mod client;
 pub mod coverage;
 pub mod expect;
@@ -17,6 +18,7 @@ pub mod normalise;
 pub mod output;
 pub mod pattern;
 pub mod record;
+pub mod release;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -10,6 +10,7 @@ use crate::expect::Item;
 use serde_json::Value;
 
 use crate::pattern;
+use crate::release;
 use crate::scenario::{ClientStep, Expect, JournalSpec, Scenario, Step};
 
 /// A scenario file that could not be read, with where and why.
@@ -136,8 +137,46 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
     if scenario.steps.is_empty() {
         return Err(at(0, "the scenario has no steps".into()));
     }
+    let registry = release::registry().map_err(|message| at(0, message))?;
+    let line_of = |key: &str| {
+        source
+            .lines()
+            .position(|l| l.starts_with(key))
+            .map(|i| i as u64 + 1)
+    };
+    let top_level = |key: &str, message: String| LoadError {
+        file: file.to_owned(),
+        line: line_of(key),
+        column: line_of(key).map(|_| 1),
+        message,
+    };
+    if let Some(range) = &scenario.releases {
+        range
+            .parse::<release::Range>()
+            .map_err(|message| top_level("releases:", message))?;
+    }
+    if let Some(unknown) = scenario
+        .changes
+        .iter()
+        .find(|id| registry.change(id).is_none())
+    {
+        return Err(top_level(
+            "changes:",
+            format!("`{unknown}` is not a change listed in conformance/releases.yaml"),
+        ));
+    }
     for (index, step) in scenario.steps.iter().enumerate() {
-        check_step(step).map_err(|message| at(index, format!("step {}: {message}", index + 1)))?;
+        let step_error = |message: String| at(index, format!("step {}: {message}", index + 1));
+        if !release::resolve::has_since(step) {
+            check_step(step).map_err(step_error)?;
+            continue;
+        }
+        for version in registry.versions() {
+            let on = |message: String| step_error(format!("on release {version}: {message}"));
+            if let Some(resolved) = release::resolve::step(step, version).map_err(on)? {
+                check_step(&resolved).map_err(on)?;
+            }
+        }
     }
     if let Some(client) = &scenario.client {
         let sends: Vec<usize> = (1..=scenario.steps.len())
@@ -338,13 +377,19 @@ pub fn load_all(files: &[PathBuf]) -> (Vec<Loaded>, Vec<LoadError>) {
     (loaded, errors)
 }
 
-/// Whether a scenario passes a `--filter`: a substring of the id or title, `tag:NAME`, or
-/// `area:PREFIX` (id prefix). Several filters: any may match.
+/// Whether a scenario passes a `--filter`: a substring of the id or title, `tag:NAME`,
+/// `area:PREFIX` (id prefix), or `change:ID` (it proves that change; `change:*` any change).
+/// Several filters: any may match.
 pub fn matches_filter(scenario: &Scenario, filters: &[String]) -> bool {
     filters.is_empty()
         || filters.iter().any(|f| {
             if let Some(tag) = f.strip_prefix("tag:") {
                 scenario.tags.iter().any(|t| t == tag)
+            } else if let Some(change) = f.strip_prefix("change:") {
+                scenario
+                    .changes
+                    .iter()
+                    .any(|c| c == change || change == "*")
             } else if let Some(prefix) = f.strip_prefix("area:") {
                 scenario.id.starts_with(prefix)
             } else {

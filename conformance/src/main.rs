@@ -1,17 +1,18 @@
 //! `pi-conformance`: run YAML scenarios against any implementation of pi's RPC mode.
 
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 use pi_conformance::agent::AgentCommand;
+use pi_conformance::baseline;
 use pi_conformance::client::{ClientCommand, ClientOptions};
 use pi_conformance::load::{self, Loaded};
-use pi_conformance::output::{self, Emit, Format};
-use pi_conformance::run::{Mode, Outcome, RunOptions};
+use pi_conformance::output::{self, Emit, Format, Progress};
+use pi_conformance::release::Version;
+use pi_conformance::report::Judged;
+use pi_conformance::run::{Mode, RunOptions};
 use pi_conformance::{report, suite};
 
 /// Runs YAML conformance scenarios against pi's RPC mode: ours, the reference, or any command.
@@ -159,12 +160,27 @@ struct Select {
 struct RunArgs {
     #[command(flatten)]
     select: Select,
-    /// `ours`, `reference`, or a whole command line.
+    /// `ours`, `reference`, `ours@RELEASE`, `reference@RELEASE` (such as `reference@1.6.0`), or
+    /// a whole command line.
     #[arg(long, default_value = "ours")]
     agent: String,
+    /// The release of pi's RPC protocol the agent speaks, for a command line (or for `ours` and
+    /// `reference` without `@RELEASE`); default: the release the workspace follows.
+    #[arg(long, value_name = "RELEASE")]
+    release: Option<Version>,
+    /// Also run the scenarios whose `releases` exclude the agent's release: they must fail there
+    /// (one that passes has too narrow a range, and fails the run).
+    #[arg(long)]
+    outside: bool,
+    /// Only the scenarios that change at the agent's release or at the next known release (a
+    /// bound of their `releases`, a `$since` variant, or a change they name): with `--outside`,
+    /// what proves each change's boundary on the two releases around it.
+    #[arg(long)]
+    at_bounds: bool,
     #[command(flatten)]
     report: Reporting,
-    /// Expected-failure baseline (default: conformance/baselines/<agent>.txt when it exists).
+    /// Expected-failure baseline (default: conformance/baselines/<agent>@<release>.txt, else
+    /// <agent>.txt, when it exists).
     #[arg(long)]
     baseline: Option<PathBuf>,
 }
@@ -194,6 +210,7 @@ impl Reporting {
             format: self.format,
             baseline_path,
             update_baseline: self.update_baseline,
+            rewrite_path: None,
             wall,
             jobs: self.jobs,
         }
@@ -298,70 +315,43 @@ fn select_scenarios(select: &Select) -> anyhow::Result<Vec<Loaded>> {
         .collect())
 }
 
-/// Prints progress on stderr: a live line on a terminal, a line per scenario otherwise.
-struct Progress {
-    live: bool,
-    counts: BTreeMap<&'static str, usize>,
-}
-
-impl Progress {
-    fn new() -> Self {
-        Self {
-            live: std::io::stderr().is_terminal(),
-            counts: BTreeMap::new(),
-        }
-    }
-
-    fn update(&mut self, outcome: &Outcome, done: usize, total: usize) {
-        *self.counts.entry(outcome.verdict.word()).or_default() += 1;
-        let counts: Vec<String> = self
-            .counts
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let mut err = std::io::stderr().lock();
-        if self.live {
-            let _ = write!(
-                err,
-                "\r\x1b[K[{done}/{total}] {} | {} {}",
-                counts.join(", "),
-                outcome.id,
-                outcome.verdict.word()
-            );
-            if done == total {
-                let _ = writeln!(err);
-            }
-        } else {
-            let _ = writeln!(
-                err,
-                "[{done}/{total}] {} {} ({:.1}s)",
-                outcome.id,
-                outcome.verdict.word(),
-                outcome.duration.as_secs_f64()
-            );
-        }
-    }
-}
-
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
-    let scenarios = select_scenarios(&args.select)?;
-    let agent = AgentCommand::resolve(&args.agent)?;
+    let mut scenarios = select_scenarios(&args.select)?;
+    let agent = AgentCommand::resolve_at(&args.agent, args.release)?;
+    if args.at_bounds {
+        let registry = pi_conformance::release::registry().map_err(anyhow::Error::msg)?;
+        let next = registry
+            .versions()
+            .into_iter()
+            .find(|version| *version > agent.release);
+        scenarios.retain(|loaded| {
+            pi_conformance::release::bounds(&loaded.scenario, registry)
+                .iter()
+                .any(|bound| *bound == agent.release || Some(*bound) == next)
+        });
+    }
     let baseline_path = args
         .baseline
         .clone()
-        .unwrap_or_else(|| Path::new("conformance/baselines").join(format!("{}.txt", agent.name)));
+        .unwrap_or_else(|| baseline::default_path(Path::new("conformance/baselines"), &agent));
     let started = std::time::Instant::now();
     let mut progress = Progress::new();
-    let outcomes = suite::run_all(
-        &scenarios,
-        &agent,
-        RunOptions::new(Mode::Judge),
-        args.report.jobs,
-        |o, d, t| progress.update(o, d, t),
-    )
+    let options = RunOptions {
+        outside: args.outside,
+        ..RunOptions::new(Mode::Judge)
+    };
+    let outcomes = suite::run_all(&scenarios, &agent, options, args.report.jobs, |o, d, t| {
+        progress.update(o, d, t)
+    })
     .await;
-    let emit = args.report.emit(&baseline_path, started.elapsed());
-    Ok(output::emit(&emit, &agent.name, &outcomes)?)
+    let mut emit = args.report.emit(&baseline_path, started.elapsed());
+    // A release's own failures go to its own file, not to the agent's shared one.
+    let default = pi_conformance::release::registry().map(|r| r.default).ok();
+    if args.baseline.is_none() && default != Some(agent.release) {
+        emit.rewrite_path =
+            Some(Path::new("conformance/baselines").join(format!("{}.txt", agent.label())));
+    }
+    Ok(output::emit(&emit, &Judged::agent(&agent), &outcomes)?)
 }
 
 async fn client(args: ClientArgs) -> anyhow::Result<bool> {
@@ -406,7 +396,8 @@ async fn client(args: ClientArgs) -> anyhow::Result<bool> {
         }
         let baseline_path = args.baselines.join(format!("client-{}.txt", client.name));
         let emit = args.report.emit(&baseline_path, started.elapsed());
-        ok &= output::emit(&emit, &client.name, outcomes)?;
+        let judged = Judged::client(&client.name, agent.release);
+        ok &= output::emit(&emit, &judged, outcomes)?;
     }
     Ok(ok)
 }

@@ -2,10 +2,13 @@
 //! `results.json` under the output folder, the summary (or JSON, or JUnit) on stdout, and the
 //! comparison with the expected-failure baseline.
 
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::baseline::Baseline;
+use crate::report::Judged;
 use crate::run::{Outcome, Verdict};
 use crate::{report, transcript};
 
@@ -31,6 +34,8 @@ pub struct Emit<'a> {
     pub baseline_path: &'a Path,
     /// Rewrite the baseline from this run's failures.
     pub update_baseline: bool,
+    /// Where the rewritten baseline goes, when not to `baseline_path`.
+    pub rewrite_path: Option<PathBuf>,
     /// The run's wall time and jobs, for the text summary.
     pub wall: Duration,
     /// Jobs the run used.
@@ -60,15 +65,18 @@ fn file(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 /// Writes the transcripts and `results.json` of `agent`'s outcomes, prints the summary in the
 /// chosen format, updates the baseline if asked; `true` when the run is good (no unexpected
 /// failure, no stale baseline entry; always after updating the baseline).
-pub fn emit(emit: &Emit<'_>, agent: &str, outcomes: &[Outcome]) -> Result<bool, Error> {
-    let baseline = Baseline::read(emit.baseline_path).map_err(file(emit.baseline_path))?;
-    for outcome in outcomes {
+pub fn emit(emit: &Emit<'_>, judged: &Judged, outcomes: &[Outcome]) -> Result<bool, Error> {
+    let baseline =
+        Baseline::read(emit.baseline_path, judged.release).map_err(file(emit.baseline_path))?;
+    for outcome in outcomes.iter().filter(|o| o.verdict.ran()) {
         transcript::write(emit.out, outcome)
             .map_err(file(&transcript::folder(emit.out, outcome)))?;
     }
     let comparison = baseline.compare(outcomes);
-    let results = report::json(agent, outcomes, &comparison);
-    let results_path = emit.out.join(agent).join("results.json");
+    let results = report::json(judged, outcomes, &comparison);
+    let results_dir = emit.out.join(&judged.label);
+    std::fs::create_dir_all(&results_dir).map_err(file(&results_dir))?;
+    let results_path = results_dir.join("results.json");
     std::fs::write(&results_path, &results).map_err(file(&results_path))?;
     match emit.format {
         Format::Text => {
@@ -92,10 +100,13 @@ pub fn emit(emit: &Emit<'_>, agent: &str, outcomes: &[Outcome]) -> Result<bool, 
             for (reason, ids) in skipped {
                 println!("NOTE: {} skipped ({}): {reason}", ids.len(), ids.join(", "));
             }
-            for outcome in outcomes
-                .iter()
-                .filter(|o| !o.verdict.passed() && !baseline.entries.contains_key(&o.id))
-            {
+            for outcome in outcomes.iter().filter(|o| {
+                (o.verdict.ran()
+                    && !o.verdict.passed()
+                    && !o.outside
+                    && !baseline.entries.contains_key(&o.id))
+                    || (o.outside && o.verdict.passed())
+            }) {
                 println!(
                     "\n== {} ({}): {}\n{}\ntranscript: {}",
                     outcome.id,
@@ -107,16 +118,73 @@ pub fn emit(emit: &Emit<'_>, agent: &str, outcomes: &[Outcome]) -> Result<bool, 
             }
         }
         Format::Json => print!("{results}"),
-        Format::Junit => print!("{}", report::junit(agent, outcomes, &baseline.entries)),
+        Format::Junit => print!(
+            "{}",
+            report::junit(&judged.label, outcomes, &baseline.entries)
+        ),
     }
     if emit.update_baseline {
-        if let Some(parent) = emit.baseline_path.parent() {
+        let path = emit.rewrite_path.as_deref().unwrap_or(emit.baseline_path);
+        if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(file(parent))?;
         }
-        std::fs::write(emit.baseline_path, baseline.render_from(agent, outcomes))
-            .map_err(file(emit.baseline_path))?;
-        eprintln!("wrote {}", emit.baseline_path.display());
+        let text = baseline.render_from(&judged.label, &judged.rerun, outcomes);
+        std::fs::write(path, text).map_err(file(path))?;
+        eprintln!("wrote {}", path.display());
         return Ok(true);
     }
     Ok(comparison.ok())
+}
+
+/// Prints progress on stderr: a live line on a terminal, a line per scenario otherwise.
+pub struct Progress {
+    live: bool,
+    counts: BTreeMap<&'static str, usize>,
+}
+
+impl Progress {
+    /// Progress for the terminal stderr is, or for a log.
+    pub fn new() -> Self {
+        Self {
+            live: std::io::stderr().is_terminal(),
+            counts: BTreeMap::new(),
+        }
+    }
+
+    /// Counts one more outcome, `done` of `total`, and shows it.
+    pub fn update(&mut self, outcome: &Outcome, done: usize, total: usize) {
+        *self.counts.entry(outcome.verdict.word()).or_default() += 1;
+        let counts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let mut err = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(
+                err,
+                "\r\x1b[K[{done}/{total}] {} | {} {}",
+                counts.join(", "),
+                outcome.id,
+                outcome.verdict.word()
+            );
+            if done == total {
+                let _ = writeln!(err);
+            }
+        } else {
+            let _ = writeln!(
+                err,
+                "[{done}/{total}] {} {} ({:.1}s)",
+                outcome.id,
+                outcome.verdict.word(),
+                outcome.duration.as_secs_f64()
+            );
+        }
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Self::new()
+    }
 }

@@ -14,6 +14,7 @@ use crate::agent::{AgentCommand, AgentProcess, Record};
 use crate::load::Loaded;
 use crate::mock::MockHost;
 use crate::pattern::{Captures, Vars};
+use crate::release::{Adjustments, Range, Version};
 use crate::scenario::Scenario;
 
 mod collect;
@@ -45,6 +46,8 @@ impl Failure {
 /// One run in progress: the agent process, the mock, and what the steps have gathered so far.
 struct Run<'a> {
     scenario: &'a Scenario,
+    /// What the release's rules leave out of the records.
+    adjustments: &'a Adjustments,
     process: AgentProcess,
     mock: &'a MockHost,
     vars: Vars,
@@ -72,7 +75,25 @@ struct Run<'a> {
 pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOptions) -> Outcome {
     let started = Instant::now();
     let scenario = &loaded.scenario;
-    let mut outcome = Outcome::new(loaded, &agent.name);
+    let mut outcome = Outcome::new(loaded, &agent.label());
+    let (loaded, adjustments) = match on_release(loaded, agent.release, options) {
+        Ok(Some(resolved)) => resolved,
+        Ok(None) => {
+            outcome.verdict = Verdict::NotApplicable;
+            outcome.message = format!(
+                "holds for releases {}; the agent speaks {}",
+                scenario.releases.as_deref().unwrap_or("*"),
+                agent.release
+            );
+            return outcome;
+        }
+        Err(message) => {
+            outcome.message = message;
+            return outcome;
+        }
+    };
+    outcome.outside = !in_releases(scenario, agent.release);
+    let loaded = &loaded;
     // A last guard so that the runner never hangs: every wait inside has its own deadline, and
     // dropping the future kills the agent (kill_on_drop).
     let limit = options.scaled(
@@ -82,7 +103,7 @@ pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOpt
     );
     let guarded = tokio::time::timeout(
         limit + options.startup_grace + Duration::from_secs(20),
-        execute(loaded, agent, options, &mut outcome),
+        execute(loaded, agent, options, &adjustments, &mut outcome),
     )
     .await
     .unwrap_or_else(|_| {
@@ -112,10 +133,43 @@ pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOpt
     outcome
 }
 
+/// Whether the scenario holds for `release` (an unreadable range counts as every release; the
+/// loader has refused it already).
+pub fn in_releases(scenario: &Scenario, release: Version) -> bool {
+    scenario
+        .releases
+        .as_deref()
+        .and_then(|text| text.parse::<Range>().ok())
+        .is_none_or(|range| range.contains(release))
+}
+
+/// The scenario as it holds on `release`, with what the run leaves out; `None` when it does not
+/// hold there and `options.outside` does not ask to run it anyway.
+fn on_release(
+    loaded: &Loaded,
+    release: Version,
+    options: RunOptions,
+) -> Result<Option<(Loaded, Adjustments)>, String> {
+    if !options.outside && !in_releases(&loaded.scenario, release) {
+        return Ok(None);
+    }
+    let registry = crate::release::registry()?;
+    let (scenario, adjustments) = crate::release::for_release(&loaded.scenario, release, registry)
+        .map_err(|message| format!("on release {release}: {message}"))?;
+    Ok(Some((
+        Loaded {
+            scenario,
+            ..loaded.clone()
+        },
+        adjustments,
+    )))
+}
+
 async fn execute(
     loaded: &Loaded,
     agent: &AgentCommand,
     options: RunOptions,
+    adjustments: &Adjustments,
     outcome: &mut Outcome,
 ) -> Result<(), Failure> {
     let scenario = &loaded.scenario;
@@ -149,7 +203,16 @@ async fn execute(
     )
     .await
     .map_err(|e| Failure::new(Verdict::Error, format!("mock: {e}")))?;
-    let result = with_mock(scenario, agent, options, scratch.path(), &mock, outcome).await;
+    let result = with_mock(
+        scenario,
+        agent,
+        options,
+        adjustments,
+        scratch.path(),
+        &mock,
+        outcome,
+    )
+    .await;
     outcome.transcript.journal = mock.journal();
     mock.shutdown().await;
     result
@@ -180,6 +243,7 @@ async fn with_mock(
     scenario: &Scenario,
     agent: &AgentCommand,
     options: RunOptions,
+    adjustments: &Adjustments,
     scratch: &Path,
     mock: &MockHost,
     outcome: &mut Outcome,
@@ -202,8 +266,16 @@ async fn with_mock(
             .timeout_ms
             .map_or(SCENARIO_TIMEOUT, Duration::from_millis),
     ) + options.startup_grace;
+    if !adjustments.applied.is_empty() {
+        outcome.transcript.log.push(format!(
+            "release {}: the rules of {} apply",
+            agent.release,
+            adjustments.applied.join(", ")
+        ));
+    }
     let mut run = Run {
         scenario,
+        adjustments,
         process,
         mock,
         vars,
@@ -230,7 +302,7 @@ async fn with_mock(
     }
     run.process.drain_stderr().await;
     outcome.transcript.streams = run.process.streams();
-    outcome.transcript.log = run.log;
+    outcome.transcript.log.extend(run.log);
     outcome.transcript.sends = run.sends;
     outcome.transcript.record_ms = run.record_ms;
     outcome.non_strict = run.non_strict;

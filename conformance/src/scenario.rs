@@ -30,6 +30,16 @@ pub struct Scenario {
     /// Free-form tags, usable with `--filter tag:NAME`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// The releases of pi the scenario holds for (default: every known release): comparisons
+    /// joined by spaces, all of which must hold, such as `">=0.84.4"` or `">=0.84.4 <1.0.3"`, or a
+    /// bare release for exactly it. On other releases the scenario is not run (`n/a`); `run
+    /// --outside` runs it there and expects it to fail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub releases: Option<String>,
+    /// Ids of the protocol changes (`conformance/releases.yaml`) this scenario proves; they link
+    /// it from `scenarios/CHANGES.md`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
     /// How the agent is started: arguments, models, settings, files, environment.
     #[serde(default, skip_serializing_if = "Setup::is_empty")]
     pub setup: Setup,
@@ -275,7 +285,9 @@ pub struct ExpectFull {
     /// `{$either: {strict, allow, reason}}` accepts alternatives with a non-strict verdict (an
     /// alternative `{$exit: CODE}` or `{$exit: {code, stderr_contains}}` accepts the agent exiting
     /// there instead, and ends the scenario); `{$raw: "TEXT"}` matches the raw line (placeholders
-    /// allowed).
+    /// allowed). Anywhere in a pattern, `{$since: {RELEASE: PATTERN, ...}}` is the pattern of the
+    /// newest listed release not after the agent's; before the first, nothing (the key, element
+    /// or item is left out).
     #[serde(default)]
     pub records: Vec<Value>,
     /// Records matching any of these patterns are dropped before matching (noise such as

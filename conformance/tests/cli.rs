@@ -101,7 +101,7 @@ fn an_agent_that_never_answers_times_out_and_is_killed() {
     .assert()
     .code(1)
     .stdout(predicate::str::is_match(r"t\.001\s+timeout").unwrap());
-    assert!(out.join("custom/t.001/result.txt").is_file());
+    assert!(out.join("custom@0.84.1/t.001/result.txt").is_file());
 }
 
 #[test]
@@ -115,7 +115,8 @@ fn an_agent_that_dies_is_a_failure_with_its_exit_code() {
         .stdout(predicate::str::contains(
             "agent closed stdout (exit: code 3)",
         ));
-    let stderr = std::fs::read_to_string(dir.path().join("out/custom/t.001/stderr.txt")).unwrap();
+    let stderr =
+        std::fs::read_to_string(dir.path().join("out/custom@0.84.1/t.001/stderr.txt")).unwrap();
     assert_eq!(stderr, "oops\n");
 }
 
@@ -176,10 +177,13 @@ fn report_writes_an_html_and_markdown_matrix() {
         .success();
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("<td class=\"pass\""), "{html}");
-    assert!(html.contains("href=\"custom/t.001/result.txt\""), "{html}");
+    assert!(
+        html.contains("href=\"custom@0.84.1/t.001/result.txt\""),
+        "{html}"
+    );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        md.contains("| t.001 | t | [pass](custom/t.001/result.txt) |"),
+        md.contains("| t.001 | t | [pass](custom@0.84.1/t.001/result.txt) |"),
         "{md}"
     );
 }
@@ -333,9 +337,11 @@ fn an_allowed_exit_is_non_strict_and_ends_the_scenario_there() {
         "{json}"
     );
     // The third command was never sent: the agent was gone.
-    let stdin = std::fs::read_to_string(dir.path().join("out/custom/x.001/stdin.txt")).unwrap();
+    let stdin =
+        std::fs::read_to_string(dir.path().join("out/custom@0.84.1/x.001/stdin.txt")).unwrap();
     assert!(!stdin.contains("three"), "{stdin}");
-    let result = std::fs::read_to_string(dir.path().join("out/custom/x.001/result.txt")).unwrap();
+    let result =
+        std::fs::read_to_string(dir.path().join("out/custom@0.84.1/x.001/result.txt")).unwrap();
     assert!(result.contains("were not run"), "{result}");
 }
 
@@ -346,7 +352,8 @@ fn an_agent_that_answers_instead_of_exiting_passes_strictly_and_goes_on() {
     let (code, json) = run_json(dir.path(), CAT, &file);
     assert_eq!(json["scenarios"][0]["verdict"], "pass", "{json}");
     assert_eq!(code, Some(0));
-    let stdin = std::fs::read_to_string(dir.path().join("out/custom/x.001/stdin.txt")).unwrap();
+    let stdin =
+        std::fs::read_to_string(dir.path().join("out/custom@0.84.1/x.001/stdin.txt")).unwrap();
     assert!(stdin.contains("three"), "{stdin}");
 }
 

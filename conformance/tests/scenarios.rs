@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use pi_conformance::agent::{AgentCommand, find_ours, find_reference};
 use pi_conformance::baseline::Baseline;
 use pi_conformance::load::{self, Loaded};
-use pi_conformance::run::{Mode, RunOptions, run_scenario};
+use pi_conformance::run::{Mode, RunOptions, in_releases, run_scenario};
 use pi_conformance::transcript;
 
 fn manifest_dir() -> PathBuf {
@@ -33,6 +33,8 @@ fn build_ours() -> Result<AgentCommand, String> {
 
 fn trial(loaded: Arc<Loaded>, agent: Arc<AgentCommand>, baseline: Arc<Baseline>) -> Trial {
     let name = format!("{}::{}", agent.name, loaded.scenario.id);
+    // A scenario that does not hold for the agent's release (its `releases`) is not run.
+    let applies = in_releases(&loaded.scenario, agent.release);
     Trial::test(name, move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -65,6 +67,7 @@ fn trial(loaded: Arc<Loaded>, agent: Arc<AgentCommand>, baseline: Arc<Baseline>)
             .into()),
         }
     })
+    .with_ignored_flag(!applies)
 }
 
 fn main() {
@@ -90,8 +93,8 @@ fn main() {
         ("ours", build_ours()),
         (
             "reference",
-            find_reference()
-                .map_err(|e| e.to_string())
+            pi_conformance::release::registry()
+                .and_then(|registry| find_reference(registry.default).map_err(|e| e.to_string()))
                 .and_then(|_| AgentCommand::resolve("reference").map_err(|e| e.to_string())),
         ),
     ];
@@ -99,7 +102,7 @@ fn main() {
         match agent {
             Ok(agent) => {
                 let path = manifest_dir().join("baselines").join(format!("{name}.txt"));
-                let baseline = match Baseline::read(&path) {
+                let baseline = match Baseline::read(&path, agent.release) {
                     Ok(b) => Arc::new(b),
                     Err(err) => {
                         eprintln!("cannot read {}: {err}", path.display());

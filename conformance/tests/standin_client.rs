@@ -166,7 +166,8 @@ async fn a_client_that_sends_the_scenarios_commands_gets_the_transcript_with_its
     assert_eq!(rest, Vec::<String>::new());
     assert_eq!(code, Some(0));
     assert_eq!(report["passed"], json!(true));
-    assert_eq!(report["agent"], json!("ours"));
+    // Outcomes name the agent and the release it speaks.
+    assert_eq!(report["agent"], json!("ours@0.84.1"));
     assert_eq!(statuses(&report), ["pass", "pass", "pass"]);
 }
 

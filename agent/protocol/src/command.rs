@@ -226,6 +226,9 @@ pub enum Command {
     SetSessionName(SetSessionNameCommand),
     /// Extension commands, prompt templates and skills.
     GetCommands(Empty),
+    /// Take every queued steering and follow-up message out of the queues (from pi 0.84.4);
+    /// `queue_update` precedes the response, whose data lists the texts taken.
+    ClearQueue(Empty),
 }
 
 impl Command {
@@ -264,11 +267,12 @@ impl Command {
             Command::GetLastAssistantText(_) => "get_last_assistant_text",
             Command::SetSessionName(_) => "set_session_name",
             Command::GetCommands(_) => "get_commands",
+            Command::ClearQueue(_) => "clear_queue",
         }
     }
 
     /// Every command type the protocol defines.
-    pub const TYPES: [&'static str; 32] = [
+    pub const TYPES: [&'static str; 33] = [
         "prompt",
         "steer",
         "follow_up",
@@ -301,6 +305,7 @@ impl Command {
         "get_last_assistant_text",
         "set_session_name",
         "get_commands",
+        "clear_queue",
     ];
 }
 

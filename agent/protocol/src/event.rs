@@ -25,8 +25,8 @@ pub enum AssistantMessageEvent {
     ThinkingDelta(ContentDelta),
     /// The thinking block is complete.
     ThinkingEnd(ContentEnd),
-    /// A tool call starts.
-    ToolcallStart(ContentIndex),
+    /// A tool call starts (with its id and tool name from 0.84.3).
+    ToolcallStart(ToolcallStart),
     /// More of the tool call's JSON arguments, as the model writes them.
     ToolcallDelta(ContentDelta),
     /// The tool call is complete, with parsed arguments.
@@ -39,6 +39,30 @@ pub enum AssistantMessageEvent {
 pub struct ContentIndex {
     /// Index of the block in the message's content.
     pub content_index: usize,
+}
+
+/// `toolcall_start`: the block's index, and from pi 0.84.3 the call's id and tool name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolcallStart {
+    /// Index of the block in the message's content.
+    pub content_index: usize,
+    /// The call's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+}
+
+impl From<ContentIndex> for ToolcallStart {
+    fn from(start: ContentIndex) -> Self {
+        Self {
+            content_index: start.content_index,
+            id: None,
+            tool_name: None,
+        }
+    }
 }
 
 /// `*_delta`.
@@ -75,6 +99,14 @@ pub struct ToolcallEnd {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NoFields {}
 
+/// `agent_settled`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentSettledEvent {
+    /// Whether the run ended because it was aborted (from pi 1.3.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<bool>,
+}
+
 /// `agent_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -106,6 +138,9 @@ pub struct MessageEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageUpdateEvent {
+    /// The message's cumulative usage so far (from pi 0.84.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::usage::Usage>,
     /// The delta.
     pub assistant_message_event: AssistantMessageEvent,
 }
@@ -158,6 +193,9 @@ pub struct ToolExecutionEndEvent {
     pub result: Value,
     /// Whether the tool failed.
     pub is_error: bool,
+    /// How long the tool ran (from pi 1.3.0; absent when it did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// `queue_update`.
@@ -287,7 +325,7 @@ pub enum Event {
     /// A run ends; `willRetry` says whether a retry follows.
     AgentEnd(AgentEndEvent),
     /// Nothing more will happen on its own: no retry, compaction or queued message remains.
-    AgentSettled(NoFields),
+    AgentSettled(AgentSettledEvent),
     /// A turn begins: one model call and its tool calls.
     TurnStart(NoFields),
     /// A turn ends with its assistant message and tool results.

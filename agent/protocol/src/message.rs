@@ -92,6 +92,9 @@ pub struct ToolResultMessage {
     pub usage: Option<Usage>,
     /// Whether the tool failed.
     pub is_error: bool,
+    /// How long the tool ran (from pi 1.3.0; absent when it did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// Milliseconds since the Unix epoch.
     pub timestamp: u64,
     /// Fields this crate does not model, kept in order.
@@ -178,6 +181,29 @@ pub struct BranchSummaryMessage {
     pub extra: Map<String, Value>,
 }
 
+/// What the conversation declares to the model (from pi 0.86.1): prompt sections and tool
+/// changes. The first one of a conversation declares everything; a later one only what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemMessage {
+    /// The whole prompt as one text; empty when it comes in `sections`.
+    pub content: String,
+    /// Named sections of the prompt (in a later message: the changed ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Map<String, Value>>,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp: u64,
+    /// Tools the model may call from here on (`{name, description, parameters}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_added: Option<Vec<Value>>,
+    /// Tools the model may no longer call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_removed: Option<Vec<Value>>,
+    /// Fields this crate does not model, kept in order.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// Any message of the conversation, tagged by `role`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "camelCase")]
@@ -196,6 +222,8 @@ pub enum AgentMessage {
     CompactionSummary(CompactionSummaryMessage),
     /// `role: "branchSummary"`
     BranchSummary(BranchSummaryMessage),
+    /// `role: "system"` (from pi 0.86.1)
+    System(SystemMessage),
 }
 
 /// A tool result with its `"role":"toolResult"` tag, where the wire carries one on its own

@@ -19,6 +19,10 @@ pub struct UsageCost {
     pub cache_write: f64,
     /// Sum of the above.
     pub total: f64,
+    /// Whether the provider reported the total (rather than the catalog's prices giving it);
+    /// from pi 1.5.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_from_provider: Option<bool>,
 }
 
 /// Token counts and cost of one model call (or a sum of calls).

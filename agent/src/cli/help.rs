@@ -54,6 +54,10 @@ Prompt and tools:
   --approve, -a                  Trust this project's .pi/ files for this run
   --no-approve, -na              Ignore this project's .pi/ files for this run
 
+Releases:
+  --rpc-release <release>        Speak the RPC protocol of this pi release, 0.84.1 to 1.6.0
+                                 (default: the setting rpcRelease, else 0.84.1)
+
 Accepted for compatibility, without effect (they belong to pi's terminal UI or its network
 start-up, which pi-agent does not have):
   --theme <path>, --no-themes, --tui-mode regular|fullscreen, --verbose, --offline

@@ -118,6 +118,9 @@ pub struct Cli {
     pub project_trust: Option<bool>,
     /// `--offline`: no network at start-up (pi-agent makes none anyway).
     pub offline: bool,
+    /// `--rpc-release`: the release of pi's RPC protocol to speak, 0.84.1 to 1.6.0 (pi-agent's
+    /// own option; default: the setting `rpcRelease`, else 0.84.1).
+    pub rpc_release: Option<String>,
     /// `@file` arguments, without the `@`.
     pub file_args: Vec<String>,
     /// The other plain arguments (and the one after `-p`).
@@ -273,6 +276,7 @@ impl Cli {
             "--skill" => self.skills.push(PathBuf::from(value)),
             "--prompt-template" => self.prompt_templates.push(PathBuf::from(value)),
             "--theme" => self.themes.push(value.to_owned()),
+            "--rpc-release" => self.rpc_release = text(),
             _ => return false,
         }
         true

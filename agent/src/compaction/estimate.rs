@@ -166,6 +166,10 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
         AgentMessage::BashExecution(bash) => utf16_len(&bash.command) + utf16_len(&bash.output),
         AgentMessage::BranchSummary(summary) => utf16_len(&summary.summary),
         AgentMessage::CompactionSummary(summary) => utf16_len(&summary.summary),
+        AgentMessage::System(system) => {
+            let declared = pi_rpc_protocol::json::to_string(system).unwrap_or_default();
+            utf16_len(&declared)
+        }
     };
     chars.div_ceil(4) as u64
 }

@@ -89,11 +89,13 @@ fn is_turn_start(message: &AgentMessage) -> bool {
 }
 
 /// The message an entry contributes to the context, if any (compactions do not count here).
+/// The message an entry contributes to what is summarized: none for a compaction, nor for a
+/// `system` message (the prompt and tools a conversation declares are not summarized).
 fn entry_message(entry: &Entry) -> Option<AgentMessage> {
     if is_compaction(entry) {
         return None;
     }
-    context_message(entry)
+    context_message(entry).filter(|message| !matches!(message, AgentMessage::System(_)))
 }
 
 fn starts_turn(entry: &Entry) -> bool {

@@ -489,6 +489,7 @@ fn add_usage(first: &Usage, second: &Usage) -> Usage {
             cache_read: first.cost.cache_read + second.cost.cache_read,
             cache_write: first.cost.cache_write + second.cost.cache_write,
             total: first.cost.total + second.cost.total,
+            total_from_provider: None,
         },
         cache_write_1h: optional(first.cache_write_1h, second.cache_write_1h),
         reasoning: optional(first.reasoning, second.reasoning),

@@ -30,24 +30,62 @@ function dialog(request, opts, fallback, parse) {
 	});
 }
 
+/**
+ * From pi 0.84.4 extensions hear `ui_prompt_start` / `ui_prompt_end` around the outermost
+ * dialog (the agent says whether its release has them).
+ */
+const uiPromptEvents = process.env.PI_AGENT_UI_PROMPT_EVENTS === "1";
+let uiPromptDepth = 0;
+let activeUiPrompt;
+
+function emitUiPrompt(event) {
+	queueMicrotask(() => {
+		void eachHandler(event.type, (handler) => handler(event, context()));
+	});
+}
+
+function withUiPrompt(kind, title, run) {
+	if (!uiPromptEvents) return run();
+	if (uiPromptDepth++ === 0) {
+		activeUiPrompt = { kind, title };
+		emitUiPrompt({ type: "ui_prompt_start", reason: "ui_prompt", kind, ...(title ? { title } : {}) });
+	}
+	const finish = () => {
+		if (--uiPromptDepth > 0) return;
+		uiPromptDepth = 0;
+		const prompt = activeUiPrompt ?? { kind, title };
+		activeUiPrompt = undefined;
+		emitUiPrompt({ type: "ui_prompt_end", reason: "ui_prompt", kind: prompt.kind, ...(prompt.title ? { title: prompt.title } : {}) });
+	};
+	return run().finally(finish);
+}
+
 const cancelled = (response) => response.cancelled === true;
 const valueOf = (response) => (cancelled(response) ? undefined : "value" in response ? response.value : undefined);
 
 const ui = {
 	select(title, options, opts) {
-		return dialog({ method: "select", title, options, timeout: opts?.timeout }, opts, undefined, valueOf);
+		return withUiPrompt("select", title, () =>
+			dialog({ method: "select", title, options, timeout: opts?.timeout }, opts, undefined, valueOf),
+		);
 	},
 	confirm(title, message, opts) {
-		return dialog({ method: "confirm", title, message, timeout: opts?.timeout }, opts, false, (r) =>
-			cancelled(r) ? false : "confirmed" in r ? r.confirmed : false,
+		return withUiPrompt("confirm", title, () =>
+			dialog({ method: "confirm", title, message, timeout: opts?.timeout }, opts, false, (r) =>
+				cancelled(r) ? false : "confirmed" in r ? r.confirmed : false,
+			),
 		);
 	},
 	input(title, placeholder, opts) {
-		return dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, opts, undefined, valueOf);
+		return withUiPrompt("input", title, () =>
+			dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, opts, undefined, valueOf),
+		);
 	},
 	// As in pi's RPC mode, the editor takes no options: no timeout, it waits for an answer.
 	editor(title, prefill) {
-		return dialog({ method: "editor", title, prefill }, undefined, undefined, valueOf);
+		return withUiPrompt("editor", title, () =>
+			dialog({ method: "editor", title, prefill }, undefined, undefined, valueOf),
+		);
 	},
 	notify(message, type) {
 		uiRequest({ method: "notify", message, notifyType: type });

@@ -99,6 +99,7 @@ pub async fn start(
     discovery: Discovery<'_>,
     flags: &[CliFlag],
     mode: UiMode,
+    release: crate::release::RpcRelease,
 ) -> Result<Option<Host>, Error> {
     let files = discover(discovery)?;
     if files.is_empty() {
@@ -113,7 +114,8 @@ pub async fn start(
         )]));
     }
     let node = find_node()?;
-    Host::start(&node, files, discovery.cwd, flags, mode)
+    let ui_prompt_events = release.has(crate::release::Feature::UiPromptEvents);
+    Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events)
         .await
         .map(Some)
 }
@@ -158,6 +160,7 @@ impl Host {
         cwd: &Path,
         flags: &[CliFlag],
         mode: UiMode,
+        ui_prompt_events: bool,
     ) -> Result<Self, Error> {
         let mut child = tokio::process::Command::new(&node.program)
             .args([
@@ -168,6 +171,11 @@ impl Host {
                 HOST_SCRIPT,
             ])
             .current_dir(cwd)
+            // `ctx.ui` dialogs tell the handlers `ui_prompt_start` / `ui_prompt_end` (0.84.4).
+            .env(
+                "PI_AGENT_UI_PROMPT_EVENTS",
+                if ui_prompt_events { "1" } else { "0" },
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -317,6 +317,7 @@ impl ToolBridge {
         };
         let (content, details) = split_result(&answer);
         ToolOutcome {
+            structured: None,
             content,
             details: details.filter(|details| !details.is_null()),
             is_error: answer
@@ -394,7 +395,12 @@ impl ToolBridge {
                     }
                     Some(ToolReply::Result { result, is_error }) => {
                         let (content, details) = split_result(&result);
-                        return ToolOutcome { content, details, is_error };
+                        return ToolOutcome {
+                            content,
+                            details,
+                            is_error,
+                            structured: None,
+                        };
                     }
                     Some(_) => {}
                     None => return ToolOutcome::error(HOST_GONE),

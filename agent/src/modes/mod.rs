@@ -83,7 +83,16 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         return Err(Stop::Exit(1));
     }
     if cli.version {
-        write_stdout(format!("{}\n", crate::PI_VERSION).as_bytes());
+        // The release whose protocol it speaks: `--rpc-release`'s when given and valid.
+        let release = cli
+            .rpc_release
+            .as_deref()
+            .and_then(|text| text.parse::<crate::release::RpcRelease>().ok())
+            .map_or_else(
+                || crate::PI_VERSION.to_owned(),
+                |release| release.to_string(),
+            );
+        write_stdout(format!("{release}\n").as_bytes());
         return Ok(0);
     }
     let app = cli.app_mode(
@@ -173,7 +182,9 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
             AppMode::Json => crate::extensions::UiMode::Json,
             AppMode::Rpc | AppMode::Interactive => crate::extensions::UiMode::Rpc,
         };
-        match crate::extensions::start(discovery, &cli.extension_flags, ui_mode).await {
+        match crate::extensions::start(discovery, &cli.extension_flags, ui_mode, init.rpc_release)
+            .await
+        {
             Ok(host) => init.extensions = host,
             Err(error) => return Err(Stop::error(error.to_string())),
         }

@@ -242,6 +242,11 @@ pub(super) fn session_init(
         }
         other => other,
     };
+    let rpc_release = crate::release::RpcRelease::choose(
+        cli.rpc_release.as_deref(),
+        config.settings.get(crate::release::RpcRelease::SETTING),
+    )
+    .map_err(|error| Stop::error(error.to_string()))?;
     Ok(crate::rpc::session::SessionInit {
         config,
         name,
@@ -264,5 +269,7 @@ pub(super) fn session_init(
             prompt_template_paths: cli.prompt_templates.clone(),
         },
         extensions: None,
+        rpc_release,
+        builtin_commands: rpc_release.builtin_commands(cli.no_extensions),
     })
 }

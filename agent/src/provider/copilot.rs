@@ -24,7 +24,8 @@ pub(super) fn prepare(request: &mut LlmRequest) {
         Some(AgentMessage::Custom(_))
         | Some(AgentMessage::BashExecution(_))
         | Some(AgentMessage::CompactionSummary(_))
-        | Some(AgentMessage::BranchSummary(_)) => "user",
+        | Some(AgentMessage::BranchSummary(_))
+        | Some(AgentMessage::System(_)) => "user",
         Some(AgentMessage::Assistant(_)) | Some(AgentMessage::ToolResult(_)) => "agent",
     };
     let has_images = request.messages.iter().any(|message| match &**message {

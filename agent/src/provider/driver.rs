@@ -147,6 +147,8 @@ struct Sink {
     started: bool,
     /// [`StreamOptions::paced`].
     paced: bool,
+    /// The usage last reported (in `Start` or `Usage`).
+    usage: Option<pi_rpc_protocol::usage::Usage>,
 }
 
 impl Sink {
@@ -162,10 +164,20 @@ impl Sink {
     async fn flush(&mut self, partial: &mut PartialMessage) -> Result<(), Failure> {
         if !self.started {
             self.started = true;
+            self.usage = Some(partial.message.usage.clone());
             self.send(ProviderEvent::Start(partial.snapshot())).await?;
         }
+        let events: Vec<_> = partial.take_events().collect();
+        if events.is_empty() {
+            return Ok(());
+        }
+        if self.usage.as_ref() != Some(&partial.message.usage) {
+            self.usage = Some(partial.message.usage.clone());
+            self.send(ProviderEvent::Usage(partial.message.usage.clone()))
+                .await?;
+        }
         // A long read is sent in several bursts, so that what waits in the channel stays small.
-        let mut events = partial.take_events().collect::<Vec<_>>().into_iter();
+        let mut events = events.into_iter();
         loop {
             let burst: Vec<_> = events.by_ref().take(MAX_BURST).collect();
             if burst.is_empty() {
@@ -229,6 +241,7 @@ pub(crate) async fn drive(
         accepted: false,
         started: false,
         paced: options.paced,
+        usage: None,
     };
     let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
     let failure = match outcome {

@@ -100,6 +100,8 @@ pub enum ProviderEvent {
     /// block, with the reference's streaming scratch fields (`index`, and `partialJson` on tool
     /// calls). Never sent when the request itself failed.
     Start(AssistantMessage),
+    /// The message's cumulative usage changed (sent before the deltas it comes with).
+    Usage(pi_rpc_protocol::usage::Usage),
     /// Streaming deltas, in the reference's `message_update` order: every delta that one read
     /// of the body completed, so a burst crosses the channel once.
     Deltas(Vec<AssistantMessageEvent>),

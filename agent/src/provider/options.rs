@@ -118,6 +118,7 @@ fn timestamp(message: &AgentMessage) -> u64 {
         AgentMessage::Custom(m) => m.timestamp,
         AgentMessage::CompactionSummary(m) => m.timestamp,
         AgentMessage::BranchSummary(m) => m.timestamp,
+        AgentMessage::System(m) => m.timestamp,
     }
 }
 

@@ -102,7 +102,15 @@ impl PartialMessage {
     }
 
     /// Queues a delta for the consumer.
-    pub fn emit(&mut self, event: AssistantMessageEvent) {
+    pub fn emit(&mut self, mut event: AssistantMessageEvent) {
+        // A tool call's start names the call and its tool (shown from pi 0.84.3 on).
+        if let AssistantMessageEvent::ToolcallStart(start) = &mut event
+            && let Some(AssistantContent::ToolCall(call)) =
+                self.message.content.get(start.content_index)
+        {
+            start.id = Some(call.id.clone());
+            start.tool_name = Some(call.name.clone());
+        }
         self.events.push(event);
     }
 

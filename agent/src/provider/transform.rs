@@ -177,6 +177,7 @@ fn answer_orphaned_calls(messages: Vec<AgentMessage>) -> Vec<AgentMessage> {
                     details: None,
                     usage: None,
                     is_error: true,
+                    duration_ms: None,
                     timestamp: super::now_ms(),
                     extra: Map::new(),
                 }));

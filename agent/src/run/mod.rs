@@ -4,7 +4,9 @@
 
 mod tools;
 
-use pi_rpc_protocol::event::{Event, MessageEvent, MessageUpdateEvent, NoFields};
+use pi_rpc_protocol::content::{AssistantContent, TaggedToolCall};
+use pi_rpc_protocol::event::AssistantMessageEvent;
+use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use std::sync::Arc;
@@ -73,6 +75,8 @@ pub struct RunSpec {
     /// Streaming deltas may go to the session in bursts (no one needs to see them one at a
     /// time, as an extension handling `message_update` does).
     pub batch_updates: bool,
+    /// The release of pi's RPC protocol spoken: what the records carry.
+    pub release: crate::release::RpcRelease,
 }
 
 /// Sends run messages to the session; every method fails once the session is gone.
@@ -161,6 +165,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         stream_options,
         cancel,
         batch_updates: _,
+        release,
     } = spec;
     // The conversation the model sees; this run's own messages start at `first_new` (they
     // are `agent_end`'s, moved out at the end rather than kept twice).
@@ -196,7 +201,13 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
                 Some(bridge) => {
-                    let messages: Vec<&AgentMessage> = context.iter().map(|m| &**m).collect();
+                    // From 0.87.0 the handlers no longer see the `system` messages.
+                    let hide_system = release.has(crate::release::Feature::ContextHidesSystem);
+                    let messages: Vec<&AgentMessage> = context
+                        .iter()
+                        .map(|m| &**m)
+                        .filter(|m| !(hide_system && matches!(m, AgentMessage::System(_))))
+                        .collect();
                     bridge.transform_context(&messages).await
                 }
                 None => None,
@@ -225,8 +236,15 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 session_id: Some(session_id.clone()),
                 thinking_budgets: stream_options.thinking_budgets,
             };
-            let assistant =
-                stream_assistant(&http, &stream_options, request, cancel.clone(), emitter).await?;
+            let assistant = stream_assistant(
+                &http,
+                &stream_options,
+                request,
+                cancel.clone(),
+                emitter,
+                release,
+            )
+            .await?;
             let failed = matches!(
                 &*assistant,
                 AgentMessage::Assistant(message)
@@ -239,7 +257,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             }
             let results = match context.last().map(|message| &**message) {
                 Some(AgentMessage::Assistant(assistant)) => {
-                    tools::execute_calls(assistant, &tool_context, emitter).await?
+                    tools::execute_calls(assistant, &tool_context, emitter, release).await?
                 }
                 _ => Vec::new(),
             };
@@ -279,18 +297,27 @@ async fn stream_assistant(
     request: LlmRequest,
     cancel: CancellationToken,
     emitter: &Emitter,
+    release: crate::release::RpcRelease,
 ) -> Result<Arc<AgentMessage>, SessionGone> {
     if cancel.is_cancelled() {
         // Aborted between turns (during tools): the reference makes no request and ends the
-        // turn with this error message.
-        let message = failed_message(
-            &request.model,
-            StopReason::Error,
-            "This operation was aborted",
+        // turn with this message, an error before 1.5.2 and an abort from it.
+        let stop_reason = if release.has(crate::release::Feature::AbortedTurnIsAborted) {
+            StopReason::Aborted
+        } else {
+            StopReason::Error
+        };
+        let mut message = failed_message(&request.model, stop_reason, "This operation was aborted");
+        release.stamp_response(
+            &mut message,
+            std::time::Duration::ZERO,
+            request.thinking_level,
         );
         return finish_message(emitter, message, false).await;
     }
     let model = request.model.clone();
+    let thinking_level = request.thinking_level;
+    let started_at = std::time::Instant::now();
     // A flood of long deltas crosses to stdout one at a time.
     let options = crate::provider::StreamOptions {
         paced: true,
@@ -298,26 +325,38 @@ async fn stream_assistant(
     };
     let mut events = provider::stream_with(http, request, options, cancel);
     let mut started = false;
+    let mut usage = None;
+    // The arguments text of each tool call as streamed, by content index.
+    let mut raw_arguments: std::collections::HashMap<usize, String> = Default::default();
     while let Some(event) = events.recv().await {
         match event {
-            ProviderEvent::Start(partial) => {
+            ProviderEvent::Start(mut partial) => {
                 started = true;
+                release.stamp_usage(&mut partial.usage);
+                usage = Some(partial.usage.clone());
                 emitter
                     .emit(message_start(AgentMessage::Assistant(partial)))
                     .await?;
             }
+            ProviderEvent::Usage(now) => usage = Some(now),
             ProviderEvent::Deltas(deltas) => {
                 let updates = deltas
                     .into_iter()
-                    .map(|delta| {
-                        Event::MessageUpdate(MessageUpdateEvent {
-                            assistant_message_event: delta,
-                        })
+                    .map(|mut delta| {
+                        check_arguments(&mut delta, &mut raw_arguments, release);
+                        Event::MessageUpdate(release.message_update(delta, usage.as_ref()))
                     })
                     .collect();
                 emitter.emit_all(updates).await?;
             }
-            ProviderEvent::Done(done) => {
+            ProviderEvent::Done(mut done) => {
+                for (index, block) in done.content.iter_mut().enumerate() {
+                    if let AssistantContent::ToolCall(call) = block {
+                        let raw = raw_arguments.get(&index).map(String::as_str);
+                        release.check_tool_arguments(call, raw);
+                    }
+                }
+                release.stamp_response(&mut done, started_at.elapsed(), thinking_level);
                 return finish_message(emitter, done, started).await;
             }
             ProviderEvent::Written(signal) => {
@@ -337,6 +376,27 @@ async fn stream_assistant(
         "The provider stream ended without a final message",
     );
     finish_message(emitter, message, started).await
+}
+
+/// Keeps each tool call's arguments text as it streams, and checks it when the call ends (see
+/// [`crate::release::RpcRelease::check_tool_arguments`]).
+fn check_arguments(
+    delta: &mut AssistantMessageEvent,
+    raw_arguments: &mut std::collections::HashMap<usize, String>,
+    release: crate::release::RpcRelease,
+) {
+    match delta {
+        AssistantMessageEvent::ToolcallDelta(part) => raw_arguments
+            .entry(part.content_index)
+            .or_default()
+            .push_str(&part.delta),
+        AssistantMessageEvent::ToolcallEnd(end) => {
+            let TaggedToolCall::ToolCall(call) = &mut end.tool_call;
+            let raw = raw_arguments.get(&end.content_index).map(String::as_str);
+            release.check_tool_arguments(call, raw);
+        }
+        _ => {}
+    }
 }
 
 async fn finish_message(

@@ -7,15 +7,19 @@ use pi_rpc_protocol::event::{
     Event, MessageEvent, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent,
 };
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, ToolResultMessage};
+use std::time::{Duration, Instant};
+
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::{Emitter, SessionGone};
+use crate::release::RpcRelease;
 use crate::tools::{ToolContent, ToolContext, ToolOutcome, ToolUpdate};
 
 enum ToolMessage {
     Update(usize, ToolUpdate),
-    Done(usize, ToolOutcome),
+    /// The call's outcome and how long the tool ran.
+    Done(usize, ToolOutcome, Duration),
 }
 
 /// Runs the tool calls of `assistant` and returns their results in call order.
@@ -23,6 +27,7 @@ pub(super) async fn execute_calls(
     assistant: &AssistantMessage,
     context: &ToolContext,
     emitter: &Emitter,
+    release: RpcRelease,
 ) -> Result<Vec<ToolResultMessage>, SessionGone> {
     let calls: Vec<&ToolCall> = assistant
         .content
@@ -36,9 +41,10 @@ pub(super) async fn execute_calls(
         return Ok(Vec::new());
     }
     if assistant.stop_reason == StopReason::Length {
-        return fail_truncated_calls(&calls, emitter).await;
+        return fail_truncated_calls(&calls, emitter, release).await;
     }
-    let mut outcomes: Vec<Option<ToolOutcome>> = Vec::with_capacity(calls.len());
+    let mut outcomes: Vec<Option<(ToolOutcome, Option<Duration>)>> =
+        Vec::with_capacity(calls.len());
     let (tx, mut rx) = mpsc::unbounded_channel::<ToolMessage>();
     for (index, call) in calls.iter().enumerate() {
         let args = Value::Object(call.arguments.clone());
@@ -51,13 +57,22 @@ pub(super) async fn execute_calls(
             .await?;
         let prepared = if context.cancel.is_cancelled() {
             Err(ToolOutcome::error("Operation aborted"))
+        } else if let Some(error) = call
+            .extra
+            .get(crate::release::ARGUMENTS_ERROR)
+            .and_then(Value::as_str)
+        {
+            Err(ToolOutcome::error(format!(
+                "Invalid arguments for tool \"{}\": {error}",
+                call.name
+            )))
         } else {
             crate::tools::prepare_call(context, &call.id, &call.name, &args)
         };
         match prepared {
             Err(outcome) => {
-                emit_end(emitter, call, &outcome).await?;
-                outcomes.push(Some(outcome));
+                emit_end(emitter, call, &outcome, None, release).await?;
+                outcomes.push(Some((outcome, None)));
             }
             Ok(prepared) => {
                 outcomes.push(None);
@@ -69,8 +84,9 @@ pub(super) async fn execute_calls(
                         // The run may be gone (end of input); updates are then dropped.
                         let _ = updates.send(ToolMessage::Update(index, update));
                     };
+                    let started = Instant::now();
                     let outcome = prepared.run(&context, &mut on_update).await;
-                    let _ = tx.send(ToolMessage::Done(index, outcome));
+                    let _ = tx.send(ToolMessage::Done(index, outcome, started.elapsed()));
                 });
             }
         }
@@ -92,24 +108,24 @@ pub(super) async fn execute_calls(
                     }))
                     .await?;
             }
-            ToolMessage::Done(index, outcome) => {
-                emit_end(emitter, calls[index], &outcome).await?;
-                outcomes[index] = Some(outcome);
+            ToolMessage::Done(index, outcome, took) => {
+                emit_end(emitter, calls[index], &outcome, Some(took), release).await?;
+                outcomes[index] = Some((outcome, Some(took)));
             }
         }
     }
     let mut results = Vec::with_capacity(outcomes.len());
     for (call, outcome) in calls.iter().zip(outcomes) {
-        let outcome = match outcome {
+        let (outcome, took) = match outcome {
             Some(outcome) => outcome,
             None => {
                 // The tool's task died without an answer; end the call as a failure.
                 let outcome = ToolOutcome::error("Tool execution failed unexpectedly");
-                emit_end(emitter, call, &outcome).await?;
-                outcome
+                emit_end(emitter, call, &outcome, None, release).await?;
+                (outcome, None)
             }
         };
-        let result = result_message(call, outcome);
+        let result = result_message(call, outcome, took, release);
         emit_result_message(emitter, &result).await?;
         results.push(result);
     }
@@ -119,6 +135,7 @@ pub(super) async fn execute_calls(
 async fn fail_truncated_calls(
     calls: &[&ToolCall],
     emitter: &Emitter,
+    release: RpcRelease,
 ) -> Result<Vec<ToolResultMessage>, SessionGone> {
     let mut results = Vec::with_capacity(calls.len());
     for call in calls {
@@ -133,39 +150,28 @@ async fn fail_truncated_calls(
             "Tool call \"{}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.",
             call.name
         ));
-        emit_end(emitter, call, &outcome).await?;
-        let result = result_message(call, outcome);
+        emit_end(emitter, call, &outcome, None, release).await?;
+        let result = result_message(call, outcome, None, release);
         emit_result_message(emitter, &result).await?;
         results.push(result);
     }
     Ok(results)
 }
 
-/// The `result` of `tool_execution_end`: `{content, details}`, without `details` when the tool
-/// gave none.
-fn result_value(outcome: &ToolOutcome) -> Value {
-    let mut result = Map::new();
-    result.insert(
-        "content".into(),
-        serde_json::to_value(&outcome.content).unwrap_or(Value::Array(Vec::new())),
-    );
-    if let Some(details) = &outcome.details {
-        result.insert("details".into(), details.clone());
-    }
-    Value::Object(result)
-}
-
 async fn emit_end(
     emitter: &Emitter,
     call: &ToolCall,
     outcome: &ToolOutcome,
+    took: Option<Duration>,
+    release: RpcRelease,
 ) -> Result<(), SessionGone> {
     emitter
         .emit(Event::ToolExecutionEnd(ToolExecutionEndEvent {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
-            result: result_value(outcome),
+            result: release.tool_result_value(outcome),
             is_error: outcome.is_error,
+            duration_ms: release.duration(took),
         }))
         .await
 }
@@ -185,14 +191,21 @@ fn to_user_content(block: ToolContent) -> UserContent {
     }
 }
 
-fn result_message(call: &ToolCall, outcome: ToolOutcome) -> ToolResultMessage {
+fn result_message(
+    call: &ToolCall,
+    outcome: ToolOutcome,
+    took: Option<Duration>,
+    release: RpcRelease,
+) -> ToolResultMessage {
+    let details = release.tool_result_details(&outcome);
     ToolResultMessage {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
         content: outcome.content.into_iter().map(to_user_content).collect(),
-        details: outcome.details,
+        details,
         usage: None,
         is_error: outcome.is_error,
+        duration_ms: release.duration(took),
         timestamp: crate::now_ms(),
         extra: Map::new(),
     }

@@ -227,6 +227,18 @@ impl SessionStore {
         self.append_entry(Entry::from_raw(raw))
     }
 
+    /// Appends a `context_edit` entry leaving `target_id`'s message out of the model's context
+    /// (`replacement: null`), as pi records from 0.87.0.
+    pub fn append_context_edit(&mut self, target_id: &str) -> Result<String> {
+        let base = self.next_base();
+        let mut raw = Map::new();
+        raw.insert("type".into(), "context_edit".into());
+        insert_base(&mut raw, base);
+        raw.insert("targetId".into(), target_id.into());
+        raw.insert("replacement".into(), Value::Null);
+        self.append_entry(Entry::from_raw(raw))
+    }
+
     /// Sets (`Some` non-empty) or clears a label on an entry.
     pub fn append_label_change(&mut self, target_id: &str, label: Option<&str>) -> Result<String> {
         if !self.by_id.contains_key(target_id) {

@@ -39,6 +39,20 @@ impl Conversation {
         self.messages.push(message);
     }
 
+    /// Puts a message made here first.
+    pub fn push_front(&mut self, message: AgentMessage) {
+        self.messages.insert(0, SharedMessage::new(message));
+    }
+
+    /// The conversation without its `system` messages.
+    pub fn without_system(&self) -> Self {
+        self.messages
+            .iter()
+            .filter(|message| message.role() != Role::System)
+            .cloned()
+            .collect()
+    }
+
     /// Removes the last message.
     pub fn pop(&mut self) -> Option<Arc<SharedMessage>> {
         self.messages.pop()

@@ -30,6 +30,8 @@ pub enum Role {
     CompactionSummary,
     /// `branchSummary`
     BranchSummary,
+    /// `system`: the system prompt and tools a turn starts with (from 0.86.1).
+    System,
     /// Any other role (or none).
     Other,
 }
@@ -45,14 +47,19 @@ impl Role {
             "custom" => Self::Custom,
             "compactionSummary" => Self::CompactionSummary,
             "branchSummary" => Self::BranchSummary,
+            "system" => Self::System,
             _ => Self::Other,
         }
     }
 
     /// Whether a message of this role is recorded as a `message` entry when it ends (user,
-    /// assistant and tool-result messages; the others are recorded by whoever made them).
+    /// assistant, tool-result and system messages; the others are recorded by whoever made
+    /// them).
     pub fn is_recorded(self) -> bool {
-        matches!(self, Self::User | Self::Assistant | Self::ToolResult)
+        matches!(
+            self,
+            Self::User | Self::Assistant | Self::ToolResult | Self::System
+        )
     }
 
     /// The role of a typed message.
@@ -65,6 +72,7 @@ impl Role {
             AgentMessage::Custom(_) => Self::Custom,
             AgentMessage::CompactionSummary(_) => Self::CompactionSummary,
             AgentMessage::BranchSummary(_) => Self::BranchSummary,
+            AgentMessage::System(_) => Self::System,
         }
     }
 }

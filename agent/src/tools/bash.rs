@@ -16,6 +16,7 @@ use super::args::BashArgs;
 use super::output::{OutputAccumulator, Snapshot};
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size};
 use super::{ToolContext, ToolError, ToolOutcome, ToolResult, ToolUpdate, js, shell, text_block};
+use crate::release::Feature;
 
 /// Longest timeout the reference accepts (the largest 32-bit millisecond delay).
 const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
@@ -111,7 +112,9 @@ pub(crate) async fn run(
         last: None,
         timer: None,
     };
+    let started = std::time::Instant::now();
     let ended = execute(&command, args.timeout, ctx, &mut output, &mut updates).await;
+    let wall_time_seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
 
     output.finish();
     updates.timer = None;
@@ -127,13 +130,25 @@ pub(crate) async fn run(
     };
     match ended {
         Ok(code) => {
+            // The command's output and exit code as data (pi's `structuredContent`).
+            let mut structured = Map::new();
+            structured.insert("output".into(), snapshot.content.clone().into());
+            structured.insert("truncated".into(), snapshot.truncation.truncated.into());
+            if let (true, Some(path)) = (snapshot.truncation.truncated, &snapshot.full_output_path)
+            {
+                structured.insert("full_output_path".into(), path.display().to_string().into());
+            }
+            structured.insert("exit_code".into(), code.into());
+            structured.insert("wall_time_seconds".into(), wall_time_seconds.into());
             let (text, details) = format_output(&snapshot, &output, "(no output)");
             match code {
-                Some(code) if code != 0 => Err(ToolError::new(append_status(
+                Some(code) if code != 0 => Ok(ToolOutcome::error(append_status(
                     text,
                     &format!("Command exited with code {code}"),
-                ))),
-                _ => Ok(ToolOutcome::success(vec![text_block(text)], details)),
+                ))
+                .with_structured(Feature::BashStructuredResult, Value::Object(structured))),
+                _ => Ok(ToolOutcome::success(vec![text_block(text)], details)
+                    .with_structured(Feature::BashStructuredResult, Value::Object(structured))),
             }
         }
         Err(interrupted) => {

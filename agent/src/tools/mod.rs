@@ -173,6 +173,20 @@ pub struct ToolOutcome {
     /// True when the call failed; the text then says why.
     #[serde(rename = "isError")]
     pub is_error: bool,
+    /// The result as data for programmatic callers (`read`'s text, `bash`'s output and exit
+    /// code), which later releases show as `structuredContent`. A failure that carries it was
+    /// returned by the tool rather than raised.
+    #[serde(skip)]
+    pub structured: Option<Box<Structured>>,
+}
+
+/// A tool result's data for programmatic callers, and the release feature that shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structured {
+    /// The feature of the release that shows it.
+    pub since: crate::release::Feature,
+    /// The data.
+    pub value: Value,
 }
 
 impl ToolOutcome {
@@ -182,6 +196,7 @@ impl ToolOutcome {
             content,
             details,
             is_error: false,
+            structured: None,
         }
     }
 
@@ -191,7 +206,15 @@ impl ToolOutcome {
             content: vec![text_block(message)],
             details: Some(Value::Object(serde_json::Map::new())),
             is_error: true,
+            structured: None,
         }
+    }
+
+    /// The result with its data for programmatic callers, shown from the release that has
+    /// `since`.
+    pub fn with_structured(mut self, since: crate::release::Feature, value: Value) -> Self {
+        self.structured = Some(Box::new(Structured { since, value }));
+        self
     }
 
     /// The value of `result` in `tool_execution_end`: `{content, details}`, without `details`
@@ -255,6 +278,8 @@ pub struct ToolContext {
     pub extension_tools: Option<Arc<dyn ExtensionHooks>>,
     /// Which tools are active (`--tools`, `--no-tools`...); a call of another one is not found.
     pub selection: ToolSelection,
+    /// The release of pi's RPC protocol spoken (what the tools' results say).
+    pub release: crate::release::RpcRelease,
 }
 
 impl ToolContext {
@@ -273,6 +298,7 @@ impl ToolContext {
             file_locks: FileLocks::default(),
             extension_tools: None,
             selection: ToolSelection::default(),
+            release: crate::release::RpcRelease::DEFAULT,
         }
     }
 }

@@ -8,9 +8,10 @@ use super::args::ReadArgs;
 use super::image::{self, Processed};
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
 use super::{
-    ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, image_block, js, path, regular_file,
-    text_block,
+    ToolContent, ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, image_block, js, path,
+    regular_file, text_block,
 };
+use crate::release::Feature;
 
 const NON_VISION_NOTE: &str =
     "[Current model does not support images. The image will be omitted from this request.]";
@@ -69,7 +70,30 @@ async fn read(args: ReadArgs, ctx: &ToolContext) -> ToolResult {
             vec![text_block(text), image_block(data, mime_type)]
         }
     };
-    Ok(ToolOutcome::success(content, None))
+    Ok(structured_image(ToolOutcome::success(content, None)))
+}
+
+/// An image result's data for programmatic callers: the image with the text as its note, or
+/// the text alone when the image was left out.
+fn structured_image(outcome: ToolOutcome) -> ToolOutcome {
+    let mut note = String::new();
+    let mut image = None;
+    for block in &outcome.content {
+        match block {
+            ToolContent::Text { text } if note.is_empty() => note = text.clone(),
+            ToolContent::Image { data, mime_type } if image.is_none() => {
+                image = Some((data.clone(), mime_type.clone()));
+            }
+            _ => {}
+        }
+    }
+    let structured = match image {
+        Some((data, mime_type)) => {
+            serde_json::json!({"type": "image", "data": data, "mimeType": mime_type, "note": note})
+        }
+        None => serde_json::Value::String(note),
+    };
+    outcome.with_structured(Feature::ReadStructuredContent, structured)
 }
 
 /// The image type of the file, from its first bytes.
@@ -171,5 +195,8 @@ fn read_text(args: &ReadArgs, text: &str) -> ToolResult {
     } else {
         (truncation.content, None)
     };
-    Ok(ToolOutcome::success(vec![text_block(output)], details))
+    Ok(
+        ToolOutcome::success(vec![text_block(output.clone())], details)
+            .with_structured(Feature::ReadStructuredContent, output.into()),
+    )
 }

@@ -24,13 +24,15 @@ pub(crate) async fn run(args: WriteArgs, ctx: &ToolContext) -> ToolResult {
     check_abort()?;
     regular_file::write(&absolute, args.content.as_bytes().to_vec()).await?;
     check_abort()?;
-    // The reference counts UTF-16 code units and calls them bytes.
-    let count = js::utf16_len(&args.content);
-    Ok(ToolOutcome::success(
-        vec![text_block(format!(
-            "Successfully wrote {count} bytes to {}",
-            args.path
-        ))],
-        None,
-    ))
+    // Before 0.85.0 the reference counts UTF-16 code units and calls them bytes.
+    let text = if ctx
+        .release
+        .has(crate::release::Feature::WriteResultWithoutSize)
+    {
+        format!("Successfully wrote to {}", args.path)
+    } else {
+        let count = js::utf16_len(&args.content);
+        format!("Successfully wrote {count} bytes to {}", args.path)
+    };
+    Ok(ToolOutcome::success(vec![text_block(text)], None))
 }

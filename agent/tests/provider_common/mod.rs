@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_agent::provider::{LlmRequest, ProviderEvent, ToolDefinition, stream};
+use pi_agent::release::RpcRelease;
+use pi_rpc_protocol::event::Event;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Value, json};
@@ -128,11 +130,14 @@ pub fn as_rpc_lines(events: &[ProviderEvent]) -> Vec<Value> {
                 "type": "message_start",
                 "message": AgentMessage::Assistant(message.clone()),
             })),
-            ProviderEvent::Deltas(deltas) => lines.extend(
-                deltas
-                    .iter()
-                    .map(|delta| json!({"type": "message_update", "assistantMessageEvent": delta})),
-            ),
+            // As pi 0.84.1 shows them: without usage, and `toolcall_start` without the call's
+            // id and tool name.
+            ProviderEvent::Usage(_) => {}
+            ProviderEvent::Deltas(deltas) => lines.extend(deltas.iter().map(|delta| {
+                json!(Event::MessageUpdate(
+                    RpcRelease::DEFAULT.message_update(delta.clone(), None)
+                ))
+            })),
             ProviderEvent::Done(message) => lines.push(json!({
                 "type": "message_end",
                 "message": AgentMessage::Assistant(message.clone()),

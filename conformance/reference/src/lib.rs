@@ -6,6 +6,10 @@
 //! that need the reference use [`launcher`] or [`launcher_path`] with [`or_skip`], so that they
 //! say plainly when they are skipped and fail instead when `PI_REQUIRE_REFERENCE` is set (CI).
 //!
+//! Other releases sit beside it (`install.sh 1.6.0 ...`): each has a launcher
+//! `<root>/bin/pi@<version>`, found with [`release_launcher`]; `--agent reference@1.6.0` of the
+//! conformance runner uses it.
+//!
 //! Only the standard library: every crate of the workspace can use it, as a dev-dependency too.
 
 use std::path::{Path, PathBuf};
@@ -14,14 +18,13 @@ use std::path::{Path, PathBuf};
 pub const VERSION: &str = "0.84.1";
 
 /// Where the launcher should be: `$PI_REFERENCE` when it is set and not empty, else
-/// `~/.cache/pi-reference/bin/pi`. `None` when neither that variable nor `HOME` is set. The file
-/// may not exist: see [`launcher`].
+/// `<root>/bin/pi` under [`install_root`] (`~/.cache/pi-reference/bin/pi` by default). `None`
+/// when neither that variable nor `HOME` is set. The file may not exist: see [`launcher`].
 pub fn launcher_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("PI_REFERENCE").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
-    let home = std::env::var_os("HOME")?;
-    Some(Path::new(&home).join(".cache/pi-reference/bin/pi"))
+    Some(install_root()?.join("bin/pi"))
 }
 
 /// The installed launcher: [`launcher_path`] when it is a file.
@@ -29,10 +32,72 @@ pub fn launcher() -> Option<PathBuf> {
     launcher_path().filter(|path| path.is_file())
 }
 
-/// The folder of the installed version that `launcher` starts (`<root>/bin/pi` belongs to
-/// `<root>/0.84.1`, which holds `node/` and `pi/`). `None` when the path has no grandparent.
+/// The folder under which `install.sh` installs releases: `$PI_REFERENCE_HOME` when set, else
+/// the folder two levels above `$PI_REFERENCE` (its launcher is `<root>/bin/pi`), else
+/// `~/.cache/pi-reference`. `None` when none of these variables is set.
+pub fn install_root() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(root) = set("PI_REFERENCE_HOME") {
+        return Some(PathBuf::from(root));
+    }
+    if let Some(launcher) = set("PI_REFERENCE") {
+        return Some(Path::new(&launcher).parent()?.parent()?.to_owned());
+    }
+    Some(Path::new(&set("HOME")?).join(".cache/pi-reference"))
+}
+
+/// Where the launcher of release `version` should be: [`launcher_path`] for [`VERSION`], else
+/// `<root>/bin/pi@<version>` under [`install_root`]. The file may not exist.
+pub fn release_launcher_path(version: &str) -> Option<PathBuf> {
+    if version == VERSION {
+        return launcher_path();
+    }
+    Some(install_root()?.join("bin").join(format!("pi@{version}")))
+}
+
+/// The installed launcher of release `version`: [`release_launcher_path`] when it is a file.
+pub fn release_launcher(version: &str) -> Option<PathBuf> {
+    release_launcher_path(version).filter(|path| path.is_file())
+}
+
+/// The releases installed under [`install_root`] (a `bin/pi@<version>` launcher each, and
+/// [`VERSION`] when [`launcher`] exists), in no particular order.
+pub fn installed_releases() -> Vec<String> {
+    let mut releases: Vec<String> = install_root()
+        .and_then(|root| std::fs::read_dir(root.join("bin")).ok())
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            Some(name.strip_prefix("pi@")?.to_owned())
+        })
+        .collect();
+    if launcher().is_some() && !releases.iter().any(|release| release == VERSION) {
+        releases.push(VERSION.to_owned());
+    }
+    releases
+}
+
+/// The release a launcher starts: `X` for `pi@X`, else [`VERSION`] (`bin/pi`, `$PI_REFERENCE`).
+pub fn launcher_release(launcher: &Path) -> String {
+    launcher
+        .file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.strip_prefix("pi@"))
+        .unwrap_or(VERSION)
+        .to_owned()
+}
+
+/// The folder of the installed release that `launcher` starts (`<root>/bin/pi` belongs to
+/// `<root>/0.84.1`, `<root>/bin/pi@1.6.0` to `<root>/1.6.0`; each holds `node/` and `pi/`).
+/// `None` when the path has no grandparent.
 pub fn version_dir(launcher: &Path) -> Option<PathBuf> {
-    Some(launcher.parent()?.parent()?.join(VERSION))
+    Some(
+        launcher
+            .parent()?
+            .parent()?
+            .join(launcher_release(launcher)),
+    )
 }
 
 /// The reference's npm package `name` (`pi-coding-agent`, `pi-agent-core`, `pi-ai`) in the
@@ -139,6 +204,17 @@ mod tests {
             Some(PathBuf::from(
                 "/opt/pi-reference/0.84.1/pi/node_modules/@earendil-works/pi-ai"
             ))
+        );
+    }
+
+    #[test]
+    fn a_release_launcher_names_its_release_folder() {
+        let launcher = Path::new("/opt/pi-reference/bin/pi@1.6.0");
+        assert_eq!(launcher_release(launcher), "1.6.0");
+        assert_eq!(launcher_release(Path::new("/x/pi")), VERSION);
+        assert_eq!(
+            version_dir(launcher),
+            Some(PathBuf::from("/opt/pi-reference/1.6.0"))
         );
     }
 

@@ -38,6 +38,9 @@ pub struct RunOptions {
     /// Extra time for the first record of a run, while the agent starts: default
     /// [`STARTUP_GRACE`], or `$PI_CONFORMANCE_STARTUP_MS`.
     pub startup_grace: Duration,
+    /// Also run scenarios whose `releases` exclude the agent's release (they are expected to
+    /// fail there); otherwise they are `n/a`.
+    pub outside: bool,
 }
 
 impl RunOptions {
@@ -56,6 +59,7 @@ impl RunOptions {
             mode,
             timeout_scale,
             startup_grace,
+            outside: false,
         }
     }
 

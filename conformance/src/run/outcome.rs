@@ -25,6 +25,9 @@ pub enum Verdict {
     Error,
     /// The agent did not answer in time.
     Timeout,
+    /// Not run: the agent's release is outside the releases the scenario holds for.
+    #[serde(rename = "n/a")]
+    NotApplicable,
     /// Not run: the machine lacks what the scenario needs (the message says what). Counted
     /// with the passes, and named in the summary.
     Skipped,
@@ -36,6 +39,11 @@ impl Verdict {
         matches!(self, Verdict::Pass | Verdict::NonStrict | Verdict::Skipped)
     }
 
+    /// Whether the scenario was run at all (every verdict but `n/a`).
+    pub fn ran(self) -> bool {
+        self != Verdict::NotApplicable
+    }
+
     /// The word used in tables and baselines.
     pub fn word(self) -> &'static str {
         match self {
@@ -45,6 +53,7 @@ impl Verdict {
             Verdict::Unimplemented => "unimplemented",
             Verdict::Error => "error",
             Verdict::Timeout => "timeout",
+            Verdict::NotApplicable => "n/a",
             Verdict::Skipped => "skipped",
         }
     }
@@ -90,8 +99,11 @@ pub struct Outcome {
     pub title: String,
     /// Scenario file.
     pub file: PathBuf,
-    /// Agent name.
+    /// Agent name and release (`reference@0.84.1`).
     pub agent: String,
+    /// The scenario was run on a release outside those it holds for (`run --outside`): it is
+    /// expected to fail there.
+    pub outside: bool,
     /// The verdict.
     pub verdict: Verdict,
     /// One line saying why (empty on pass).
@@ -116,6 +128,7 @@ impl Outcome {
             title: loaded.scenario.title.clone(),
             file: loaded.file.clone(),
             agent: agent.to_owned(),
+            outside: false,
             verdict: Verdict::Error,
             message: String::new(),
             detail: String::new(),

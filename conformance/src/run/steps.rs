@@ -147,12 +147,14 @@ impl Run<'_> {
                 }
             }
             Step::Journal(spec) => self.journal(spec),
-            Step::File(check) => crate::files::check(check, &self.vars, &mut self.captures)
-                .map_err(|(message, detail)| Failure {
-                    verdict: Verdict::Fail,
-                    message,
-                    detail,
-                }),
+            Step::File(check) => {
+                crate::files::check(check, &self.vars, &mut self.captures, self.adjustments)
+                    .map_err(|(message, detail)| Failure {
+                        verdict: Verdict::Fail,
+                        message,
+                        detail,
+                    })
+            }
             Step::Stdout(check) => {
                 if self.exit_code.is_some() {
                     // The agent is gone: all it wrote is there to be read.

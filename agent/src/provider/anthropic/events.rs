@@ -170,7 +170,7 @@ impl AnthropicEvents {
                         partial_json: Some(String::new()),
                         json_delta_seen: false,
                     },
-                    AssistantMessageEvent::ToolcallStart,
+                    |start| AssistantMessageEvent::ToolcallStart(start.into()),
                 )
             }
             _ => return,

@@ -199,9 +199,9 @@ impl BedrockEvents {
                         json_delta_seen: false,
                     };
                     let at = partial.push_block(AssistantContent::ToolCall(call), state);
-                    partial.emit(AssistantMessageEvent::ToolcallStart(ContentIndex {
-                        content_index: at,
-                    }));
+                    partial.emit(AssistantMessageEvent::ToolcallStart(
+                        ContentIndex { content_index: at }.into(),
+                    ));
                 }
             }
             "contentBlockDelta" => self.delta(&index, payload.get("delta"), partial),

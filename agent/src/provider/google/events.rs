@@ -305,9 +305,12 @@ impl GeminiEvents {
             AssistantContent::ToolCall(tool_call.clone()),
             BlockState::default(),
         );
-        partial.emit(AssistantMessageEvent::ToolcallStart(ContentIndex {
-            content_index: index,
-        }));
+        partial.emit(AssistantMessageEvent::ToolcallStart(
+            ContentIndex {
+                content_index: index,
+            }
+            .into(),
+        ));
         partial.emit(AssistantMessageEvent::ToolcallDelta(ContentDelta {
             content_index: index,
             delta,

@@ -151,9 +151,12 @@ impl MistralEvents {
                 };
                 let index =
                     partial.push_block(AssistantContent::ToolCall(block), BlockState::default());
-                partial.emit(AssistantMessageEvent::ToolcallStart(ContentIndex {
-                    content_index: index,
-                }));
+                partial.emit(AssistantMessageEvent::ToolcallStart(
+                    ContentIndex {
+                        content_index: index,
+                    }
+                    .into(),
+                ));
                 self.tools.push((key, index, String::new()));
                 self.tools.len() - 1
             }

@@ -236,9 +236,12 @@ impl ChatEvents {
                     self.calls_by_index.insert(key, index);
                     self.block_stream_index.insert(index, key);
                 }
-                partial.emit(AssistantMessageEvent::ToolcallStart(ContentIndex {
-                    content_index: index,
-                }));
+                partial.emit(AssistantMessageEvent::ToolcallStart(
+                    ContentIndex {
+                        content_index: index,
+                    }
+                    .into(),
+                ));
                 index
             }
         };

@@ -282,7 +282,7 @@ impl ResponsesEvents {
         partial.emit(match kind {
             SlotKind::Thinking => AssistantMessageEvent::ThinkingStart(start),
             SlotKind::Text => AssistantMessageEvent::TextStart(start),
-            SlotKind::ToolCall => AssistantMessageEvent::ToolcallStart(start),
+            SlotKind::ToolCall => AssistantMessageEvent::ToolcallStart(start.into()),
         });
         let slot = Slot {
             kind,

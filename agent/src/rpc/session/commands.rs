@@ -19,6 +19,7 @@ use crate::model_resolver::{
     supported_thinking_levels,
 };
 use crate::now_ms;
+use crate::release::{Disposition, Feature};
 
 /// The error of a prompt sent while a run is in progress without `streamingBehavior`.
 const ALREADY_PROCESSING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -41,6 +42,9 @@ impl Session {
                 self.answer_queued(id, kind).await;
             }
             Command::Abort(_) => {
+                if self.release.has(Feature::AbortCancelsCompaction) {
+                    self.cancel_manual_compaction().await;
+                }
                 if self.stop_activity() {
                     self.deferred.push(Deferred::Abort(id));
                 } else {
@@ -209,9 +213,12 @@ impl Session {
             }
             Command::GetCommands(_) => {
                 let extension_commands = self.extension_commands();
-                let commands = super::stats::commands_data(extension_commands, &self.resources);
+                let builtin = self.builtin_commands.clone();
+                let commands =
+                    super::stats::commands_data(extension_commands, builtin, &self.resources);
                 self.respond(id, kind, &commands).await;
             }
+            Command::ClearQueue(_) => self.clear_queue(id).await,
             Command::Bash(bash) => self.user_bash(id, bash).await,
             Command::AbortBash(_) => {
                 self.abort_bash();
@@ -307,7 +314,8 @@ impl Session {
                 images: prompt.images,
             };
             self.queue_message(queued, behavior).await;
-            self.write(&Response::ok(id, "prompt")).await;
+            self.write(&self.release.accepted(id, "prompt", Disposition::Queued))
+                .await;
             return;
         }
         if self.compaction.blocks_prompts() {
@@ -416,7 +424,7 @@ impl Session {
     ) {
         let level = if let Some(level) = explicit_level {
             level
-        } else if self.model.reasoning {
+        } else if self.model.reasoning || self.release.has(Feature::ThinkingLevelKept) {
             self.thinking_level
         } else {
             self.config

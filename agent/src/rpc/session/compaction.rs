@@ -8,16 +8,17 @@
 use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::Response;
 use pi_rpc_protocol::event::{CompactionEndEvent, CompactionReason, CompactionStartEvent, Event};
-use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
+use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::CompactionResult;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{Deferred, Session, log_store_error, retry};
-use crate::compaction::estimate::{context_tokens, estimate_context, sum_tokens};
+use super::{Deferred, Session, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::session::NewCompaction;
+
+mod auto;
 
 /// The error when a second overflow follows the compact-and-retry of the first.
 const OVERFLOW_AGAIN: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -209,7 +210,7 @@ impl Session {
             reserve_tokens,
             keep_recent_tokens,
         };
-        let context = self.store.build_context().messages;
+        let context = self.context_for_estimate(self.store.build_context().messages);
         prepare(&self.store.branch(None), &context, settings)
     }
 
@@ -309,123 +310,33 @@ impl Session {
         true
     }
 
-    /// Before a prompt runs, the last assistant message (aborted ones included) gets the
-    /// automatic compaction check too. True when a compaction started: the prompt is then
-    /// answered and run once it ended.
-    pub(super) async fn compact_before_prompt(
-        &mut self,
-        id: Option<RequestId>,
-        prompt: AgentMessage,
-    ) -> bool {
-        let last = self
-            .messages
-            .iter()
-            .rev()
-            .find_map(|message| match message {
-                AgentMessage::Assistant(assistant) => Some(assistant.clone()),
-                _ => None,
-            });
-        let Some(last) = last else {
-            return false;
-        };
-        self.compaction.next_prompt = Some((id, prompt));
-        if self.check_compaction(&last, false).await {
-            return true;
-        }
-        self.compaction.next_prompt = None;
-        false
-    }
-
-    /// Automatic compaction for `message`: the last assistant message of the run that just
-    /// ended (`from_run`; skipped when it was aborted) or of the conversation before a prompt.
-    /// True when a compaction started (the run's settling then waits for it).
-    pub(super) async fn check_compaction(
-        &mut self,
-        message: &AssistantMessage,
-        from_run: bool,
-    ) -> bool {
-        if !self.auto_compaction || (from_run && message.stop_reason == StopReason::Aborted) {
-            return false;
-        }
-        let context_window = self.model.context_window;
-        let same_model = message.provider == self.model.provider && message.model == self.model.id;
-        let compacted_at = self.latest_compaction_ms();
-        // A message older than the latest compaction must not start another one. Timestamps
-        // alone cannot tell it: the retry after an overflow compaction can be stamped in the
-        // same millisecond as the compaction entry. A message of the run that just ended is
-        // newer when no compaction started during that run.
-        let newer_than_compaction = from_run && self.compaction.none_since_run_start();
-        if !newer_than_compaction && compacted_at.is_some_and(|at| message.timestamp <= at) {
-            return false;
-        }
-        let recoverable_length = message.stop_reason == StopReason::Length
-            && self.model.max_tokens > 0
-            && message.usage.output < self.model.max_tokens;
-        if same_model && (retry::is_context_overflow(message, context_window) || recoverable_length)
-        {
-            let will_retry = message.stop_reason != StopReason::Stop;
-            if !will_retry {
-                return self
-                    .start_auto_compaction(CompactionReason::Overflow, false)
-                    .await;
-            }
-            if self.compaction.overflow_recovery_attempted {
-                let end = end_event(
-                    CompactionReason::Overflow,
-                    None,
-                    false,
-                    Some(OVERFLOW_AGAIN.into()),
-                );
-                self.emit(end).await;
-                return false;
-            }
-            self.compaction.overflow_recovery_attempted = true;
-            if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
-                self.messages.pop();
-            }
-            return self
-                .start_auto_compaction(CompactionReason::Overflow, true)
-                .await;
-        }
-        let direct = context_tokens(&message.usage);
-        let tokens = if message.stop_reason == StopReason::Error || direct == 0 {
-            let estimate = estimate_context(&self.messages);
-            let Some(index) = estimate.last_usage_index else {
-                return false;
-            };
-            if let (Some(at), Some(AgentMessage::Assistant(source))) =
-                (compacted_at, self.messages.get(index))
-                && source.timestamp <= at
-            {
-                return false;
-            }
-            estimate.tokens
-        } else {
-            direct
-        };
-        let (reserve_tokens, _) = self.config.settings.compaction_tokens();
-        if tokens > context_window.saturating_sub(reserve_tokens) {
-            return self
-                .start_auto_compaction(CompactionReason::Threshold, false)
-                .await;
-        }
-        false
-    }
-
-    async fn start_auto_compaction(&mut self, reason: CompactionReason, will_retry: bool) -> bool {
-        if self.compaction.is_active() || !self.spawn_compaction(reason, will_retry, None, None) {
-            return false;
-        }
-        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
-            .await;
-        true
-    }
-
     /// When the latest compaction on the branch was recorded, in milliseconds.
     fn latest_compaction_ms(&self) -> Option<u64> {
         let branch = self.store.branch(None);
         let entry = branch.iter().rev().find(|e| e.kind() == "compaction")?;
         crate::session::time::parse_iso(entry.timestamp()).and_then(|ms| u64::try_from(ms).ok())
+    }
+
+    /// Cancels the `compact` command's compaction in progress, reported as aborted (`abort`
+    /// from 0.85.0). True when there was one.
+    pub(super) async fn cancel_manual_compaction(&mut self) -> bool {
+        let Some(active) = self
+            .compaction
+            .active
+            .take_if(|active| active.reply.is_some())
+        else {
+            return false;
+        };
+        active.cancel.cancel();
+        let cancelled = Finished {
+            first_kept_entry_id: String::new(),
+            tokens_before: 0,
+            details: serde_json::Value::Null,
+            outcome: Err(SummaryError::Cancelled),
+            from_extension: false,
+        };
+        self.finish_compaction(active, cancelled).await;
+        true
     }
 
     pub(super) async fn on_compaction_message(&mut self, message: CompactionMessage) {
@@ -488,12 +399,14 @@ impl Session {
             usage: from_model.then(|| summary.usage_json()),
             from_hook: Some(finished.from_extension),
         });
+        let before = std::mem::take(&mut self.messages);
         self.messages = self.store.build_context().messages;
+        self.keep_system_checkpoint(&before);
         let result = CompactionResult {
             summary: summary.text,
             first_kept_entry_id: finished.first_kept_entry_id,
             tokens_before: finished.tokens_before,
-            estimated_tokens_after: Some(sum_tokens(&self.messages)),
+            estimated_tokens_after: Some(self.estimated_tokens_after()),
             usage: from_model.then_some(summary.usage),
             details: from_model.then_some(finished.details),
         };
@@ -555,19 +468,6 @@ impl Session {
             self.messages.pop();
         }
         self.after_auto_compaction(will_retry).await;
-    }
-
-    /// What follows an automatic compaction: the prompt that waited for it, the retry of the
-    /// overflowed turn, or the end of the run (with its queued messages first).
-    async fn after_auto_compaction(&mut self, retry: bool) {
-        if let Some((id, prompt)) = self.compaction.next_prompt.take() {
-            self.write(&Response::ok(id, "prompt")).await;
-            self.start_run(vec![prompt], false);
-        } else if retry {
-            self.start_run(Vec::new(), false);
-        } else {
-            self.continue_or_settle().await;
-        }
     }
 }
 

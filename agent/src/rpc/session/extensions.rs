@@ -10,10 +10,10 @@
 
 use std::collections::HashMap;
 
+use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
-use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
 
 mod access;
@@ -31,6 +31,7 @@ pub(super) use lifecycle::PreparedSession;
 
 use super::{Session, log_store_error};
 use crate::extensions::{Host, HostMessage};
+use crate::release::Disposition;
 
 /// What a `done` from the host completes.
 #[derive(Debug)]
@@ -490,9 +491,13 @@ impl Session {
             Triggered::BeforeStart => ext.response_after_start = Some(id),
             Triggered::AfterStart => {
                 ext.triggered = Triggered::No;
-                self.write(&Response::ok(id, "prompt")).await;
+                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
+                self.write(&answer).await;
             }
-            Triggered::No => self.write(&Response::ok(id, "prompt")).await,
+            Triggered::No => {
+                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
+                self.write(&answer).await;
+            }
         }
         let errors = self
             .extensions
@@ -517,7 +522,8 @@ impl Session {
         match ext.response_after_start.take() {
             Some(id) => {
                 ext.triggered = Triggered::No;
-                self.write(&Response::ok(id, "prompt")).await;
+                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
+                self.write(&answer).await;
             }
             None => ext.triggered = Triggered::AfterStart,
         }

@@ -37,7 +37,9 @@ impl Session {
 
     /// Writes the answer of a `steer` or `follow_up`: now, or after the read's last line.
     pub(super) async fn answer_queued(&mut self, id: Option<RequestId>, kind: &str) {
-        let response = Response::ok(id, kind);
+        let response = self
+            .release
+            .accepted(id, kind, crate::release::Disposition::Queued);
         match (
             &mut self.held_answers,
             pi_rpc_protocol::encode_record(&response),

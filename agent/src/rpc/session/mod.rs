@@ -7,6 +7,7 @@ mod commands;
 mod compaction;
 mod extensions;
 mod input;
+mod later_releases;
 mod output;
 mod queue;
 mod replace;
@@ -20,9 +21,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::event::{
-    AutoRetryEndEvent, Event, NoFields, QueueUpdateEvent, RetryScheduledEvent,
-};
+use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use pi_rpc_protocol::{RequestId, Response};
@@ -32,7 +31,6 @@ use tokio_util::sync::CancellationToken;
 use super::OutputSender;
 use crate::config::Config;
 use crate::run::{RunMessage, RunSpec};
-use crate::session::Role;
 
 /// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
 const RUN_QUEUE: usize = 32;
@@ -57,6 +55,10 @@ pub struct SessionInit {
     pub resources: crate::resources::ResourceOptions,
     /// The extension host, when extensions are loaded.
     pub extensions: Option<crate::extensions::Host>,
+    /// The release of pi's RPC protocol to speak.
+    pub rpc_release: crate::release::RpcRelease,
+    /// The commands of the built-in extensions `get_commands` lists.
+    pub builtin_commands: Vec<serde_json::Value>,
 }
 
 /// A run in progress.
@@ -138,6 +140,10 @@ pub struct Session {
     compaction: compaction::CompactionState,
     /// Loaded extensions.
     extensions: Option<extensions::Extensions>,
+    /// The release of pi's RPC protocol spoken: what the records carry.
+    release: crate::release::RpcRelease,
+    /// The commands of the built-in extensions `get_commands` lists.
+    builtin_commands: Vec<serde_json::Value>,
 }
 
 impl Session {
@@ -203,6 +209,8 @@ impl Session {
             resources,
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
+            release: init.rpc_release,
+            builtin_commands: init.builtin_commands,
         };
         session.start_on_store();
         session
@@ -402,75 +410,13 @@ impl Session {
         self.continue_or_settle().await;
     }
 
-    /// Announces the next attempt, drops the failed message from the conversation the model
-    /// sees, and waits `baseDelayMs * 2^(attempt-1)` (cancellable). False when retries are off
-    /// or used up.
-    async fn schedule_retry(&mut self, message: &AssistantMessage) -> bool {
-        let settings = self.config.settings.retry();
-        if !settings.enabled || self.retry_attempt >= settings.max_retries {
-            return false;
-        }
-        self.retry_attempt += 1;
-        let delay_ms = settings
-            .base_delay_ms
-            .saturating_mul(1u64 << (self.retry_attempt - 1).min(32));
-        let error_message = message
-            .error_message
-            .clone()
-            .filter(|error| !error.is_empty())
-            .unwrap_or_else(|| "Unknown error".into());
-        self.emit(Event::AutoRetryStart(RetryScheduledEvent {
-            attempt: self.retry_attempt,
-            max_attempts: settings.max_retries,
-            delay_ms,
-            error_message,
-        }))
-        .await;
-        if self.messages.last_role() == Some(Role::Assistant) {
-            self.messages.pop();
-        }
-        let wait = CancellationToken::new();
-        self.retry_wait = Some(wait.clone());
-        let done = self.retry_tx.clone();
-        tokio::spawn(async move {
-            let elapsed = tokio::select! {
-                () = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => true,
-                () = wait.cancelled() => false,
-            };
-            // The session may be gone (end of input); then nobody waits for the retry.
-            let _ = done.send(elapsed).await;
-        });
-        true
-    }
-
-    async fn on_retry_wait_over(&mut self, elapsed: bool) {
-        if self.retry_wait.take().is_none() {
-            // `abort_retry` already ended this wait.
-            return;
-        }
-        if elapsed {
-            self.start_run(Vec::new(), false);
-            return;
-        }
-        self.end_cancelled_retry().await;
-        self.continue_or_settle().await;
-    }
-
-    /// `auto_retry_end` of a retry whose wait was cancelled.
-    async fn end_cancelled_retry(&mut self) {
-        let attempt = std::mem::take(&mut self.retry_attempt);
-        self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
-            success: false,
-            attempt,
-            final_error: Some("Retry cancelled".into()),
-        }))
-        .await;
-    }
-
     /// After a run: a continuation when messages are queued, else `agent_settled` and the
     /// answers that waited for it.
     async fn continue_or_settle(&mut self) {
-        if !self.steering_queue.is_empty() || !self.follow_up_queue.is_empty() {
+        // From 0.86.1 an aborted run (its abort waits in `deferred`) leaves the queues as they are.
+        let stopped = self.release.has(crate::release::Feature::AbortKeepsQueues)
+            && !self.deferred.is_empty();
+        if !stopped && (!self.steering_queue.is_empty() || !self.follow_up_queue.is_empty()) {
             // Messages queued after the loop last looked (or left by an abort) start a
             // continuation, as the reference's post-run check does.
             let (prompts, skip_steering_poll) = if self.steering_queue.is_empty() {
@@ -494,7 +440,9 @@ impl Session {
 
     /// Emits `agent_settled`, then the answers that waited for it.
     async fn settle(&mut self) {
-        self.emit(Event::AgentSettled(NoFields {})).await;
+        // An abort, or a command that stopped the run first, waits in `deferred`.
+        let aborted = !self.deferred.is_empty();
+        self.emit(self.release.settled(aborted)).await;
         self.wake_idle_waiters().await;
         for deferred in std::mem::take(&mut self.deferred) {
             match deferred {
@@ -513,6 +461,11 @@ impl Session {
         let cancel = CancellationToken::new();
         let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
         let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
+        let prompts = self.with_system_declaration(
+            prompts,
+            &system_prompt,
+            &crate::tools::definitions(&tool_context),
+        );
         let spec = RunSpec {
             prompts,
             history: self.messages.shared_typed(),
@@ -527,6 +480,7 @@ impl Session {
             stream_options: self.config.settings.stream_options(),
             cancel: cancel.clone(),
             batch_updates: !extensions::handles_event(&self.extensions, "message_update"),
+            release: self.release,
         };
         if !self.streaming {
             extensions::streaming_changed(&self.extensions, true);
@@ -543,6 +497,7 @@ impl Session {
     fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {
         let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
         context.cancel = cancel;
+        context.release = self.release;
         context.model_accepts_images = Some(self.model.input.iter().any(|kind| kind == "image"));
         context.agent_dir = Some(self.config.agent_dir.clone());
         context.bash_env = vec![

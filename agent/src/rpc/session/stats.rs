@@ -134,21 +134,17 @@ impl Session {
     }
 }
 
-/// `get_commands` data: the commands of loaded extensions (`extension_commands`), the built-in
-/// `llama` extension command the reference always lists, then prompt templates, then skills as
-/// `skill:NAME`.
+/// `get_commands` data: the commands of loaded extensions (`extension_commands`), those of the
+/// reference's built-in extensions it always lists (`builtin`), then prompt templates, then
+/// skills as `skill:NAME`.
 pub(super) fn commands_data(
     extension_commands: Vec<serde_json::Value>,
+    builtin: Vec<serde_json::Value>,
     resources: &crate::resources::Resources,
 ) -> serde_json::Value {
     use serde_json::json;
     let mut commands = extension_commands;
-    commands.push(json!({
-        "name": "llama",
-        "description": "Manage llama.cpp router models",
-        "source": "extension",
-        "sourceInfo": {"path": "<inline:llama.cpp>", "source": "inline", "scope": "temporary", "origin": "top-level"},
-    }));
+    commands.extend(builtin);
     for template in &resources.templates {
         commands.push(json!({
             "name": template.name,

@@ -2,15 +2,16 @@
 //! the prompt's `input` and `before_agent_start` events, whose handlers may rewrite, handle or
 //! extend a prompt before it runs.
 
+use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::content::{MessageContent, TaggedImage, TextContent, UserContent};
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
-use pi_rpc_protocol::{RequestId, Response};
 use serde_json::Value;
 
 use super::{Pending, Session, Triggered, handles_event, log_store_error};
 use crate::extensions::OutgoingCustomMessage;
+use crate::release::Disposition;
 
 impl Session {
     /// Starts the run of the user messages a command sent, now that it is answered.
@@ -230,7 +231,8 @@ impl Session {
         let result = result.unwrap_or(Value::Null);
         match result.get("action").and_then(Value::as_str) {
             Some("handled") => {
-                self.write(&Response::ok(id, "prompt")).await;
+                self.write(&self.release.accepted(id, "prompt", Disposition::Handled))
+                    .await;
                 return;
             }
             Some("transform") => {
@@ -260,7 +262,8 @@ impl Session {
                 return;
             }
         }
-        self.write(&Response::ok(id, "prompt")).await;
+        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
+            .await;
         self.start_run(prompts, false);
     }
 
@@ -284,7 +287,8 @@ impl Session {
         result: Option<Value>,
     ) {
         self.apply_before_agent_start(&mut prompts, result);
-        self.write(&Response::ok(id, "prompt")).await;
+        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
+            .await;
         self.start_run(prompts, false);
     }
 
