@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use thiserror::Error;
 
 use crate::session::SessionStore;
+use crate::session::paths::{PathError, create_regular_file};
 use crate::tools::ToolDefinition;
 
 /// Why a session cannot be exported; the text is what the client sees.
@@ -61,7 +62,17 @@ pub fn export(
             Some(Path::new(&path)),
         ))
     };
-    let page = std::fs::File::create(&path).map_err(|error| node_error(&error, "open"))?;
+    // Only a regular file: a folder is refused as Node refuses it (`EISDIR`), a device, FIFO
+    // or socket with a sentence saying what it is, before anything is opened.
+    let page = create_regular_file(Path::new(&path)).map_err(|error| {
+        match (error.folder_error(), error) {
+            (Some(folder), _) => node_error(&folder, "open"),
+            (None, PathError::NotARegularFile { kind, .. }) => ExportError::Write(format!(
+                "Cannot export to {path}: it is {kind}, not a regular file"
+            )),
+            (None, PathError::Io { source, .. }) => node_error(&source, "open"),
+        }
+    })?;
     let mut page = BufWriter::new(page);
     write_page(&mut page, store, system_prompt, tools)
         .and_then(|()| page.flush())

@@ -419,3 +419,57 @@ async fn start_goes_out_when_the_body_goes_quiet_before_any_block() {
     assert_eq!(done(&events).stop_reason, StopReason::Stop);
     assert!(!started(&events), "one start only");
 }
+
+#[tokio::test]
+async fn a_paced_stream_reads_on_after_a_long_delta_only_once_it_is_written() {
+    let long = "x".repeat(2 * 1024 * 1024);
+    // Events a moment apart: `Start` goes out before the long delta comes (pacing starts
+    // after it).
+    let script = json!({"responses": [{"text": [long.clone(), "tail"], "chunk_delay_ms": 50}]});
+    let http = reqwest::Client::new();
+    let paced = pi_agent::provider::StreamOptions {
+        paced: true,
+        ..pi_agent::provider::StreamOptions::default()
+    };
+    let mock = server(script.clone()).await;
+    let mut rx = pi_agent::provider::stream_with(
+        &http,
+        request(model(&mock.uri()), "hi"),
+        paced,
+        tokio_util::sync::CancellationToken::new(),
+    );
+    let mut events = Vec::new();
+    let mut waits = 0;
+    while let Some(event) = rx.recv().await {
+        let ProviderEvent::Written(signal) = event else {
+            events.push(event);
+            continue;
+        };
+        waits += 1;
+        // The stream holds still until the long delta is said to be written.
+        let held = tokio::time::timeout(std::time::Duration::from_millis(300), rx.recv()).await;
+        assert!(held.is_err(), "the stream went on before the signal");
+        signal.written();
+    }
+    // The long delta, and the long `text_end` after it.
+    assert_eq!(waits, 2);
+    let text = format!("{long}tail");
+    assert_eq!(
+        js(&done(&events).content),
+        js(&json!([{"type": "text", "text": text}]))
+    );
+    // Unpaced (the default), the same stream never waits.
+    let mock = server(script).await;
+    let rx = pi_agent::provider::stream(
+        &http,
+        request(model(&mock.uri()), "hi"),
+        tokio_util::sync::CancellationToken::new(),
+    );
+    let unpaced = provider_common::collect(rx).await;
+    assert!(
+        !unpaced
+            .iter()
+            .any(|event| matches!(event, ProviderEvent::Written(_)))
+    );
+    assert_eq!(js(&done(&unpaced).content), js(&done(&events).content));
+}

@@ -188,9 +188,28 @@ pub fn encode_record<T: Serialize + ?Sized>(record: &T) -> serde_json::Result<Ve
     Ok(out)
 }
 
+/// [`encode_record`] into a buffer of exactly the line's size, the record measured first: for
+/// a long record (a whole streamed answer), whose buffer would otherwise grow by doubling and
+/// hold up to twice the line while it grows.
+pub fn encode_record_exact<T: Serialize + ?Sized>(record: &T) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(crate::json::encoded_len(record)? + 1);
+    crate::json::write_to(&mut out, record)?;
+    out.push(b'\n');
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exact_record_is_the_record_in_a_buffer_of_its_size() {
+        let record =
+            serde_json::json!({"type": "text_end", "content": "a\u{2028}\"b\"".repeat(100)});
+        let exact = encode_record_exact(&record).unwrap();
+        assert_eq!(exact, encode_record(&record).unwrap());
+        assert_eq!(exact.capacity(), exact.len());
+    }
 
     fn lines(input: &[u8]) -> Vec<LineResult> {
         let mut decoder = LineDecoder::new();

@@ -164,6 +164,26 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The length in bytes of `value` as [`write_to`] writes it, found without keeping the text.
+pub fn encoded_len<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<usize> {
+    struct Counter(usize);
+    impl io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut counter,
+        JsFormatter,
+    ))?;
+    Ok(counter.0)
+}
+
 /// Serialises `value` into `out`, byte for byte as `JSON.stringify` would.
 pub fn write_to<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
     let mut serializer = serde_json::Serializer::with_formatter(out, JsFormatter);

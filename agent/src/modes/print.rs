@@ -77,7 +77,7 @@ fn read_piped_stdin() -> Option<String> {
 pub(super) async fn run(init: SessionInit, prompts: Prompts, json: bool) -> u8 {
     let header = json.then(|| pi_rpc_protocol::encode_record(init.store.header()).ok());
     let (line_tx, line_rx) = mpsc::channel(16);
-    let (out_tx, out_rx) = mpsc::channel(256);
+    let (out_tx, out_rx) = crate::rpc::output_channel();
     let session = Session::new(init, out_tx);
     let mut client = Client {
         lines: line_tx,
@@ -103,7 +103,7 @@ pub(super) async fn run(init: SessionInit, prompts: Prompts, json: bool) -> u8 {
 /// The session's client: sends commands, reads its records.
 struct Client {
     lines: mpsc::Sender<crate::rpc::InputLine>,
-    records: mpsc::Receiver<Vec<u8>>,
+    records: mpsc::Receiver<crate::rpc::Outgoing>,
     stdout: tokio::io::Stdout,
     json: bool,
     serial: u64,
@@ -237,7 +237,8 @@ impl Client {
     /// Handles the next piece of output; `wanted` receives the response with that id. False
     /// when the session has ended.
     async fn next_records(&mut self, mut wanted: Option<(&str, &mut Option<Response>)>) -> bool {
-        let Some(batch) = self.records.recv().await else {
+        // The budget share is given back once the records are handled.
+        let Some((batch, _handled)) = self.records.recv().await else {
             return false;
         };
         let mut passed = Vec::with_capacity(batch.len());

@@ -25,6 +25,12 @@ use super::retry::{AttemptError, Decision, decide};
 use super::sse::{SseDecoder, SseEvent};
 use super::{ProviderEvent, StreamOptions};
 
+/// The most deltas one `Deltas` event carries.
+const MAX_BURST: usize = 256;
+
+/// Queued delta text from which a paced stream waits for its consumer (see [`Sink::pace`]).
+const PACED_BYTES: usize = 1024 * 1024;
+
 /// How long `Start` may wait for the first delta after the first read of the body.
 const START_GRACE: Duration = Duration::from_millis(20);
 
@@ -139,6 +145,8 @@ struct Sink {
     accepted: bool,
     /// `Start` was sent.
     started: bool,
+    /// [`StreamOptions::paced`].
+    paced: bool,
     /// The usage last reported (in `Start` or `Usage`).
     usage: Option<pi_rpc_protocol::usage::Usage>,
 }
@@ -160,15 +168,41 @@ impl Sink {
             self.send(ProviderEvent::Start(partial.snapshot())).await?;
         }
         let events: Vec<_> = partial.take_events().collect();
-        if !events.is_empty() {
-            if self.usage.as_ref() != Some(&partial.message.usage) {
-                self.usage = Some(partial.message.usage.clone());
-                self.send(ProviderEvent::Usage(partial.message.usage.clone()))
-                    .await?;
-            }
-            self.send(ProviderEvent::Deltas(events)).await?;
+        if events.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        if self.usage.as_ref() != Some(&partial.message.usage) {
+            self.usage = Some(partial.message.usage.clone());
+            self.send(ProviderEvent::Usage(partial.message.usage.clone()))
+                .await?;
+        }
+        // A long read is sent in several bursts, so that what waits in the channel stays small.
+        let mut events = events.into_iter();
+        loop {
+            let burst: Vec<_> = events.by_ref().take(MAX_BURST).collect();
+            if burst.is_empty() {
+                return Ok(());
+            }
+            self.send(ProviderEvent::Deltas(burst)).await?;
+        }
+    }
+
+    /// With pacing, once `Start` is out and the queued deltas carry [`PACED_BYTES`] or more:
+    /// sends them and waits until the consumer has written them, so that the next long one is
+    /// not made (a long `text_end` copies its block) while this one is still in memory.
+    async fn pace(&mut self, partial: &mut PartialMessage) -> Result<(), Failure> {
+        if !self.paced || !self.started || partial.queued_text_bytes() < PACED_BYTES {
+            return Ok(());
+        }
+        self.flush(partial).await?;
+        let signal = super::WrittenSignal::default();
+        self.send(ProviderEvent::Written(signal.clone())).await?;
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
+            () = self.tx.closed() => Err(Failure::Closed),
+            () = signal.wait() => Ok(()),
+        }
     }
 
     /// Sends `Start` if it is still due, then `Done`. The consumer always reads these.
@@ -206,6 +240,7 @@ pub(crate) async fn drive(
         cancel,
         accepted: false,
         started: false,
+        paced: options.paced,
         usage: None,
     };
     let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
@@ -274,7 +309,7 @@ async fn exchange(
         };
         let applied = match raw_read {
             Some(outcome) => outcome,
-            None => apply(&mut events, partial, wire),
+            None => apply_paced(&mut events, partial, wire, sink).await?,
         };
         if applied.is_ok() && !sink.started && partial.events.is_empty() {
             // Nothing to show yet. The reference serialises its `message_start` a moment after
@@ -298,7 +333,7 @@ async fn exchange(
     }
     drop(response);
     decoder.finish(&mut events);
-    let applied = apply(&mut events, partial, wire);
+    let applied = apply(&mut events, partial, wire).map_err(Failure::Error);
     sink.flush(partial).await?;
     applied?;
     let ended = wire.on_end(partial);
@@ -432,21 +467,44 @@ async fn send(
     }
 }
 
-/// Hands decoded events to the wire format, stopping at the first failure.
-fn apply(
+/// Hands decoded events to the wire format, stopping at the first failure (its error text).
+pub(super) fn apply(
     events: &mut Vec<SseEvent>,
     partial: &mut PartialMessage,
     wire: &mut impl WireFormat,
-) -> Result<(), Failure> {
+) -> Result<(), String> {
     let mut outcome = Ok(());
     for event in events.drain(..) {
         if let Err(text) = wire.on_event(event, partial) {
-            outcome = Err(Failure::Error(text));
+            outcome = Err(text);
             break;
         }
     }
     events.clear();
     outcome
+}
+
+/// [`apply`], pausing after each event that leaves long deltas queued until they are written
+/// ([`Sink::pace`]).
+async fn apply_paced(
+    events: &mut Vec<SseEvent>,
+    partial: &mut PartialMessage,
+    wire: &mut impl WireFormat,
+    sink: &mut Sink,
+) -> Result<Result<(), Failure>, Failure> {
+    if !sink.paced {
+        return Ok(apply(events, partial, wire).map_err(Failure::Error));
+    }
+    let mut outcome = Ok(());
+    for event in std::mem::take(events) {
+        if outcome.is_ok() {
+            outcome = wire.on_event(event, partial).map_err(Failure::Error);
+            if outcome.is_ok() {
+                sink.pace(partial).await?;
+            }
+        }
+    }
+    Ok(outcome)
 }
 
 /// `future`'s output, or `None` when `limit` passed first.

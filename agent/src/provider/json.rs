@@ -237,6 +237,11 @@ impl Partial<'_> {
         self.text.get(self.at..).unwrap_or("")
     }
 
+    /// Moves past the character at the cursor (all of its bytes).
+    fn skip_char(&mut self) {
+        self.at += self.rest().chars().next().map_or(1, char::len_utf8);
+    }
+
     fn skip_blank(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
             self.at += 1;
@@ -291,7 +296,7 @@ impl Partial<'_> {
             return json_value(&self.text[start..self.at]).ok_or(Stop::Malformed);
         }
         let end = self.at - usize::from(escape);
-        let mut closed = String::from(&self.text[start..end]);
+        let mut closed = String::from(self.text.get(start..end).ok_or(Stop::Malformed)?);
         closed.push('"');
         if let Some(value) = json_value(&closed) {
             return Ok(value);
@@ -303,7 +308,7 @@ impl Partial<'_> {
         } else {
             (start, cut)
         };
-        let mut closed = String::from(&self.text[from..to]);
+        let mut closed = String::from(self.text.get(from..to).ok_or(Stop::Malformed)?);
         closed.push('"');
         json_value(&closed).ok_or(Stop::Malformed)
     }
@@ -323,7 +328,8 @@ impl Partial<'_> {
                 _ => return Value::Object(map),
             };
             self.skip_blank();
-            self.at += 1;
+            // The separator after the key (normally `:`), skipped whatever it is, whole.
+            self.skip_char();
             match self.any() {
                 Ok(value) => {
                     map.insert(key, value);
@@ -503,6 +509,23 @@ mod tests {
         assert_eq!(
             parse_with_repair("{} x").unwrap_err().to_string(),
             "Unexpected non-whitespace character after JSON at position 3 (line 1 column 4)"
+        );
+    }
+
+    #[test]
+    fn a_multibyte_character_where_the_colon_belongs_is_skipped_whole() {
+        // Found by the `stream_openai_responses` fuzz target: the cursor stopped inside the
+        // character and the next key was cut at a byte that is not a character boundary.
+        assert_eq!(
+            parse_streaming(r#"{"a"é1,"b"é2"#),
+            json!({"a": 1, "b": 2})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        );
+        assert_eq!(
+            parse_streaming("{\"a\"\u{1F600}[\"x"),
+            json!({"a": ["x"]}).as_object().cloned().unwrap_or_default()
         );
     }
 }

@@ -14,13 +14,14 @@
 //!   [`anthropic`] (`anthropic-messages`), [`openai_completions`] (`openai-completions`),
 //!   [`openai_responses`] (`openai-responses`), [`google`] (`google-generative-ai`);
 //! - [`transform`], [`options`], [`cost`], [`json`]: history preparation, token limits and
-//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format.
+//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format;
+//! - [`replay`]: a recorded body read by a format's stream reader without HTTP.
 //!
 //! Adding a wire format: a module beside the others with a `run` that checks the key, builds the
 //! body (after [`transform::transform_messages`] with the format's tool-id rule, limits from
 //! [`options`]) and headers, and hands a `reqwest::RequestBuilder` plus its `driver::WireFormat`
 //! (SSE event in, deltas on the shared partial message out, completeness check at the end) to
-//! `driver::drive`; then one match arm in [`stream_with`]. `WireFormat` has defaults that a
+//! `driver::drive`; then one match arm in [`stream_with`] and one in [`replay::replay`]. `WireFormat` has defaults that a
 //! format overrides where its SDK differs: the wording of HTTP errors (`status_error`; the
 //! Anthropic SDK's by default), of connection failures (`connection_error`) and of an abort
 //! mid-stream (`on_abort`, which may also end blocks first), and reading the body raw instead
@@ -44,6 +45,7 @@ pub mod openai_completions;
 pub mod openai_responses;
 pub mod options;
 mod partial;
+pub mod replay;
 mod retry;
 pub mod sse;
 pub mod transform;
@@ -60,8 +62,10 @@ use tokio_util::sync::CancellationToken;
 pub use crate::config::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions};
 pub use crate::tools::ToolDefinition;
 
-/// Capacity of the event channel returned by [`stream`].
-const CHANNEL_CAPACITY: usize = 256;
+/// Capacity of the event channel returned by [`stream`]: a few bursts of deltas (a burst is
+/// at most 256); a reader slower than the provider holds the provider back rather than the
+/// stream piling up in memory.
+const CHANNEL_CAPACITY: usize = 8;
 
 /// One call of a model.
 #[derive(Debug, Clone)]
@@ -103,6 +107,30 @@ pub enum ProviderEvent {
     Deltas(Vec<AssistantMessageEvent>),
     /// The final message; always the last event.
     Done(AssistantMessage),
+    /// Only with [`StreamOptions::paced`]: the deltas before this carry a megabyte or more, and
+    /// the stream waits until the consumer calls [`WrittenSignal::written`] (or goes away).
+    Written(WrittenSignal),
+}
+
+/// How a consumer tells a paced stream that the deltas before it are written out.
+#[derive(Debug, Clone, Default)]
+pub struct WrittenSignal(Arc<tokio::sync::Notify>);
+
+impl WrittenSignal {
+    /// The deltas are written: the stream reads on.
+    pub fn written(&self) {
+        self.0.notify_one();
+    }
+
+    async fn wait(&self) {
+        self.0.notified().await;
+    }
+}
+
+impl PartialEq for WrittenSignal {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Starts a model call on the current tokio runtime and returns its events.

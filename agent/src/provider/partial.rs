@@ -114,6 +114,22 @@ impl PartialMessage {
         self.events.push(event);
     }
 
+    /// Bytes of text the queued deltas carry (tool calls' arguments not counted).
+    pub fn queued_text_bytes(&self) -> usize {
+        self.events
+            .iter()
+            .map(|event| match event {
+                AssistantMessageEvent::TextDelta(delta)
+                | AssistantMessageEvent::ThinkingDelta(delta)
+                | AssistantMessageEvent::ToolcallDelta(delta) => delta.delta.len(),
+                AssistantMessageEvent::TextEnd(end) | AssistantMessageEvent::ThinkingEnd(end) => {
+                    end.content.len()
+                }
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// The deltas queued since the last call.
     pub fn take_events(&mut self) -> std::vec::Drain<'_, AssistantMessageEvent> {
         self.events.drain(..)

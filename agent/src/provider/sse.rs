@@ -14,6 +14,14 @@
 //! - nothing is dispatched for a block that had neither an event name nor data;
 //! - at the end of the body an unterminated last line is still read and a pending event is
 //!   dispatched, so a stream that ends without its final blank line loses nothing.
+//!
+//! Memory stays near the size of the data: a long `data:` line becomes the event's data in
+//! place, and the block's raw lines (for error messages) are kept as a description that refers
+//! to the data instead of a second copy of it.
+
+/// Lines longer than this are moved into the event rather than copied (a buffer that grew to
+/// this size is not kept for the next line).
+const KEEP_BUFFER_BYTES: usize = 64 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,9 +30,48 @@ pub struct SseEvent {
     pub event: Option<String>,
     /// The `data:` lines joined with `\n` (empty when there were none).
     pub data: String,
+    /// The block's non-blank lines, in order.
+    lines: Vec<RawLine>,
+}
+
+/// One line of a block as received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RawLine {
+    /// A `data` line: its text up to the value (`data`, `data:` or `data: `); the value is the
+    /// next line of the event's data (a value never holds a line break).
+    Data(&'static str),
+    /// Any other line (comments included), as received.
+    Other(String),
+}
+
+impl SseEvent {
+    /// An event with this name and data, written as the usual `event:` and `data:` lines.
+    pub fn new(event: Option<String>, data: String) -> Self {
+        let mut lines: Vec<RawLine> = event
+            .iter()
+            .map(|name| RawLine::Other(format!("event: {name}")))
+            .collect();
+        lines.extend(data.split('\n').map(|_| RawLine::Data("data: ")));
+        Self { event, data, lines }
+    }
+
     /// Every non-blank line of the block as received, comments included, each ended by `\n`
     /// (for error messages).
-    pub raw: String,
+    pub fn raw(&self) -> String {
+        let mut values = self.data.split('\n');
+        let mut raw = String::new();
+        for line in &self.lines {
+            match line {
+                RawLine::Data(prefix) => {
+                    raw.push_str(prefix);
+                    raw.push_str(values.next().unwrap_or_default());
+                }
+                RawLine::Other(text) => raw.push_str(text),
+            }
+            raw.push('\n');
+        }
+        raw
+    }
 }
 
 /// Incremental decoder from body bytes to [`SseEvent`]s.
@@ -42,8 +89,8 @@ pub struct SseDecoder {
     event: Option<String>,
     /// `data:` lines of the block being read.
     data: Vec<String>,
-    /// Raw lines of the block being read, each ended by `\n`.
-    raw: String,
+    /// The lines of the block being read.
+    lines: Vec<RawLine>,
 }
 
 impl SseDecoder {
@@ -88,7 +135,7 @@ impl SseDecoder {
         self.pending_cr = false;
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
-            self.take_line(&line, out);
+            self.take_line(LineText::Owned(line), out);
         }
         if let Some(event) = self.flush() {
             out.push(event);
@@ -141,13 +188,17 @@ impl SseDecoder {
         }
         while let Some(at) = rest.bytes().position(|byte| byte == b'\r' || byte == b'\n') {
             if self.line.is_empty() {
-                self.take_line(&rest[..at], out);
+                self.take_line(LineText::Borrowed(&rest[..at]), out);
             } else {
                 let mut line = std::mem::take(&mut self.line);
                 line.push_str(&rest[..at]);
-                self.take_line(&line, out);
-                line.clear();
-                self.line = line;
+                if line.capacity() > KEEP_BUFFER_BYTES {
+                    self.take_line(LineText::Owned(line), out);
+                } else {
+                    self.take_line(LineText::Borrowed(&line), out);
+                    line.clear();
+                    self.line = line;
+                }
             }
             let bytes = rest.as_bytes();
             if bytes[at] == b'\r' {
@@ -166,36 +217,45 @@ impl SseDecoder {
         self.line.push_str(rest);
     }
 
-    fn take_line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
-        if line.is_empty() {
+    fn take_line(&mut self, line: LineText<'_>, out: &mut Vec<SseEvent>) {
+        let text = line.as_str();
+        if text.is_empty() {
             if let Some(event) = self.flush() {
                 out.push(event);
             }
             return;
         }
-        if !line.starts_with(':') {
-            let (field, value) = match line.find(':') {
-                Some(colon) => {
-                    let value = &line[colon + 1..];
-                    (&line[..colon], value.strip_prefix(' ').unwrap_or(value))
-                }
-                None => (line, ""),
-            };
-            match field {
-                "event" => self.event = Some(value.to_owned()),
-                "data" => self.data.push(value.to_owned()),
-                _ => {}
-            }
+        if text.starts_with(':') {
+            self.lines.push(RawLine::Other(text.to_owned()));
+            return;
         }
-        self.raw.push_str(line);
-        self.raw.push('\n');
+        let (field, value_at) = match text.find(':') {
+            Some(colon) if text[colon + 1..].starts_with(' ') => (&text[..colon], colon + 2),
+            Some(colon) => (&text[..colon], colon + 1),
+            None => (text, text.len()),
+        };
+        match field {
+            "data" => {
+                self.lines.push(RawLine::Data(match value_at {
+                    4 => "data",
+                    5 => "data:",
+                    _ => "data: ",
+                }));
+                self.data.push(line.into_tail(value_at));
+            }
+            "event" => {
+                self.event = Some(text[value_at..].to_owned());
+                self.lines.push(RawLine::Other(text.to_owned()));
+            }
+            _ => self.lines.push(RawLine::Other(text.to_owned())),
+        }
     }
 
     fn flush(&mut self) -> Option<SseEvent> {
         let named = self.event.as_deref().is_some_and(|name| !name.is_empty());
         if !named && self.data.is_empty() {
             self.event = None;
-            self.raw.clear();
+            self.lines.clear();
             return None;
         }
         let event = self.event.take().filter(|name| !name.is_empty());
@@ -204,11 +264,35 @@ impl SseDecoder {
             _ => self.data.join("\n"),
         };
         self.data.clear();
-        // A copy of exactly the block's size; the buffer keeps its capacity for the next block
-        // (taking it would regrow a fresh one line by line).
-        let raw = self.raw.as_str().to_owned();
-        self.raw.clear();
-        Some(SseEvent { event, data, raw })
+        let lines = std::mem::take(&mut self.lines);
+        Some(SseEvent { event, data, lines })
+    }
+}
+
+/// A complete line: borrowed from the read, or the buffer it was gathered in (then its value
+/// is taken in place).
+enum LineText<'a> {
+    Borrowed(&'a str),
+    Owned(String),
+}
+
+impl LineText<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            LineText::Borrowed(text) => text,
+            LineText::Owned(text) => text,
+        }
+    }
+
+    /// The text from byte `at` on, owned.
+    fn into_tail(self, at: usize) -> String {
+        match self {
+            LineText::Borrowed(text) => text[at..].to_owned(),
+            LineText::Owned(mut text) => {
+                text.drain(..at);
+                text
+            }
+        }
     }
 }
 
@@ -255,9 +339,25 @@ mod tests {
         let events = decode_pieces(&[STREAM.as_bytes()]);
         assert_eq!(names_and_data(&events), expected());
         assert_eq!(
-            events[1].raw, ": comment\nevent: ping\ndata: {}\n",
+            events[1].raw(),
+            ": comment\nevent: ping\ndata: {}\n",
             "raw lines keep comments"
         );
+    }
+
+    #[test]
+    fn raw_lines_come_back_exactly_as_received_long_data_included() {
+        let long = "x".repeat(KEEP_BUFFER_BYTES * 2);
+        let block = format!(": c\nevent:error\nid: 1\ndata\ndata:a\ndata: b\ndata: {long}\n\n");
+        let whole = [block.as_bytes()];
+        let pieces: Vec<&[u8]> = block.as_bytes().chunks(1000).collect();
+        for pieces in [&whole[..], &pieces[..]] {
+            let events = decode_pieces(pieces);
+            assert_eq!(events.len(), 1);
+            assert_eq!(events[0].event.as_deref(), Some("error"));
+            assert_eq!(events[0].data, format!("\na\nb\n{long}"));
+            assert_eq!(events[0].raw(), &block[..block.len() - 1]);
+        }
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! The RPC loop: a stdin reader task feeds lines to the one session task through a bounded
 //! channel; the session writes every record through another bounded channel to the one writer
-//! task, which alone touches stdout.
+//! task, which alone touches stdout. The output channel is bounded in bytes too: long records
+//! (a whole streamed answer in `message_end`) wait for the writer instead of piling up.
+
+use std::sync::Arc;
 
 use pi_rpc_protocol::framing::LineResult;
 use pi_rpc_protocol::io::{LineReader, RecordWriter};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 pub mod session;
 
@@ -17,10 +20,78 @@ const INPUT_QUEUE: usize = 64;
 const OUTPUT_QUEUE: usize = 256;
 /// Stop adding waiting lines to one write beyond this size.
 const WRITE_BATCH_BYTES: usize = 256 * 1024;
+/// Bytes of encoded lines that may wait for the writer; a longer line waits alone.
+const OUTPUT_BUDGET_BYTES: u32 = 4 * 1024 * 1024;
+
+/// A line on its way to the writer, with its share of the output budget (given back when the
+/// permit is dropped, once the line is written).
+pub type Outgoing = (Vec<u8>, OwnedSemaphorePermit);
+
+/// The two ends of the output: the session's and the writer's.
+pub fn output_channel() -> (OutputSender, mpsc::Receiver<Outgoing>) {
+    let (lines, receiver) = mpsc::channel::<Outgoing>(OUTPUT_QUEUE);
+    let sender = OutputSender {
+        lines,
+        budget: Arc::new(Semaphore::new(OUTPUT_BUDGET_BYTES as usize)),
+        long_in_flight: false,
+    };
+    (sender, receiver)
+}
 
 /// Where the session sends finished lines (each a JSON record with its LF; a large answer comes
 /// as several pieces in a row, the last one ending its line).
-pub type OutputSender = mpsc::Sender<Vec<u8>>;
+#[derive(Debug)]
+pub struct OutputSender {
+    lines: mpsc::Sender<Outgoing>,
+    budget: Arc<Semaphore>,
+    /// The last line took the whole budget: the next record waits until it is written before
+    /// it is even encoded, so that two long records are never in memory as text at once.
+    long_in_flight: bool,
+}
+
+/// The writer is gone (stdout closed).
+#[derive(Debug, thiserror::Error)]
+#[error("the output is closed")]
+pub struct OutputClosed;
+
+impl OutputSender {
+    /// Waits, after a long line, until the writer has written it.
+    pub async fn ready(&mut self) -> Result<(), OutputClosed> {
+        if self.long_in_flight {
+            self.flushed().await
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Waits until every line queued so far is written.
+    pub async fn flushed(&mut self) -> Result<(), OutputClosed> {
+        self.long_in_flight = false;
+        let _written = self
+            .budget
+            .acquire_many(OUTPUT_BUDGET_BYTES)
+            .await
+            .map_err(|_| OutputClosed)?;
+        Ok(())
+    }
+
+    /// Queues one or more encoded lines for the writer, once the bytes already waiting leave
+    /// room for them.
+    pub async fn send(&mut self, line: Vec<u8>) -> Result<(), OutputClosed> {
+        let weight = u32::try_from(line.len())
+            .unwrap_or(u32::MAX)
+            .clamp(1, OUTPUT_BUDGET_BYTES);
+        self.long_in_flight = weight == OUTPUT_BUDGET_BYTES;
+        let permit = Arc::clone(&self.budget)
+            .acquire_many_owned(weight)
+            .await
+            .map_err(|_| OutputClosed)?;
+        self.lines
+            .send((line, permit))
+            .await
+            .map_err(|_| OutputClosed)
+    }
+}
 
 /// A line of input, and whether another line that arrived with it follows: the reference
 /// handles the lines of one read of stdin one after another before anything else happens.
@@ -50,7 +121,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (line_tx, line_rx) = mpsc::channel::<InputLine>(INPUT_QUEUE);
-    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUTPUT_QUEUE);
+    let (out_tx, out_rx) = output_channel();
     let reader = tokio::spawn(read_lines(input, line_tx));
     let writer = tokio::spawn(write_lines(output, out_rx));
     let session = session_builder(out_tx);
@@ -80,14 +151,31 @@ async fn read_lines<R: AsyncRead + Unpin>(input: R, lines: mpsc::Sender<InputLin
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver<Vec<u8>>) {
+async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver<Outgoing>) {
     let mut writer = RecordWriter::new(output);
-    while let Some(mut batch) = lines.recv().await {
+    let mut next = None;
+    loop {
+        let (mut batch, permit) = match next.take() {
+            Some(outgoing) => outgoing,
+            None => match lines.recv().await {
+                Some(outgoing) => outgoing,
+                None => return,
+            },
+        };
+        let mut permits = vec![permit];
         // Lines already waiting go out in the same write: a burst of deltas costs one write
-        // (stdout is written from a blocking thread, so each write is a thread hop).
+        // (stdout is written from a blocking thread, so each write is a thread hop). A long
+        // line waits for the next write rather than being copied into this one.
         while batch.len() < WRITE_BATCH_BYTES {
             match lines.try_recv() {
-                Ok(line) => batch.extend_from_slice(&line),
+                Ok((line, permit)) if line.len() > WRITE_BATCH_BYTES => {
+                    next = Some((line, permit));
+                    break;
+                }
+                Ok((line, permit)) => {
+                    batch.extend_from_slice(&line);
+                    permits.push(permit);
+                }
                 Err(_) => break,
             }
         }
@@ -95,5 +183,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver
             tracing::warn!(%error, "cannot write stdout; stopping output");
             return;
         }
+        // The written bytes leave room for more.
+        drop(permits);
     }
 }

@@ -6,7 +6,7 @@ mod tools;
 
 use pi_rpc_protocol::content::{AssistantContent, TaggedToolCall};
 use pi_rpc_protocol::event::AssistantMessageEvent;
-use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, NoFields, TurnEndEvent};
+use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use std::sync::Arc;
@@ -28,6 +28,18 @@ pub enum RunMessage {
     DrainSteering(oneshot::Sender<Vec<AgentMessage>>),
     /// Asks for the follow-up messages due now (per the follow-up mode).
     DrainFollowUp(oneshot::Sender<Vec<AgentMessage>>),
+    /// `message_end` of a message the run keeps too: shared with the session, not copied.
+    MessageEnd(Arc<AgentMessage>),
+    /// `agent_end` with the run's messages, shared with the session (`willRetry` is the
+    /// session's to decide).
+    AgentEnd(Vec<Arc<AgentMessage>>),
+    /// `turn_end`, with the turn's tool results: its assistant message is the last one the
+    /// session recorded (its `message_end`), so the session writes the record from its own copy
+    /// instead of receiving another.
+    TurnEnd(Vec<TaggedToolResult>),
+    /// The model stream waits until what came before is written out (a paced stream, see
+    /// [`crate::provider::StreamOptions::paced`]): the session signals once it is.
+    Written(provider::WrittenSignal),
     /// The run emitted `agent_end` and is over.
     Finished,
 }
@@ -102,6 +114,20 @@ impl Emitter {
             .map_err(|_| SessionGone)
     }
 
+    async fn message_end(&self, message: Arc<AgentMessage>) -> Result<(), SessionGone> {
+        self.tx
+            .send(RunMessage::MessageEnd(message))
+            .await
+            .map_err(|_| SessionGone)
+    }
+
+    async fn turn_end(&self, tool_results: Vec<TaggedToolResult>) -> Result<(), SessionGone> {
+        self.tx
+            .send(RunMessage::TurnEnd(tool_results))
+            .await
+            .map_err(|_| SessionGone)
+    }
+
     async fn drain(
         &self,
         make: fn(oneshot::Sender<Vec<AgentMessage>>) -> RunMessage,
@@ -141,15 +167,17 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         batch_updates: _,
         release,
     } = spec;
+    // The conversation the model sees; this run's own messages start at `first_new` (they
+    // are `agent_end`'s, moved out at the end rather than kept twice).
     let mut context = history;
-    let mut new_messages = Vec::new();
+    let first_new = context.len();
     emitter.emit(Event::AgentStart(NoFields {})).await?;
     emitter.emit(Event::TurnStart(NoFields {})).await?;
     for prompt in prompts {
         emitter.emit(message_start(prompt.clone())).await?;
-        emitter.emit(message_end(prompt.clone())).await?;
-        context.push(Arc::new(prompt.clone()));
-        new_messages.push(prompt);
+        let prompt = Arc::new(prompt);
+        emitter.message_end(Arc::clone(&prompt)).await?;
+        context.push(prompt);
     }
     let mut first_turn = true;
     let mut pending = if skip_initial_steering_poll {
@@ -166,9 +194,9 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             first_turn = false;
             for message in std::mem::take(&mut pending) {
                 emitter.emit(message_start(message.clone())).await?;
-                emitter.emit(message_end(message.clone())).await?;
-                context.push(Arc::new(message.clone()));
-                new_messages.push(message);
+                let message = Arc::new(message);
+                emitter.message_end(Arc::clone(&message)).await?;
+                context.push(message);
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &tool_context.extension_tools {
@@ -217,36 +245,29 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 release,
             )
             .await?;
-            let message = AgentMessage::Assistant(assistant.clone());
-            context.push(Arc::new(message.clone()));
-            new_messages.push(message.clone());
-            if matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
-            ) {
-                emitter
-                    .emit(Event::TurnEnd(TurnEndEvent {
-                        message,
-                        tool_results: Vec::new(),
-                    }))
-                    .await?;
-                return end(emitter, new_messages).await;
+            let failed = matches!(
+                &*assistant,
+                AgentMessage::Assistant(message)
+                    if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted)
+            );
+            context.push(assistant);
+            if failed {
+                emitter.turn_end(Vec::new()).await?;
+                return end(emitter, context.split_off(first_new)).await;
             }
-            let results = tools::execute_calls(&assistant, &tool_context, emitter, release).await?;
+            let results = match context.last().map(|message| &**message) {
+                Some(AgentMessage::Assistant(assistant)) => {
+                    tools::execute_calls(assistant, &tool_context, emitter, release).await?
+                }
+                _ => Vec::new(),
+            };
             more_tool_calls = !results.is_empty();
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
-                let message = AgentMessage::ToolResult(result.clone());
-                context.push(Arc::new(message.clone()));
-                new_messages.push(message);
+                context.push(Arc::new(AgentMessage::ToolResult(result.clone())));
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }
-            emitter
-                .emit(Event::TurnEnd(TurnEndEvent {
-                    message,
-                    tool_results,
-                }))
-                .await?;
+            emitter.turn_end(tool_results).await?;
             pending = emitter.drain(RunMessage::DrainSteering).await?;
         }
         let follow_ups = emitter.drain(RunMessage::DrainFollowUp).await?;
@@ -255,20 +276,21 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         }
         pending = follow_ups;
     }
-    end(emitter, new_messages).await
+    end(emitter, context.split_off(first_new)).await
 }
 
-async fn end(emitter: &Emitter, messages: Vec<AgentMessage>) -> Result<(), SessionGone> {
+/// `agent_end` with the run's own messages, which the session holds too.
+async fn end(emitter: &Emitter, messages: Vec<Arc<AgentMessage>>) -> Result<(), SessionGone> {
     emitter
-        .emit(Event::AgentEnd(AgentEndEvent {
-            messages,
-            will_retry: false,
-        }))
+        .tx
+        .send(RunMessage::AgentEnd(messages))
         .await
+        .map_err(|_| SessionGone)
 }
 
 /// Streams one assistant message: `message_start` (late, with what the provider already has),
-/// each delta as `message_update`, then `message_end` with the final message.
+/// each delta as `message_update`, then `message_end` with the final message, which the run
+/// shares with the session.
 async fn stream_assistant(
     http: &reqwest::Client,
     options: &crate::provider::StreamOptions,
@@ -276,7 +298,7 @@ async fn stream_assistant(
     cancel: CancellationToken,
     emitter: &Emitter,
     release: crate::release::RpcRelease,
-) -> Result<AssistantMessage, SessionGone> {
+) -> Result<Arc<AgentMessage>, SessionGone> {
     if cancel.is_cancelled() {
         // Aborted between turns (during tools): the reference makes no request and ends the
         // turn with this message, an error before 1.5.2 and an abort from it.
@@ -296,7 +318,12 @@ async fn stream_assistant(
     let model = request.model.clone();
     let thinking_level = request.thinking_level;
     let started_at = std::time::Instant::now();
-    let mut events = provider::stream_with(http, request, *options, cancel);
+    // A flood of long deltas crosses to stdout one at a time.
+    let options = crate::provider::StreamOptions {
+        paced: true,
+        ..*options
+    };
+    let mut events = provider::stream_with(http, request, options, cancel);
     let mut started = false;
     let mut usage = None;
     // The arguments text of each tool call as streamed, by content index.
@@ -331,6 +358,13 @@ async fn stream_assistant(
                 }
                 release.stamp_response(&mut done, started_at.elapsed(), thinking_level);
                 return finish_message(emitter, done, started).await;
+            }
+            ProviderEvent::Written(signal) => {
+                emitter
+                    .tx
+                    .send(RunMessage::Written(signal))
+                    .await
+                    .map_err(|_| SessionGone)?;
             }
         }
     }
@@ -369,12 +403,13 @@ async fn finish_message(
     emitter: &Emitter,
     message: AssistantMessage,
     started: bool,
-) -> Result<AssistantMessage, SessionGone> {
-    let wrapped = AgentMessage::Assistant(message.clone());
+) -> Result<Arc<AgentMessage>, SessionGone> {
     if !started {
-        emitter.emit(message_start(wrapped.clone())).await?;
+        let start = AgentMessage::Assistant(message.clone());
+        emitter.emit(message_start(start)).await?;
     }
-    emitter.emit(message_end(wrapped)).await?;
+    let message = Arc::new(AgentMessage::Assistant(message));
+    emitter.message_end(Arc::clone(&message)).await?;
     Ok(message)
 }
 
@@ -397,8 +432,4 @@ fn failed_message(model: &Model, stop_reason: StopReason, error: &str) -> Assist
 
 fn message_start(message: AgentMessage) -> Event {
     Event::MessageStart(MessageEvent { message })
-}
-
-fn message_end(message: AgentMessage) -> Event {
-    Event::MessageEnd(MessageEvent { message })
 }

@@ -139,18 +139,46 @@ impl SessionStore {
     /// file first; forking at the very first message starts an empty session whose
     /// `parentSession` is this one. On error, `self` is unchanged.
     pub fn fork(&mut self, entry_id: &str) -> Result<Option<String>> {
+        self.check_fork(entry_id)?;
         let selected = self.entry(entry_id).ok_or(Error::InvalidForkEntry)?;
-        if selected.message_role() != Some(Role::User) {
-            return Err(Error::InvalidForkEntry);
-        }
         let text = user_message_text(selected).unwrap_or_default();
         let target = selected.parent_id().map(str::to_owned);
         self.fork_to(target.as_deref())?;
         Ok(Some(text))
     }
 
+    /// The checks [`SessionStore::fork`] makes before it changes anything: the entry is a user
+    /// message of this session and, unless it is the first entry, a persisted session's file
+    /// exists (the fork is made from it).
+    pub fn check_fork(&self, entry_id: &str) -> Result<()> {
+        let selected = self.entry(entry_id).ok_or(Error::InvalidForkEntry)?;
+        if selected.message_role() != Some(Role::User) {
+            return Err(Error::InvalidForkEntry);
+        }
+        match selected.parent_id() {
+            Some(_) => self.check_saved(),
+            None => Ok(()),
+        }
+    }
+
+    /// The checks [`SessionStore::clone_at_leaf`] makes before it changes anything.
+    pub fn check_clone(&self) -> Result<()> {
+        self.leaf_id.as_ref().ok_or(Error::NothingToClone)?;
+        self.check_saved()
+    }
+
+    /// A persisted session can be branched only once its file is written.
+    fn check_saved(&self) -> Result<()> {
+        match (self.persist, &self.session_file) {
+            (false, _) => Ok(()),
+            (true, Some(file)) if Path::new(file).exists() => Ok(()),
+            (true, _) => Err(Error::NotSavedYet),
+        }
+    }
+
     /// `clone`: a new session holding the active branch up to and including the leaf.
     pub fn clone_at_leaf(&mut self) -> Result<()> {
+        self.check_clone()?;
         let leaf = self.leaf_id.clone().ok_or(Error::NothingToClone)?;
         self.fork_to(Some(&leaf))
     }

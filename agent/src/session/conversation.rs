@@ -73,6 +73,15 @@ impl Conversation {
         self.messages.get(index).and_then(|message| message.get())
     }
 
+    /// The last message with `role`, shared.
+    pub fn last_with_role(&self, role: Role) -> Option<Arc<SharedMessage>> {
+        self.messages
+            .iter()
+            .rev()
+            .find(|message| message.role() == role)
+            .cloned()
+    }
+
     /// The role of the last message.
     pub fn last_role(&self) -> Option<Role> {
         self.messages.last().map(|message| message.role())

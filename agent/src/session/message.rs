@@ -135,10 +135,15 @@ pub struct SharedMessage {
 impl SharedMessage {
     /// A message made here.
     pub fn new(message: AgentMessage) -> Arc<Self> {
+        Self::from_shared(Arc::new(message))
+    }
+
+    /// A message made here that others hold too.
+    pub fn from_shared(message: Arc<AgentMessage>) -> Arc<Self> {
         Arc::new(Self {
             text: None,
             role: Role::of(&message),
-            typed: OnceLock::from(Some(Arc::new(message))),
+            typed: OnceLock::from(Some(message)),
         })
     }
 

@@ -129,6 +129,50 @@ pub fn open_regular_file(path: &Path) -> Result<Option<File>, PathError> {
     Ok(Some(file))
 }
 
+/// Creates `path`, or empties it, for writing, when it is a regular file or nothing is there
+/// (symbolic links followed). Anything else is refused before it is opened; the open does not
+/// wait for a FIFO's reader, and what was opened is checked again (the path may have changed in
+/// between). A path that cannot be examined is left for the open to report.
+pub fn create_regular_file(path: &Path) -> Result<File, PathError> {
+    if let Err(error @ PathError::NotARegularFile { .. }) = ensure_regular_file(path) {
+        return Err(error);
+    }
+    let io_error = |source| PathError::Io {
+        path: text(path),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
+    if let Some(kind) = FileKind::of(metadata.file_type()) {
+        return Err(PathError::NotARegularFile {
+            path: text(path),
+            kind,
+        });
+    }
+    Ok(file)
+}
+
+impl PathError {
+    /// The error as opening a folder fails (`EISDIR`), for callers that word errors as Node
+    /// does; `None` for the other kinds, which have no such code.
+    pub fn folder_error(&self) -> Option<io::Error> {
+        matches!(
+            self,
+            Self::NotARegularFile {
+                kind: FileKind::Directory,
+                ..
+            }
+        )
+        .then(|| io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()))
+    }
+}
+
 /// Lexically normalises a POSIX path as Node's `path.normalize` does: collapses `//` and `.`,
 /// folds `..` where it can, keeps a trailing slash off, and gives `.` for an empty result.
 pub fn normalize(path: &str) -> String {
@@ -327,6 +371,52 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn special_files_are_refused_before_they_are_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = |path: &Path| match create_regular_file(path) {
+            Err(PathError::NotARegularFile { kind, .. }) => kind,
+            other => panic!("{path:?} was not refused: {other:?}"),
+        };
+        assert_eq!(refused(dir.path()), FileKind::Directory);
+        assert_eq!(refused(Path::new("/dev/null")), FileKind::CharDevice);
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RWXU).unwrap();
+        // Without the check, this open would wait for a reader for ever.
+        assert_eq!(refused(&fifo), FileKind::Fifo);
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert_eq!(refused(&link), FileKind::Fifo);
+        assert!(
+            create_regular_file(dir.path())
+                .unwrap_err()
+                .folder_error()
+                .is_some()
+        );
+        assert!(
+            create_regular_file(&fifo)
+                .unwrap_err()
+                .folder_error()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_regular_file_is_created_or_emptied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.html");
+        std::fs::write(&path, "old contents").unwrap();
+        use std::io::Write as _;
+        create_regular_file(&path)
+            .unwrap()
+            .write_all(b"new")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let missing = dir.path().join("missing.html");
+        create_regular_file(&missing).unwrap();
+        assert!(missing.is_file());
     }
 
     #[test]

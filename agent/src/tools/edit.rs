@@ -7,7 +7,8 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::args::{EditArgs, Replacement};
 use super::{
-    ToolContext, ToolError, ToolOutcome, ToolResult, diff, fs_error, js, path, text_block,
+    ToolContext, ToolError, ToolOutcome, ToolResult, diff, fs_error, js, path, regular_file,
+    text_block,
 };
 
 const CONTEXT_LINES: usize = 4;
@@ -38,6 +39,7 @@ pub(crate) async fn run(args: EditArgs, ctx: &ToolContext) -> ToolResult {
             fs_error::code_text(&error)
         )));
     }
+    regular_file::check_readable(&absolute)?;
     let bytes = tokio::fs::read(&absolute)
         .await
         .map_err(|error| ToolError::new(fs_error::node_message(&error, "read", None)))?;
@@ -56,9 +58,7 @@ pub(crate) async fn run(args: EditArgs, ctx: &ToolContext) -> ToolResult {
     } else {
         new_content.clone()
     };
-    tokio::fs::write(&absolute, format!("{bom}{restored}"))
-        .await
-        .map_err(|error| ToolError::new(fs_error::node_message(&error, "open", Some(&absolute))))?;
+    regular_file::write(&absolute, format!("{bom}{restored}").into_bytes()).await?;
     check_abort()?;
     let (diff_text, first_changed) = diff::display_diff(&base, &new_content, CONTEXT_LINES);
     let patch = diff::unified_patch(display, &base, &new_content, CONTEXT_LINES);

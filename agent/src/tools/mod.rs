@@ -21,6 +21,7 @@ mod ls;
 pub(crate) mod output;
 pub(crate) mod path;
 mod read;
+mod regular_file;
 mod schema;
 mod selection;
 pub mod shell;

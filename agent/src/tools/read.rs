@@ -9,7 +9,7 @@ use super::image::{self, Processed};
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
 use super::{
     ToolContent, ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, image_block, js, path,
-    text_block,
+    regular_file, text_block,
 };
 use crate::release::Feature;
 
@@ -35,6 +35,7 @@ async fn read(args: ReadArgs, ctx: &ToolContext) -> ToolResult {
             Some(&absolute),
         ))
     })?;
+    regular_file::check_readable(&absolute)?;
     let mime_type = sniff(&absolute).await?;
     let bytes = tokio::fs::read(&absolute)
         .await

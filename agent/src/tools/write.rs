@@ -1,7 +1,9 @@
 //! The `write` tool: creates missing parent folders, then writes the whole file.
 
 use super::args::WriteArgs;
-use super::{ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, js, path, text_block};
+use super::{
+    ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, js, path, regular_file, text_block,
+};
 
 pub(crate) async fn run(args: WriteArgs, ctx: &ToolContext) -> ToolResult {
     let absolute = path::resolve_to_cwd(&args.path, &ctx.cwd);
@@ -20,9 +22,7 @@ pub(crate) async fn run(args: WriteArgs, ctx: &ToolContext) -> ToolResult {
         })?;
     }
     check_abort()?;
-    tokio::fs::write(&absolute, args.content.as_bytes())
-        .await
-        .map_err(|error| ToolError::new(fs_error::node_message(&error, "open", Some(&absolute))))?;
+    regular_file::write(&absolute, args.content.as_bytes().to_vec()).await?;
     check_abort()?;
     // Before 0.85.0 the reference counts UTF-16 code units and calls them bytes.
     let text = if ctx

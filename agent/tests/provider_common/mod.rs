@@ -142,6 +142,8 @@ pub fn as_rpc_lines(events: &[ProviderEvent]) -> Vec<Value> {
                 "type": "message_end",
                 "message": AgentMessage::Assistant(message.clone()),
             })),
+            // Only a paced stream sends these; nothing shows them.
+            ProviderEvent::Written(_) => {}
         }
     }
     for line in &mut lines {

@@ -238,7 +238,7 @@ impl WireFormat for AnthropicEvents {
             format!(
                 "Could not parse Anthropic SSE event {name}: {message}; data={}; raw={}",
                 event.data,
-                event.raw.trim_end_matches('\n').replace('\n', "\\n")
+                event.raw().trim_end_matches('\n').replace('\n', "\\n")
             )
         })?;
         self.apply(&parsed, partial)
@@ -307,14 +307,13 @@ mod tests {
         let mut partial = PartialMessage::new(&model());
         let mut outcome = Ok(());
         for (name, data) in events {
-            let event = SseEvent {
-                event: name.map(str::to_owned),
-                data: match data {
+            let event = SseEvent::new(
+                name.map(str::to_owned),
+                match data {
                     Value::String(text) => text.clone(),
                     other => other.to_string(),
                 },
-                raw: String::new(),
-            };
+            );
             outcome = wire.on_event(event, &mut partial);
             if outcome.is_err() {
                 break;

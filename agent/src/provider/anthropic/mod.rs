@@ -20,6 +20,7 @@ use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::AnthropicEvents;
+use pi_rpc_protocol::model::Model;
 use request::{Compat, build_body, cache_control};
 
 /// The `api` value of models using this wire format.
@@ -92,6 +93,11 @@ pub(crate) async fn run(
     });
     let wire = AnthropicEvents::new(request.model, tool_names);
     drive(http_request, partial, wire, options, cancel, tx).await;
+}
+
+/// The reader of a response for `model` (without OAuth tool-name mapping), for replays.
+pub(super) fn wire(model: Model) -> AnthropicEvents {
+    AnthropicEvents::new(model, None)
 }
 
 /// Whether the model's own headers authenticate the request.

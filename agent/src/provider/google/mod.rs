@@ -20,6 +20,7 @@ use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::GeminiEvents;
+use pi_rpc_protocol::model::Model;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "google-generative-ai";
@@ -69,7 +70,7 @@ pub(crate) async fn run(
         .post(stream_url(&request.model.base_url, &request.model.id))
         .headers(headers)
         .body(body);
-    let wire = GeminiEvents::new(request.model);
+    let wire = wire(request.model);
     drive(http_request, partial, wire, options, cancel, tx).await;
 }
 
@@ -85,4 +86,8 @@ fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, HeaderErr
     }
     let headers = header_map(pairs)?;
     Ok(headers)
+}
+/// The reader of a response for `model`.
+pub(super) fn wire(model: Model) -> GeminiEvents {
+    GeminiEvents::new(model)
 }

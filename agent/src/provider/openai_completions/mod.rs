@@ -22,6 +22,7 @@ use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use compat::Compat;
 use events::ChatEvents;
+use pi_rpc_protocol::model::Model;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "openai-completions";
@@ -241,6 +242,12 @@ fn truncate_js(text: &str, max: usize) -> String {
 }
 
 pub(crate) use crate::js::truthy as js_truthy;
+
+/// The reader of a response for `model`.
+pub(super) fn wire(model: Model) -> ChatEvents {
+    let expects_finish_reason = Compat::of(&model).finish_reason;
+    ChatEvents::new(model, expects_finish_reason)
+}
 
 #[cfg(test)]
 mod tests {

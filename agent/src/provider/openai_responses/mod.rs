@@ -24,6 +24,7 @@ use super::openai_completions::{
 use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use events::ResponsesEvents;
+use pi_rpc_protocol::model::Model;
 
 /// Which service a Responses stream comes from: their end-of-stream and error texts differ,
 /// and the Codex backend's client maps its events first (`error` and `response.failed` fail
@@ -113,7 +114,7 @@ pub(crate) async fn run(
         .post(responses_url(&request.model.base_url))
         .headers(headers)
         .body(body);
-    let wire = ResponsesEvents::new(request.model);
+    let wire = wire(request.model);
     drive(http_request, partial, wire, options, cancel, tx).await;
 }
 
@@ -145,6 +146,11 @@ pub(crate) fn status_error_with(prefix: &str, status: u16, body: &str) -> String
         _ => sdk_message,
     };
     format!("{prefix} ({status}): {detail}")
+}
+
+/// The reader of a response for `model`.
+pub(super) fn wire(model: Model) -> ResponsesEvents {
+    ResponsesEvents::new(model)
 }
 
 #[cfg(test)]

@@ -23,11 +23,14 @@ pub(super) enum Streamed {
 /// Writes the success record of `kind` with `data` from `pieces`:
 /// `{"id"?,"type":"response","command":KIND,"success":true,"data":DATA}` and its LF.
 pub(super) async fn stream_answer(
-    out: &OutputSender,
+    out: &mut OutputSender,
     id: Option<RequestId>,
     kind: &str,
     mut pieces: impl JsonPieces,
 ) -> Streamed {
+    if out.ready().await.is_err() {
+        return Streamed::OutputClosed;
+    }
     let mut buffer = match pi_rpc_protocol::encode_record(&Response::ok(id, kind)) {
         Ok(envelope) => envelope,
         Err(error) => {

@@ -52,31 +52,27 @@ impl Session {
                 }
             }
             Command::NewSession(new_session) => {
-                if self.stop_activity() {
-                    self.deferred
-                        .push(Deferred::NewSession(id, new_session.parent_session));
-                } else {
-                    self.finish_new_session(id, new_session.parent_session)
-                        .await;
-                }
+                let then =
+                    super::extensions::AfterShutdown::NewSession(id, new_session.parent_session);
+                self.begin_replacement(then).await;
             }
             Command::GetEntries(get) => {
                 let streamed = match self.store.entries_json(get.since.as_deref()) {
-                    Ok(pieces) => Ok(stream_answer(&self.out, id.clone(), kind, pieces).await),
+                    Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
                     Err(error) => Err(error.to_string()),
                 };
                 self.after_streamed(id, kind, streamed).await;
             }
             Command::GetTree(_) => {
                 let streamed = match self.store.tree_pieces() {
-                    Ok(pieces) => Ok(stream_answer(&self.out, id.clone(), kind, pieces).await),
+                    Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
                     Err(error) => Err(error.to_string()),
                 };
                 self.after_streamed(id, kind, streamed).await;
             }
             Command::GetForkMessages(_) => {
                 let pieces = self.store.fork_messages_json();
-                let streamed = stream_answer(&self.out, id.clone(), kind, pieces).await;
+                let streamed = stream_answer(&mut self.out, id.clone(), kind, pieces).await;
                 self.after_streamed(id, kind, Ok(streamed)).await;
             }
             Command::AbortRetry(_) => {
@@ -102,7 +98,7 @@ impl Session {
             }
             Command::GetMessages(_) => {
                 let pieces = MessagesJson::new(&self.messages);
-                let streamed = stream_answer(&self.out, id.clone(), kind, pieces).await;
+                let streamed = stream_answer(&mut self.out, id.clone(), kind, pieces).await;
                 self.after_streamed(id, kind, Ok(streamed)).await;
             }
             Command::GetAvailableModels(_) => {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Deferred, Session, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
-use crate::compaction::{CompactionSettings, prepare};
+use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::session::NewCompaction;
 
 mod auto;
@@ -135,12 +135,19 @@ pub(super) struct CompactionEnd {
 
 impl Session {
     /// `compact`: a run in progress is aborted first and the compaction starts once the agent
-    /// settled.
+    /// settled. When the conversation so far has nothing to summarise, `compact` fails at once
+    /// and leaves the run alone (the reference aborts the answer first, then fails): only the
+    /// answer being streamed could have made a difference, and it can be compacted once done.
     pub(super) async fn compact_command(
         &mut self,
         id: Option<RequestId>,
         custom_instructions: Option<String>,
     ) {
+        if self.streaming && self.compaction_preparation().is_none() {
+            // Fails without starting anything: there is nothing to prepare.
+            self.start_manual_compaction(id, custom_instructions).await;
+            return;
+        }
         if self.stop_activity() {
             self.deferred
                 .push(Deferred::Compact(id, custom_instructions));
@@ -196,6 +203,17 @@ impl Session {
             .await;
     }
 
+    /// What a compaction of the active branch would summarise and keep; `None` when nothing.
+    fn compaction_preparation(&self) -> Option<Preparation> {
+        let (reserve_tokens, keep_recent_tokens) = self.config.settings.compaction_tokens();
+        let settings = CompactionSettings {
+            reserve_tokens,
+            keep_recent_tokens,
+        };
+        let context = self.context_for_estimate(self.store.build_context().messages);
+        prepare(&self.store.branch(None), &context, settings)
+    }
+
     /// Prepares and spawns a compaction; false when there is nothing to summarise.
     fn spawn_compaction(
         &mut self,
@@ -204,15 +222,10 @@ impl Session {
         reply: Option<Option<RequestId>>,
         custom_instructions: Option<String>,
     ) -> bool {
-        let (reserve_tokens, keep_recent_tokens) = self.config.settings.compaction_tokens();
-        let settings = CompactionSettings {
-            reserve_tokens,
-            keep_recent_tokens,
-        };
-        let context = self.context_for_estimate(self.store.build_context().messages);
-        let Some(preparation) = prepare(&self.store.branch(None), &context, settings) else {
+        let Some(preparation) = self.compaction_preparation() else {
             return false;
         };
+        let (reserve_tokens, _) = self.config.settings.compaction_tokens();
         self.compaction.serial += 1;
         let serial = self.compaction.serial;
         let cancel = CancellationToken::new();
@@ -238,35 +251,8 @@ impl Session {
         };
         let tx = self.compaction.tx.clone();
         let extensions = super::extensions::tool_bridge(&self.extensions);
-        let mut before_event = serde_json::json!({
-            "type": "session_before_compact",
-            "preparation": {
-                "firstKeptEntryId": preparation.first_kept_entry_id,
-                "messagesToSummarize": preparation.messages_to_summarize,
-                "turnPrefixMessages": preparation.turn_prefix_messages,
-                "isSplitTurn": preparation.is_split_turn,
-                "tokensBefore": preparation.tokens_before,
-                "previousSummary": preparation.previous_summary,
-            },
-            "customInstructions": custom_instructions,
-            "reason": reason,
-            "willRetry": will_retry,
-        });
-        // Absent, not null, as the reference's undefined fields.
-        if custom_instructions.is_none()
-            && let Some(fields) = before_event.as_object_mut()
-        {
-            fields.remove("customInstructions");
-        }
-        if let Some(preparation) = before_event
-            .get_mut("preparation")
-            .and_then(|p| p.as_object_mut())
-            && preparation
-                .get("previousSummary")
-                .is_some_and(|v| v.is_null())
-        {
-            preparation.remove("previousSummary");
-        }
+        let before_event =
+            preparation.before_compact_event(custom_instructions.as_deref(), reason, will_retry);
         tokio::spawn(async move {
             let events = tx.clone();
             let mut on_event = move |event: Event| {

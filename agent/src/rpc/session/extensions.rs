@@ -74,8 +74,8 @@ enum Pending {
     Compacted(Box<super::compaction::CompactionEnd>),
 }
 
-/// A session replacement waiting for the extensions' handlers.
-#[derive(Debug)]
+/// A session replacement waiting for the extensions' handlers or for the run to settle.
+#[derive(Debug, Clone)]
 pub(super) enum AfterShutdown {
     /// `new_session` (with its parent session).
     NewSession(Option<RequestId>, Option<String>),
@@ -95,7 +95,7 @@ impl AfterShutdown {
     }
 
     /// The id of that command.
-    fn id(self) -> Option<RequestId> {
+    pub(super) fn id(self) -> Option<RequestId> {
         match self {
             Self::NewSession(id, _) | Self::Replace(id, _) => id,
         }
@@ -143,8 +143,6 @@ pub(crate) struct Extensions {
     response_after_start: Option<Option<RequestId>>,
     /// The system prompt `before_agent_start` handlers gave the next run.
     system_prompt: Option<String>,
-    /// The `session_before_*` handlers of the replacement being carried out let it go on.
-    replace_allowed: bool,
     /// The `session_shutdown` handlers of the replacement being carried out are done.
     shut_down: bool,
     /// The extensions are being loaded afresh for a replaced session; then this goes on.
@@ -189,7 +187,6 @@ impl Extensions {
             triggered: Triggered::No,
             response_after_start: None,
             system_prompt: None,
-            replace_allowed: false,
             shut_down: false,
             reloading: None,
             prepared: None,
@@ -440,10 +437,7 @@ impl Session {
                     self.respond(then.id(), command, &data).await;
                     return;
                 }
-                if let Some(ext) = &mut self.extensions {
-                    ext.replace_allowed = true;
-                }
-                self.carry_out(then).await;
+                self.proceed_with_replacement(then).await;
             }
             Pending::Shutdown(then) => {
                 if let Some(ext) = &mut self.extensions {
@@ -535,8 +529,9 @@ impl Session {
         }
     }
 
-    /// Carries out a session replacement that waited for extension handlers.
-    async fn carry_out(&mut self, then: AfterShutdown) {
+    /// Carries out a session replacement (after the aborted run settled, or after the
+    /// extensions' handlers).
+    pub(super) async fn carry_out(&mut self, then: AfterShutdown) {
         match then {
             AfterShutdown::NewSession(id, parent) => self.finish_new_session(id, parent).await,
             AfterShutdown::Replace(id, replacement) => self.replace(id, replacement).await,

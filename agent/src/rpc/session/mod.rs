@@ -8,6 +8,7 @@ mod compaction;
 mod extensions;
 mod input;
 mod later_releases;
+mod output;
 mod queue;
 mod replace;
 mod retry;
@@ -17,14 +18,13 @@ mod stats;
 pub(crate) use commands::session_name_of;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
-use pi_rpc_protocol::framing::encode_record;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use pi_rpc_protocol::{RequestId, Response};
-use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -32,8 +32,8 @@ use super::OutputSender;
 use crate::config::Config;
 use crate::run::{RunMessage, RunSpec};
 
-/// Run messages waiting for the session.
-const RUN_QUEUE: usize = 256;
+/// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
+const RUN_QUEUE: usize = 32;
 
 /// What a session starts with.
 #[derive(Debug)]
@@ -101,7 +101,8 @@ pub struct Session {
     /// Whether a run (or its continuation) is in progress: `isStreaming`.
     streaming: bool,
     run: Option<ActiveRun>,
-    /// The last assistant message of the current run, for the post-run retry decision.
+    /// The last assistant message of the current run, without its content, for the post-run
+    /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
     /// Automatic retries made for the current failure (0 when none).
     retry_attempt: u32,
@@ -251,32 +252,6 @@ impl Session {
         self.shutdown_extensions_at_exit().await;
     }
 
-    /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
-    async fn write<T: Serialize>(&mut self, record: &T) {
-        let line = match encode_record(record) {
-            Ok(line) => line,
-            Err(error) => {
-                tracing::error!(%error, "cannot serialise a record");
-                return;
-            }
-        };
-        self.write_line(line).await;
-    }
-
-    /// Writes one already encoded line (with its LF).
-    async fn write_line(&mut self, line: Vec<u8>) {
-        match &mut self.out_batch {
-            Some(batch) => batch.extend_from_slice(&line),
-            None => self.send_output(line).await,
-        }
-    }
-
-    async fn send_output(&mut self, line: Vec<u8>) {
-        if self.out.send(line).await.is_err() {
-            self.output_closed = true;
-        }
-    }
-
     async fn emit(&mut self, event: Event) {
         self.write(&event).await;
     }
@@ -313,6 +288,14 @@ impl Session {
                 let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
                 send_reply(reply, drained);
             }
+            RunMessage::MessageEnd(message) => self.write_message_end(message).await,
+            RunMessage::AgentEnd(messages) => self.write_agent_end(messages).await,
+            RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
+            RunMessage::Written(signal) => {
+                // Closed output: nothing will be written, the stream need not wait.
+                let _ = self.out.flushed().await;
+                signal.written();
+            }
             RunMessage::Finished => self.on_run_finished().await,
         }
     }
@@ -335,25 +318,39 @@ impl Session {
                 }
             }
             Event::AgentEnd(end) => {
-                end.will_retry = self.will_retry(&end.messages);
+                end.will_retry = self.will_retry(end.messages.iter());
             }
             _ => {}
         }
-        self.write(&event).await;
-        let Event::MessageEnd(end) = event else {
-            return;
-        };
-        self.record_custom_message(&end.message);
-        let last_assistant = match &end.message {
-            AgentMessage::Assistant(assistant) => Some(assistant.clone()),
+        // The event goes as soon as it is text (and is dropped before the line waits for the
+        // writer); the ended message is kept as it came.
+        let line = self.encode_sized(&event, output::may_be_long(&event)).await;
+        let ended = match event {
+            Event::MessageEnd(end) => Some(end.message),
             _ => None,
         };
-        let message = crate::session::SharedMessage::new(end.message);
+        if let Some(line) = line {
+            self.write_line(line).await;
+        }
+        if let Some(message) = ended {
+            self.record_ended_message(Arc::new(message)).await;
+        }
+    }
+
+    /// Records the message of a `message_end`: in the conversation and the session file (one
+    /// copy, shared with the run that made it).
+    async fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
+        self.record_custom_message(&message);
+        let outline = match &*message {
+            AgentMessage::Assistant(assistant) => Some(retry::outline(assistant)),
+            _ => None,
+        };
+        let message = crate::session::SharedMessage::from_shared(message);
         if message.role().is_recorded() {
             log_store_error(self.store.append_shared_message(message.clone()));
         }
         self.messages.push_shared(message);
-        if let Some(assistant) = last_assistant {
+        if let Some(assistant) = outline {
             if !matches!(
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Length
@@ -375,13 +372,12 @@ impl Session {
 
     /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
     /// message failed in a way worth retrying.
-    fn will_retry(&self, messages: &[AgentMessage]) -> bool {
+    fn will_retry<'a>(&self, messages: impl DoubleEndedIterator<Item = &'a AgentMessage>) -> bool {
         let settings = self.config.settings.retry();
         if !settings.enabled || self.retry_attempt >= settings.max_retries {
             return false;
         }
         messages
-            .iter()
             .rev()
             .find_map(|message| match message {
                 AgentMessage::Assistant(assistant) => Some(assistant),

@@ -1,6 +1,9 @@
 //! Commands that replace the session: `switch_session`, `fork` and `clone` (and the state reset
-//! `new_session` shares with them). A run in progress is aborted first and the answer waits for
-//! it to settle, as the reference tears the old session down before building the new one.
+//! `new_session` shares with them). As in the reference, a replacement asks the extensions'
+//! `session_before_*` handlers first and checks its target while a run goes on; only then is
+//! the run aborted, and the answer waits for it to settle. A replacement that cannot be made
+//! (an unknown entry, a file that is not a session) is answered at once and leaves the run
+//! alone.
 
 use std::path::Path;
 
@@ -8,8 +11,26 @@ use pi_rpc_protocol::response::CancelledResult;
 use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 
+use super::extensions::AfterShutdown;
 use super::{Deferred, Session};
 use crate::session::SessionStore;
+
+/// Why a replacement cannot be made; the text is what the client sees.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ReplaceError {
+    /// The session store refused (an unknown entry, a file that is not a session, ...).
+    #[error(transparent)]
+    Session(#[from] crate::session::Error),
+    /// The session file's working folder is gone (the reference's `MissingSessionCwdError`).
+    #[error(
+        "Stored session working directory does not exist: {session_cwd}\nSession file: {file}\nCurrent working directory: {cwd}"
+    )]
+    MissingCwd {
+        session_cwd: String,
+        file: String,
+        cwd: String,
+    },
+}
 
 /// A session replacement waiting to be carried out.
 #[derive(Debug, Clone)]
@@ -31,7 +52,7 @@ struct ForkResult {
 }
 
 impl Session {
-    /// Starts a replacement: at once when idle, else after the aborted run settled.
+    /// `switch_session`, `fork` or `clone` from the client.
     pub(super) async fn request_replacement(
         &mut self,
         id: Option<RequestId>,
@@ -43,11 +64,71 @@ impl Session {
                 .await;
             return;
         }
-        if self.stop_activity() {
-            self.deferred.push(Deferred::Replace(id, replacement));
-        } else {
-            self.replace(id, replacement).await;
+        self.begin_replacement(AfterShutdown::Replace(id, replacement))
+            .await;
+    }
+
+    /// Starts a replacement (a command, or a command's `ctx` call): the extensions'
+    /// `session_before_*` handlers first, which may cancel it while a run goes on.
+    pub(super) async fn begin_replacement(&mut self, then: AfterShutdown) {
+        if let Some(then) = self.before_replace_handlers(then).await {
+            self.proceed_with_replacement(then).await;
         }
+    }
+
+    /// A replacement the `session_before_*` handlers let go on: when the agent is busy, its
+    /// target is checked first (one that fails leaves the run alone), then the run is aborted
+    /// and the replacement carried out once it settled; an idle agent carries it out at once.
+    pub(super) async fn proceed_with_replacement(&mut self, then: AfterShutdown) {
+        if self.streaming
+            && let Err(error) = self.check_replacement(&then)
+        {
+            self.refuse_replacement(then, error.to_string()).await;
+            return;
+        }
+        if !self.stop_activity() {
+            self.carry_out(then).await;
+            return;
+        }
+        let deferred = match then {
+            AfterShutdown::NewSession(id, parent) => Deferred::NewSession(id, parent),
+            AfterShutdown::Replace(id, replacement) => Deferred::Replace(id, replacement),
+        };
+        self.deferred.push(deferred);
+    }
+
+    /// Whether the replacement can be made, without making it: the session file opens (as
+    /// the reference opens it before tearing the old session down), the fork entry is a user
+    /// message, a persisted session to branch is written.
+    pub(super) fn check_replacement(&self, then: &AfterShutdown) -> Result<(), ReplaceError> {
+        match then {
+            AfterShutdown::NewSession(..) => Ok(()),
+            AfterShutdown::Replace(_, Replacement::Switch(path)) => {
+                self.open_session_file(path).map(drop)
+            }
+            AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
+                Ok(self.store.check_fork(entry_id)?)
+            }
+            AfterShutdown::Replace(_, Replacement::Clone) => Ok(self.store.check_clone()?),
+        }
+    }
+
+    /// The session `switch_session` would switch to: the file opened, and its working folder
+    /// still there.
+    pub(super) fn open_session_file(&self, path: &str) -> Result<SessionStore, ReplaceError> {
+        let store = SessionStore::open(Path::new(path), None, None)?;
+        let session_cwd = store.cwd();
+        if let Some(file) = store.session_file()
+            && !session_cwd.as_os_str().is_empty()
+            && !session_cwd.exists()
+        {
+            return Err(ReplaceError::MissingCwd {
+                session_cwd: session_cwd.display().to_string(),
+                file: file.display().to_string(),
+                cwd: self.config.cwd.display().to_string(),
+            });
+        }
+        Ok(store)
     }
 
     /// Carries out a replacement and answers it (after the extensions' `session_shutdown`
@@ -83,7 +164,7 @@ impl Session {
         match replacement {
             Replacement::Switch(path) => {
                 let kind = "switch_session";
-                match SessionStore::open(Path::new(&path), None, None) {
+                match self.open_session_file(&path) {
                     Ok(store) => {
                         self.store = store;
                         self.rebind_session();
@@ -92,8 +173,8 @@ impl Session {
                             .await;
                     }
                     Err(error) => {
-                        self.write(&Response::error(id, Some(kind), error.to_string()))
-                            .await;
+                        let then = AfterShutdown::Replace(id, Replacement::Switch(path));
+                        self.refuse_replacement(then, error.to_string()).await;
                     }
                 }
             }
@@ -108,8 +189,8 @@ impl Session {
                         .await;
                 }
                 Err(error) => {
-                    self.write(&Response::error(id, Some("fork"), error.to_string()))
-                        .await;
+                    let then = AfterShutdown::Replace(id, Replacement::Fork(entry_id));
+                    self.refuse_replacement(then, error.to_string()).await;
                 }
             },
             Replacement::Clone => match self.store.clone_at_leaf() {
@@ -120,8 +201,8 @@ impl Session {
                         .await;
                 }
                 Err(error) => {
-                    self.write(&Response::error(id, Some("clone"), error.to_string()))
-                        .await;
+                    let then = AfterShutdown::Replace(id, Replacement::Clone);
+                    self.refuse_replacement(then, error.to_string()).await;
                 }
             },
         }

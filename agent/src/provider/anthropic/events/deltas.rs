@@ -51,14 +51,20 @@ struct FastDeltaFields<'a> {
     #[serde(rename = "type", borrow)]
     kind: std::borrow::Cow<'a, str>,
     #[serde(borrow, default)]
-    text: Option<std::borrow::Cow<'a, str>>,
+    text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    thinking: Option<std::borrow::Cow<'a, str>>,
+    thinking: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    partial_json: Option<std::borrow::Cow<'a, str>>,
+    partial_json: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    signature: Option<std::borrow::Cow<'a, str>>,
+    signature: Option<Borrowed<'a>>,
 }
+
+/// A string read in place when it has no escapes. (An `Option<Cow<str>>` field would always be
+/// copied: serde borrows only a `Cow` that is the field itself.)
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+struct Borrowed<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
 
 /// Applies `data` when it is a plain `content_block_delta`; false when the general path must
 /// read it.
@@ -85,8 +91,8 @@ pub(super) fn fast_block_delta(data: &str, partial: &mut PartialMessage) -> bool
     true
 }
 
-fn field<'a>(value: &'a Option<std::borrow::Cow<'_, str>>) -> &'a str {
-    value.as_deref().unwrap_or("")
+fn field<'a>(value: &'a Option<Borrowed<'_>>) -> &'a str {
+    value.as_ref().map_or("", |text| &text.0)
 }
 
 pub(super) fn block_delta(delta: BlockDelta<'_>, partial: &mut PartialMessage) {

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Pending, Session, handles_event};
+use super::{AfterShutdown, Pending, Session, handles_event};
 use crate::model_resolver::supported_thinking_levels;
 
 impl Session {
@@ -132,15 +132,8 @@ impl Session {
         if !self.claim_command_replacement(reply).await {
             return;
         }
-        if self.stop_activity() {
-            self.deferred
-                .push(crate::rpc::session::Deferred::NewSession(
-                    None,
-                    parent_session,
-                ));
-        } else {
-            self.finish_new_session(None, parent_session).await;
-        }
+        self.begin_replacement(AfterShutdown::NewSession(None, parent_session))
+            .await;
     }
 
     /// A command's `ctx.switchSession(path)` (`session_path`) or `ctx.fork(entryId)`: carried
@@ -155,12 +148,7 @@ impl Session {
     ) {
         use crate::rpc::session::replace::Replacement;
         let replacement = match (session_path, entry_id) {
-            (Some(path), _) => {
-                match crate::session::SessionStore::open(std::path::Path::new(&path), None, None) {
-                    Ok(_) => Ok(Replacement::Switch(path)),
-                    Err(error) => Err(error.to_string()),
-                }
-            }
+            (Some(path), _) => Ok(Replacement::Switch(path)),
             (None, Some(entry)) if position == Some("at") => {
                 if self.store.leaf_id() == Some(entry.as_str()) {
                     Ok(Replacement::Clone)
@@ -168,20 +156,17 @@ impl Session {
                     Err("pi-agent can fork \"at\" the current leaf entry only".to_owned())
                 }
             }
-            (None, Some(entry)) => {
-                // The checks of `fork`, without making the new session yet.
-                let user = self
-                    .store
-                    .entry(&entry)
-                    .is_some_and(|found| found.message_role() == Some(crate::session::Role::User));
-                if user {
-                    Ok(Replacement::Fork(entry))
-                } else {
-                    Err(crate::session::Error::InvalidForkEntry.to_string())
-                }
-            }
+            (None, Some(entry)) => Ok(Replacement::Fork(entry)),
             (None, None) => Err("no session file or entry given".to_owned()),
         };
+        // The checks of the replacement, without making the new session yet.
+        let replacement = replacement.and_then(|replacement| {
+            let then = AfterShutdown::Replace(None, replacement);
+            match self.check_replacement(&then) {
+                Ok(()) => Ok(then),
+                Err(error) => Err(error.to_string()),
+            }
+        });
         let replacement = match replacement {
             Ok(replacement) => replacement,
             Err(error) => {
@@ -193,7 +178,7 @@ impl Session {
         if !self.claim_command_replacement(reply).await {
             return;
         }
-        self.request_replacement(None, replacement).await;
+        self.begin_replacement(replacement).await;
     }
 
     /// Makes the host's call `reply` the session replacement in progress, answered when it is

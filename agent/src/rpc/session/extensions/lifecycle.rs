@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{AfterReload, AfterShutdown, Pending, Session, handles_event, next_message};
 use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
-use crate::rpc::session::replace::Replacement;
+use crate::rpc::session::replace::{ReplaceError, Replacement};
 
 /// A replacement session made before the old session's `session_shutdown` handlers run.
 #[derive(Debug)]
@@ -29,9 +29,52 @@ impl Session {
                 .await
     }
 
-    /// Before a session replacement: the `session_before_switch` / `session_before_fork`
-    /// handlers (which may cancel it), then the `session_shutdown` handlers (with `reason`).
-    /// True when the replacement waits for them; it is then carried out again, as `then`.
+    /// Before a session replacement, while a run may still stream: the
+    /// `session_before_switch` / `session_before_fork` handlers, which may cancel it. `None`
+    /// when it waits for them (it then goes on as `then`); else `then` back.
+    pub(in crate::rpc::session) async fn before_replace_handlers(
+        &mut self,
+        then: AfterShutdown,
+    ) -> Option<AfterShutdown> {
+        let before = self.before_replace_event(&then);
+        let kind = before["type"].as_str().unwrap_or_default();
+        if handles_event(&self.extensions, kind)
+            && self
+                .send_event(Pending::BeforeReplace(then.clone()), &before)
+                .await
+        {
+            return None;
+        }
+        Some(then)
+    }
+
+    /// Answers a replacement that cannot be made: to the extension host when a command's
+    /// `ctx` asked for it (the call rejects), else to the client.
+    pub(in crate::rpc::session) async fn refuse_replacement(
+        &mut self,
+        then: AfterShutdown,
+        error: String,
+    ) {
+        let reply = self
+            .extensions
+            .as_mut()
+            .and_then(|ext| ext.command_replacement.take());
+        match reply {
+            Some(reply) => {
+                self.reply_value_to_host(&reply, json!({"error": error}))
+                    .await;
+            }
+            None => {
+                let command = then.command();
+                self.write(&Response::error(then.id(), Some(command), error))
+                    .await;
+            }
+        }
+    }
+
+    /// Before a session replacement is carried out: the `session_shutdown` handlers (with
+    /// `reason`). True when the replacement waits for them; it is then carried out again, as
+    /// `then`.
     pub(in crate::rpc::session) async fn shutdown_for_extensions(
         &mut self,
         then: AfterShutdown,
@@ -43,13 +86,6 @@ impl Session {
         if std::mem::take(&mut ext.shut_down) {
             return false;
         }
-        if !std::mem::take(&mut ext.replace_allowed) {
-            let before = self.before_replace_event(&then);
-            let kind = before["type"].as_str().unwrap_or_default();
-            if handles_event(&self.extensions, kind) {
-                return self.send_event(Pending::BeforeReplace(then), &before).await;
-            }
-        }
         if !handles_event(&self.extensions, "session_shutdown") {
             return false;
         }
@@ -58,13 +94,7 @@ impl Session {
         let prepared = match self.prepare_replacement(&then) {
             Ok(prepared) => prepared,
             Err(error) => {
-                let command = then.command();
-                self.write(&Response::error(
-                    then.id(),
-                    Some(command),
-                    error.to_string(),
-                ))
-                .await;
+                self.refuse_replacement(then, error.to_string()).await;
                 return true;
             }
         };
@@ -80,10 +110,7 @@ impl Session {
 
     /// The session that replaces the current one, made as `then` says (the current one stays
     /// until the replacement is carried out).
-    fn prepare_replacement(
-        &self,
-        then: &AfterShutdown,
-    ) -> Result<PreparedSession, crate::session::Error> {
+    fn prepare_replacement(&self, then: &AfterShutdown) -> Result<PreparedSession, ReplaceError> {
         let mut store = self.store.clone();
         let mut fork_text = None;
         match then {
@@ -91,12 +118,14 @@ impl Session {
                 store.new_session(parent.as_deref());
             }
             AfterShutdown::Replace(_, Replacement::Switch(path)) => {
-                store = crate::session::SessionStore::open(std::path::Path::new(path), None, None)?;
+                store = self.open_session_file(path)?;
             }
             AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
                 fork_text = store.fork(entry_id)?;
             }
-            AfterShutdown::Replace(_, Replacement::Clone) => store.clone_at_leaf()?,
+            AfterShutdown::Replace(_, Replacement::Clone) => {
+                store.clone_at_leaf()?;
+            }
         }
         Ok(PreparedSession { store, fork_text })
     }
