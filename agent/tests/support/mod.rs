@@ -210,6 +210,11 @@ impl Agent {
         self.send_line(&command.to_string()).await
     }
 
+    /// Takes stdin, to write from another task while this one reads.
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
     /// Closes stdin.
     pub fn close_stdin(&mut self) {
         self.stdin = None;
