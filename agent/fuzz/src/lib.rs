@@ -94,9 +94,8 @@ pub fn stream(api: &'static str, data: &[u8]) {
 fn content_index(delta: &AssistantMessageEvent) -> usize {
     use AssistantMessageEvent as E;
     match delta {
-        E::TextStart(start) | E::ThinkingStart(start) | E::ToolcallStart(start) => {
-            start.content_index
-        }
+        E::TextStart(start) | E::ThinkingStart(start) => start.content_index,
+        E::ToolcallStart(start) => start.content_index,
         E::TextDelta(delta) | E::ThinkingDelta(delta) | E::ToolcallDelta(delta) => {
             delta.content_index
         }
