@@ -111,28 +111,24 @@ fn main() {
                 };
                 let agent = Arc::new(agent);
                 for loaded in &scenarios {
+                    // What this machine lacks for the scenario, when a missing piece skips
+                    // it (with PI_REQUIRE_REFERENCE the run says so as a failure instead).
                     let missing = loaded.scenario.missing_reference_programs();
-                    if name == "reference" && !missing.is_empty() && !pi_reference::required() {
-                        eprintln!(
-                            "NOTE: reference::{} is skipped: it needs {} on PATH",
-                            loaded.scenario.id,
-                            missing.join(", ")
-                        );
-                        let id = format!("{name}::{}", loaded.scenario.id);
-                        trials.push(Trial::test(id, || Ok(())).with_ignored_flag(true));
-                        continue;
-                    }
-                    if name == "ours"
+                    let skip = if pi_reference::required() {
+                        None
+                    } else if name == "reference" && !missing.is_empty() {
+                        Some(format!("it needs {} on PATH", missing.join(", ")))
+                    } else if name == "ours"
                         && loaded.scenario.loads_extensions()
                         && !pi_conformance::scratch::extension_node_found()
-                        && !pi_reference::required()
                     {
-                        eprintln!(
-                            "NOTE: ours::{} is skipped: {}",
-                            loaded.scenario.id,
-                            pi_conformance::run::EXTENSION_NODE_MISSING
-                        );
+                        Some(pi_conformance::run::EXTENSION_NODE_MISSING.to_owned())
+                    } else {
+                        None
+                    };
+                    if let Some(why) = skip {
                         let id = format!("{name}::{}", loaded.scenario.id);
+                        eprintln!("NOTE: {id} is skipped: {why}");
                         trials.push(Trial::test(id, || Ok(())).with_ignored_flag(true));
                         continue;
                     }
