@@ -12,6 +12,8 @@
 
 #[path = "support/broken_clients.rs"]
 mod broken_clients;
+#[path = "support/ours.rs"]
+mod ours;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,16 +38,6 @@ fn reference() -> Option<(PathBuf, PathBuf)> {
         found,
         "the reference install has no Node.js or rpc-client.js where install.sh puts them",
     )
-}
-
-/// Our agent, built: the transcripts come from it.
-fn build_ours() {
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "pi-agent", "--bin", "pi-agent"])
-        .current_dir(repo())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p pi-agent failed");
 }
 
 /// A copy of `files` (from `from`) in `to`, with the broken client's patches applied; each text
@@ -78,7 +70,7 @@ static ONE_RUN: Mutex<()> = Mutex::new(());
 /// Runs the client corpus against every client at once; returns each client's `results.json`.
 fn run_corpus(clients: &[(String, String)], node: &Path, out: &Path) -> BTreeMap<String, Value> {
     let _one = ONE_RUN.lock().unwrap_or_else(PoisonError::into_inner);
-    build_ours();
+    ours::build_ours().unwrap();
     let node_dir = node.parent().unwrap();
     let path = std::env::var("PATH").unwrap_or_default();
     let mut command = Command::new(assert_cmd::cargo::cargo_bin("pi-conformance"));

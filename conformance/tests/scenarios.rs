@@ -2,32 +2,25 @@
 //! reference pi when it is installed. Expected failures come from `conformance/baselines/`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use pi_conformance::agent::{AgentCommand, find_ours, find_reference};
+use pi_conformance::agent::{AgentCommand, find_reference};
 use pi_conformance::baseline::Baseline;
 use pi_conformance::load::{self, Loaded};
 use pi_conformance::run::{Mode, RunOptions, in_releases, run_scenario};
 use pi_conformance::transcript;
 
+#[path = "support/ours.rs"]
+mod ours;
+
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Builds `pi-agent` so that the ours trials run the current code (a no-op when it is fresh).
-fn build_ours() -> Result<AgentCommand, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "pi-agent", "--bin", "pi-agent"])
-        .current_dir(manifest_dir())
-        .status()
-        .map_err(|e| format!("cannot run cargo build -p pi-agent: {e}"))?;
-    if !status.success() {
-        return Err("cargo build -p pi-agent failed".into());
-    }
-    find_ours().map_err(|e| e.to_string())?;
+/// Our agent, built from the current code, as the runner resolves it.
+fn ours_command() -> Result<AgentCommand, String> {
+    ours::build_ours()?;
     AgentCommand::resolve("ours").map_err(|e| e.to_string())
 }
 
@@ -90,7 +83,7 @@ fn main() {
     scenarios.extend(loaded.into_iter().map(Arc::new));
 
     let agents: Vec<(&str, Result<AgentCommand, String>)> = vec![
-        ("ours", build_ours()),
+        ("ours", ours_command()),
         (
             "reference",
             pi_conformance::release::registry()

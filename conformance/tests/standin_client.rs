@@ -11,6 +11,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 
+#[path = "support/ours.rs"]
+mod ours;
+
 /// A scenario of the corpus.
 fn scenario(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,19 +22,6 @@ fn scenario(relative: &str) -> PathBuf {
 }
 
 const UNKNOWN: &str = "errors/errors.001-unknown-command.yaml";
-
-/// Our agent, built when it is not there yet.
-fn ours() -> PathBuf {
-    if let Ok(path) = pi_conformance::agent::find_ours() {
-        return path;
-    }
-    let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "pi-agent", "--bin", "pi-agent"])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p pi-agent failed");
-    pi_conformance::agent::find_ours().unwrap()
-}
 
 /// A running stand-in and the fake client's ends of its pipes.
 struct StandIn {
@@ -50,7 +40,7 @@ impl StandIn {
 
     /// As [`StandIn::start`], with more options before the `--`.
     fn start_with(file: &Path, options: &[&str]) -> Self {
-        ours();
+        ours::build_ours().unwrap();
         let report = tempfile::NamedTempFile::new().unwrap();
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("pi-conformance"))
             .arg("stand-in")

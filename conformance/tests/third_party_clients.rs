@@ -14,9 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use mock_llm::{MockServer, Script};
-use pi_conformance::agent::{AgentCommand, find_ours};
+use pi_conformance::agent::AgentCommand;
 use regex::Regex;
 use serde_json::{Value, json};
+
+#[path = "support/ours.rs"]
+mod ours;
 
 fn client_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/pi-acp")
@@ -38,17 +41,6 @@ fn installed() -> Option<(PathBuf, PathBuf)> {
         "pi-acp is not installed: run conformance/clients/pi-acp/install.sh",
     )?;
     Some((node, entry))
-}
-
-/// Builds pi-agent and returns its path.
-fn ours() -> PathBuf {
-    let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "pi-agent", "--bin", "pi-agent"])
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p pi-agent failed");
-    find_ours().unwrap()
 }
 
 /// What the editor saw with `agent` behind pi-acp, normalised.
@@ -142,7 +134,7 @@ async fn pi_acp_sees_the_same_session_from_both_agents() {
     let Some((node, entry)) = installed() else {
         return;
     };
-    let ours = ours();
+    let ours = ours::build_ours().unwrap();
     let reference = AgentCommand::resolve("reference").unwrap().program;
     let from_ours = drive(&node, &entry, &ours).await;
     let from_reference = drive(&node, &entry, &reference).await;
