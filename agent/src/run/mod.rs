@@ -2,10 +2,10 @@
 //! model's answer, runs the tools it calls, takes steering and follow-up messages from the
 //! session between turns, and reports every event to the session in the reference's order.
 
+mod arguments;
 mod tools;
 
-use pi_rpc_protocol::content::{AssistantContent, TaggedToolCall};
-use pi_rpc_protocol::event::AssistantMessageEvent;
+use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
@@ -343,7 +343,7 @@ async fn stream_assistant(
                 let updates = deltas
                     .into_iter()
                     .map(|mut delta| {
-                        check_arguments(&mut delta, &mut raw_arguments, release);
+                        arguments::check_arguments(&mut delta, &mut raw_arguments, release);
                         Event::MessageUpdate(release.message_update(delta, usage.as_ref()))
                     })
                     .collect();
@@ -353,7 +353,7 @@ async fn stream_assistant(
                 for (index, block) in done.content.iter_mut().enumerate() {
                     if let AssistantContent::ToolCall(call) = block {
                         let raw = raw_arguments.get(&index).map(String::as_str);
-                        release.check_tool_arguments(call, raw);
+                        arguments::check_tool_arguments(call, raw, release);
                     }
                 }
                 release.stamp_response(&mut done, started_at.elapsed(), thinking_level);
@@ -376,27 +376,6 @@ async fn stream_assistant(
         "The provider stream ended without a final message",
     );
     finish_message(emitter, message, started).await
-}
-
-/// Keeps each tool call's arguments text as it streams, and checks it when the call ends (see
-/// [`crate::release::RpcRelease::check_tool_arguments`]).
-fn check_arguments(
-    delta: &mut AssistantMessageEvent,
-    raw_arguments: &mut std::collections::HashMap<usize, String>,
-    release: crate::release::RpcRelease,
-) {
-    match delta {
-        AssistantMessageEvent::ToolcallDelta(part) => raw_arguments
-            .entry(part.content_index)
-            .or_default()
-            .push_str(&part.delta),
-        AssistantMessageEvent::ToolcallEnd(end) => {
-            let TaggedToolCall::ToolCall(call) = &mut end.tool_call;
-            let raw = raw_arguments.get(&end.content_index).map(String::as_str);
-            release.check_tool_arguments(call, raw);
-        }
-        _ => {}
-    }
 }
 
 async fn finish_message(

@@ -53,7 +53,7 @@ impl Session {
             }
             Command::NewSession(new_session) => {
                 let then =
-                    super::extensions::AfterShutdown::NewSession(id, new_session.parent_session);
+                    super::waiting::AfterShutdown::NewSession(id, new_session.parent_session);
                 self.begin_replacement(then).await;
             }
             Command::GetEntries(get) => {
@@ -175,15 +175,15 @@ impl Session {
                 self.respond(id, kind, &text).await;
             }
             Command::SwitchSession(switch) => {
-                let replacement = super::replace::Replacement::Switch(switch.session_path);
+                let replacement = super::waiting::Replacement::Switch(switch.session_path);
                 self.request_replacement(id, replacement).await;
             }
             Command::Fork(fork) => {
-                let replacement = super::replace::Replacement::Fork(fork.entry_id);
+                let replacement = super::waiting::Replacement::Fork(fork.entry_id);
                 self.request_replacement(id, replacement).await;
             }
             Command::Clone(_) => {
-                self.request_replacement(id, super::replace::Replacement::Clone)
+                self.request_replacement(id, super::waiting::Replacement::Clone)
                     .await;
             }
             Command::GetSessionStats(_) => {
@@ -472,7 +472,7 @@ impl Session {
         id: Option<RequestId>,
         parent_session: Option<String>,
     ) {
-        let then = super::extensions::AfterShutdown::NewSession(id.clone(), parent_session.clone());
+        let then = super::waiting::AfterShutdown::NewSession(id.clone(), parent_session.clone());
         if self.shutdown_for_extensions(then, "new").await {
             return;
         }

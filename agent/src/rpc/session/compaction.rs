@@ -13,6 +13,7 @@ use pi_rpc_protocol::response::CompactionResult;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::waiting::CompactionEnd;
 use super::{Deferred, Session, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
@@ -121,16 +122,6 @@ pub(super) struct Finished {
     outcome: Result<Summary, SummaryError>,
     /// The summary is an extension's (`session_before_compact`), not the model's.
     from_extension: bool,
-}
-
-/// A compaction saved, whose `compaction_end` (and answer, or what follows an automatic one)
-/// is still due.
-#[derive(Debug)]
-pub(super) struct CompactionEnd {
-    pub(super) reason: CompactionReason,
-    result: CompactionResult,
-    pub(super) will_retry: bool,
-    reply: Option<Option<RequestId>>,
 }
 
 impl Session {

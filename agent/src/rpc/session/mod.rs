@@ -14,6 +14,7 @@ mod replace;
 mod retry;
 mod start;
 mod stats;
+mod waiting;
 
 pub(crate) use commands::session_name_of;
 
@@ -75,7 +76,7 @@ enum Deferred {
     /// `new_session`: the reset happens, and the answer comes, once the aborted run settled.
     NewSession(Option<RequestId>, Option<String>),
     /// `switch_session`, `fork`, `clone`: carried out once the aborted run settled.
-    Replace(Option<RequestId>, replace::Replacement),
+    Replace(Option<RequestId>, waiting::Replacement),
     /// `compact` (with its custom instructions): starts once the aborted run settled.
     Compact(Option<RequestId>, Option<String>),
 }

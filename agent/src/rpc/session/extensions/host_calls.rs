@@ -7,8 +7,9 @@
 
 use serde_json::{Value, json};
 
-use super::{AfterShutdown, Pending, Session, handles_event};
+use super::{Pending, Session, handles_event};
 use crate::model_resolver::supported_thinking_levels;
+use crate::rpc::session::waiting::{AfterShutdown, Replacement};
 
 impl Session {
     /// Tells the host the model, the thinking level and the levels the model supports, for its
@@ -146,7 +147,6 @@ impl Session {
         entry_id: Option<String>,
         position: Option<&str>,
     ) {
-        use crate::rpc::session::replace::Replacement;
         let replacement = match (session_path, entry_id) {
             (Some(path), _) => Ok(Replacement::Switch(path)),
             (None, Some(entry)) if position == Some("at") => {

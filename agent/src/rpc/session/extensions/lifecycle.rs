@@ -6,9 +6,10 @@ use pi_rpc_protocol::response::BashResult;
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
 
-use super::{AfterReload, AfterShutdown, Pending, Session, handles_event, next_message};
+use super::{AfterReload, Pending, Session, handles_event, next_message};
 use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
-use crate::rpc::session::replace::{ReplaceError, Replacement};
+use crate::rpc::session::replace::ReplaceError;
+use crate::rpc::session::waiting::{AfterShutdown, CompactionEnd, Replacement};
 
 /// A replacement session made before the old session's `session_shutdown` handlers run.
 #[derive(Debug)]
@@ -188,8 +189,8 @@ impl Session {
         &mut self,
         entry: Value,
         from_extension: bool,
-        end: crate::rpc::session::compaction::CompactionEnd,
-    ) -> Option<crate::rpc::session::compaction::CompactionEnd> {
+        end: CompactionEnd,
+    ) -> Option<CompactionEnd> {
         if !handles_event(&self.extensions, "session_compact") {
             return Some(end);
         }
