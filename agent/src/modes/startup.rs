@@ -232,11 +232,7 @@ pub(super) fn session_init(
     startup: Startup,
     store: SessionStore,
 ) -> Result<crate::rpc::session::SessionInit, Stop> {
-    let name = match cli
-        .name
-        .as_deref()
-        .map(crate::rpc::session::session_name_of)
-    {
+    let name = match cli.name.as_deref().map(crate::session::sanitize_name) {
         Some(name) if name.is_empty() => {
             return Err(Stop::error("--name requires a non-empty value".into()));
         }

@@ -225,7 +225,7 @@ impl Session {
                 self.write(&Response::ok(id, kind)).await;
             }
             Command::SetSessionName(set) => {
-                let name = session_name_of(&set.name);
+                let name = crate::session::sanitize_name(&set.name);
                 let name = name.as_str();
                 if name.is_empty() {
                     let response = Response::error(id, Some(kind), "Session name cannot be empty");
@@ -497,12 +497,6 @@ impl Session {
         self.respond_replaced(id, "new_session", &result, "new", previous)
             .await;
     }
-}
-
-/// A session name as the reference keeps it: runs of CR and LF become one space, then
-/// JavaScript's `trim()` (which keeps U+0085 and removes U+FEFF, unlike Rust's).
-pub(crate) fn session_name_of(name: &str) -> String {
-    crate::session::sanitize_name(name)
 }
 
 /// A user message with the prompt's text first, then its images.

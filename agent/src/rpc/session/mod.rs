@@ -16,8 +16,6 @@ mod start;
 mod stats;
 mod waiting;
 
-pub(crate) use commands::session_name_of;
-
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -31,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
+use crate::provider::failure::is_retryable;
 use crate::run::{RunMessage, RunSpec};
 
 /// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
@@ -343,7 +342,7 @@ impl Session {
     async fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
         self.record_custom_message(&message);
         let outline = match &*message {
-            AgentMessage::Assistant(assistant) => Some(retry::outline(assistant)),
+            AgentMessage::Assistant(assistant) => Some(outline(assistant)),
             _ => None,
         };
         let message = crate::session::SharedMessage::from_shared(message);
@@ -384,13 +383,13 @@ impl Session {
                 AgentMessage::Assistant(assistant) => Some(assistant),
                 _ => None,
             })
-            .is_some_and(|assistant| retry::is_retryable(assistant, self.model.context_window))
+            .is_some_and(|assistant| is_retryable(assistant, self.model.context_window))
     }
 
     async fn on_run_finished(&mut self) {
         self.run = None;
         if let Some(message) = self.last_assistant.take() {
-            if retry::is_retryable(&message, self.model.context_window)
+            if is_retryable(&message, self.model.context_window)
                 && self.schedule_retry(&message).await
             {
                 return;
@@ -537,5 +536,24 @@ fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMess
 fn log_store_error<T>(result: crate::session::Result<T>) {
     if let Err(error) = result {
         tracing::warn!(%error, "cannot record the session entry");
+    }
+}
+
+/// What the decisions after a run read of its last assistant message: everything but the
+/// content, which may be large.
+fn outline(message: &AssistantMessage) -> AssistantMessage {
+    AssistantMessage {
+        content: Vec::new(),
+        api: message.api.clone(),
+        provider: message.provider.clone(),
+        model: message.model.clone(),
+        response_model: message.response_model.clone(),
+        usage: message.usage.clone(),
+        stop_reason: message.stop_reason,
+        timestamp: message.timestamp,
+        response_id: message.response_id.clone(),
+        raw_stop_reason: message.raw_stop_reason.clone(),
+        error_message: message.error_message.clone(),
+        extra: message.extra.clone(),
     }
 }

@@ -5,9 +5,10 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::event::{CompactionReason, CompactionStartEvent, Event};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
-use super::super::{Session, retry};
+use super::super::Session;
 use super::{OVERFLOW_AGAIN, end_event};
 use crate::compaction::estimate::{context_tokens, estimate_context};
+use crate::provider::failure::is_context_overflow;
 
 impl Session {
     /// Before a prompt runs, the last assistant message (aborted ones included) gets the
@@ -62,8 +63,7 @@ impl Session {
         let recoverable_length = message.stop_reason == StopReason::Length
             && self.model.max_tokens > 0
             && message.usage.output < self.model.max_tokens;
-        if same_model && (retry::is_context_overflow(message, context_window) || recoverable_length)
-        {
+        if same_model && (is_context_overflow(message, context_window) || recoverable_length) {
             let will_retry = message.stop_reason != StopReason::Stop;
             if !will_retry {
                 return self
