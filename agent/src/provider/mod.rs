@@ -48,6 +48,7 @@ mod partial;
 pub mod replay;
 mod retry;
 pub mod sse;
+mod stream_error;
 pub mod transform;
 pub mod vertex;
 
@@ -61,6 +62,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::config::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions};
 pub use crate::tools::ToolDefinition;
+pub use stream_error::StreamError;
 
 /// Capacity of the event channel returned by [`stream`]: a few bursts of deltas (a burst is
 /// at most 256); a reader slower than the provider holds the provider back rather than the

@@ -24,6 +24,7 @@ use super::partial::PartialMessage;
 use super::{LlmRequest, ProviderEvent, StreamOptions};
 use credentials::Auth;
 use events::BedrockEvents;
+pub(crate) use eventstream::FramingError;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "bedrock-converse-stream";

@@ -9,6 +9,7 @@ mod codex;
 mod codex_status;
 pub(crate) mod events;
 pub(crate) mod request;
+mod terminal;
 
 pub use request::BodyError;
 

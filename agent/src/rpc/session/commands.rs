@@ -59,14 +59,14 @@ impl Session {
             Command::GetEntries(get) => {
                 let streamed = match self.store.entries_json(get.since.as_deref()) {
                     Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
-                    Err(error) => Err(error.to_string()),
+                    Err(error) => Err(error),
                 };
                 self.after_streamed(id, kind, streamed).await;
             }
             Command::GetTree(_) => {
                 let streamed = match self.store.tree_pieces() {
                     Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
-                    Err(error) => Err(error.to_string()),
+                    Err(error) => Err(error),
                 };
                 self.after_streamed(id, kind, streamed).await;
             }
