@@ -53,8 +53,8 @@ pub struct RunSpec {
     pub history: Vec<Arc<AgentMessage>>,
     /// The model, with the headers of its request.
     pub model: Model,
-    /// The provider's API key.
-    pub api_key: Option<String>,
+    /// What authenticates its calls, or why that could not be resolved (each call then fails).
+    pub auth: Result<crate::config::RequestAuth, crate::config::RequestAuthError>,
     /// The system prompt.
     pub system_prompt: String,
     /// The thinking level.
@@ -155,7 +155,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         prompts,
         history,
         model,
-        api_key,
+        auth,
         system_prompt,
         thinking_level,
         session_id,
@@ -221,7 +221,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             };
             let request = LlmRequest {
                 model: model.clone(),
-                api_key: api_key.clone(),
+                auth: auth.clone(),
                 // Rebuilt when extensions registered tools during the run, as in the reference.
                 system_prompt: tool_context
                     .extension_tools

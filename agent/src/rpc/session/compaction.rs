@@ -228,10 +228,10 @@ impl Session {
             cancel: cancel.clone(),
             generation: self.session_generation,
         });
-        let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
+        let crate::config::RequestModel { model, auth } = self.config.registry.resolve(&self.model);
         let summary_context = SummaryContext {
             model,
-            api_key,
+            auth,
             thinking_level: self.thinking_level,
             reserve_tokens,
             retry: self.config.settings.retry(),

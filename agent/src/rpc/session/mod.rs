@@ -460,7 +460,7 @@ impl Session {
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
         let cancel = CancellationToken::new();
         let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
-        let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
+        let crate::config::RequestModel { model, auth } = self.config.registry.resolve(&self.model);
         let prompts = self.with_system_declaration(
             prompts,
             &system_prompt,
@@ -470,7 +470,7 @@ impl Session {
             prompts,
             history: self.messages.shared_typed(),
             model,
-            api_key,
+            auth,
             system_prompt,
             thinking_level: self.thinking_level,
             session_id: self.store.session_id().to_owned(),
