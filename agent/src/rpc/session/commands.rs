@@ -16,7 +16,6 @@ use super::answer::{MessagesJson, stream_answer};
 use super::{Deferred, Session, log_store_error};
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
-    supported_thinking_levels,
 };
 use crate::now_ms;
 use crate::release::{Disposition, Feature};
@@ -109,7 +108,7 @@ impl Session {
             }
             Command::GetAvailableThinkingLevels(_) => {
                 let levels = AvailableThinkingLevels {
-                    levels: supported_thinking_levels(&self.model),
+                    levels: self.thinking_levels(),
                 };
                 self.respond(id, kind, &levels).await;
             }
@@ -118,11 +117,11 @@ impl Session {
                 self.write(&Response::ok(id, kind)).await;
             }
             Command::CycleThinkingLevel(_) => {
-                if !self.model.reasoning {
+                if !self.model_reasons() {
                     self.respond(id, kind, &serde_json::Value::Null).await;
                     return;
                 }
-                let levels = supported_thinking_levels(&self.model);
+                let levels = self.thinking_levels();
                 let next = levels
                     .iter()
                     .position(|level| *level == self.thinking_level)
@@ -140,7 +139,7 @@ impl Session {
                     Some(model) => {
                         let previous = self.model.clone();
                         self.switch_model(model.clone(), None).await;
-                        self.respond_after_model_select(id, kind, &model, &previous, "set")
+                        self.respond_after_model_select(id, kind, &model, previous.as_ref(), "set")
                             .await;
                     }
                     None => {
@@ -272,7 +271,7 @@ impl Session {
 
     fn state(&self) -> SessionState {
         SessionState {
-            model: Some(self.model.clone()),
+            model: Some(self.shown_model().into_owned()),
             thinking_level: self.thinking_level,
             is_streaming: self.streaming,
             is_compacting: self.compaction.is_active(),
@@ -324,8 +323,9 @@ impl Session {
                 .await;
             return;
         }
-        if !self.config.registry.has_auth(&self.model.provider) {
-            let message = no_api_key_message(&self.model.provider);
+        let provider = self.model.as_ref().map(|model| model.provider.as_str());
+        if !provider.is_some_and(|provider| self.config.registry.has_auth(provider)) {
+            let message = no_api_key_message(provider);
             self.write(&Response::error(id, Some("prompt"), message))
                 .await;
             return;
@@ -385,7 +385,11 @@ impl Session {
         }
         let current = candidates
             .iter()
-            .position(|scoped| same_model(&scoped.model, &self.model))
+            .position(|scoped| {
+                self.model
+                    .as_ref()
+                    .is_some_and(|model| same_model(&scoped.model, model))
+            })
             .unwrap_or(0);
         let next = candidates[(current + 1) % candidates.len()].clone();
         let previous = self.model.clone();
@@ -396,19 +400,22 @@ impl Session {
             thinking_level: self.thinking_level,
             is_scoped,
         };
-        self.respond_after_model_select(id, "cycle_model", &result, &previous, "cycle")
+        self.respond_after_model_select(id, "cycle_model", &result, previous.as_ref(), "cycle")
             .await;
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.
     pub(super) async fn set_thinking_level(&mut self, level: ThinkingLevel) {
-        let effective = clamp_thinking_level(&self.model, level);
+        let effective = match &self.model {
+            Some(model) => clamp_thinking_level(model, level),
+            None => ThinkingLevel::Off,
+        };
         if effective == self.thinking_level {
             return;
         }
         self.thinking_level = effective;
         log_store_error(self.store.append_thinking_level_change(effective.as_str()));
-        if self.model.reasoning || effective != ThinkingLevel::Off {
+        if self.model_reasons() || effective != ThinkingLevel::Off {
             self.config.settings.set_default_thinking_level(effective);
         }
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
@@ -424,7 +431,7 @@ impl Session {
     ) {
         let level = if let Some(level) = explicit_level {
             level
-        } else if self.model.reasoning || self.release.has(Feature::ThinkingLevelKept) {
+        } else if self.model_reasons() || self.release.has(Feature::ThinkingLevelKept) {
             self.thinking_level
         } else {
             self.config
@@ -436,7 +443,7 @@ impl Session {
             .settings
             .set_default_model(&model.provider, &model.id);
         log_store_error(self.store.append_model_change(&model.provider, &model.id));
-        self.model = model;
+        self.model = Some(model);
         self.set_thinking_level(level).await;
         self.send_model_state().await;
     }
@@ -515,12 +522,9 @@ fn user_message(
     })
 }
 
-fn no_api_key_message(provider: &str) -> String {
-    let display = if provider == "unknown" {
-        "the selected model"
-    } else {
-        provider
-    };
+/// The error of a prompt without credentials (`provider`: the model's, none without a model).
+fn no_api_key_message(provider: Option<&str>) -> String {
+    let display = provider.unwrap_or("the selected model");
     format!(
         "No API key found for {display}.\n\nGive one with --api-key, in auth.json, as the provider's apiKey in models.json, or in the provider's environment variable."
     )

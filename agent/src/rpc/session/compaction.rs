@@ -228,7 +228,8 @@ impl Session {
             cancel: cancel.clone(),
             generation: self.session_generation,
         });
-        let crate::config::RequestModel { model, auth } = self.config.registry.resolve(&self.model);
+        let crate::config::RequestModel { model, auth } =
+            self.config.registry.resolve(&self.shown_model());
         let summary_context = SummaryContext {
             model,
             auth,

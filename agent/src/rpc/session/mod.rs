@@ -83,7 +83,8 @@ enum Deferred {
 /// The one owner of session state.
 pub struct Session {
     config: Config,
-    model: Model,
+    /// The session's model; `None` when no model is available.
+    model: Option<Model>,
     thinking_level: ThinkingLevel,
     steering_mode: QueueMode,
     follow_up_mode: QueueMode,
@@ -167,7 +168,7 @@ impl Session {
         }
         let mut session = Self {
             config: init.config,
-            model: crate::model_resolver::unknown_model(),
+            model: None,
             thinking_level: ThinkingLevel::Off,
             steering_mode,
             follow_up_mode,
@@ -383,13 +384,13 @@ impl Session {
                 AgentMessage::Assistant(assistant) => Some(assistant),
                 _ => None,
             })
-            .is_some_and(|assistant| is_retryable(assistant, self.model.context_window))
+            .is_some_and(|assistant| is_retryable(assistant, self.shown_model().context_window))
     }
 
     async fn on_run_finished(&mut self) {
         self.run = None;
         if let Some(message) = self.last_assistant.take() {
-            if is_retryable(&message, self.model.context_window)
+            if is_retryable(&message, self.shown_model().context_window)
                 && self.schedule_retry(&message).await
             {
                 return;
@@ -460,7 +461,8 @@ impl Session {
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
         let cancel = CancellationToken::new();
         let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
-        let crate::config::RequestModel { model, auth } = self.config.registry.resolve(&self.model);
+        let crate::config::RequestModel { model, auth } =
+            self.config.registry.resolve(&self.shown_model());
         let prompts = self.with_system_declaration(
             prompts,
             &system_prompt,
@@ -498,12 +500,13 @@ impl Session {
         let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
         context.cancel = cancel;
         context.release = self.release;
-        context.model_accepts_images = Some(self.model.input.iter().any(|kind| kind == "image"));
+        let model = self.shown_model();
+        context.model_accepts_images = Some(model.input.iter().any(|kind| kind == "image"));
         context.agent_dir = Some(self.config.agent_dir.clone());
         context.bash_env = vec![
             ("PI_SESSION_ID".into(), self.store.session_id().to_owned()),
-            ("PI_PROVIDER".into(), self.model.provider.clone()),
-            ("PI_MODEL".into(), self.model.id.clone()),
+            ("PI_PROVIDER".into(), model.provider.clone()),
+            ("PI_MODEL".into(), model.id.clone()),
             (
                 "PI_REASONING_LEVEL".into(),
                 self.thinking_level.as_str().into(),

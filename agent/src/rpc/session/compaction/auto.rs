@@ -49,8 +49,11 @@ impl Session {
         if !self.auto_compaction || (from_run && message.stop_reason == StopReason::Aborted) {
             return false;
         }
-        let context_window = self.model.context_window;
-        let same_model = message.provider == self.model.provider && message.model == self.model.id;
+        let (context_window, max_tokens, same_model) = {
+            let model = self.shown_model();
+            let same = message.provider == model.provider && message.model == model.id;
+            (model.context_window, model.max_tokens, same)
+        };
         let compacted_at = self.latest_compaction_ms();
         // A message older than the latest compaction must not start another one. Timestamps
         // alone cannot tell it: the retry after an overflow compaction can be stamped in the
@@ -61,8 +64,8 @@ impl Session {
             return false;
         }
         let recoverable_length = message.stop_reason == StopReason::Length
-            && self.model.max_tokens > 0
-            && message.usage.output < self.model.max_tokens;
+            && max_tokens > 0
+            && message.usage.output < max_tokens;
         if same_model && (is_context_overflow(message, context_window) || recoverable_length) {
             let will_retry = message.stop_reason != StopReason::Stop;
             if !will_retry {

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::{AfterReload, Pending, Session, handles_event, next_message};
 use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
+use crate::model_resolver::same_model;
 use crate::rpc::session::replace::ReplaceError;
 use crate::rpc::session::waiting::{AfterShutdown, CompactionEnd, Replacement};
 
@@ -325,7 +326,7 @@ impl Session {
         id: Option<RequestId>,
         command: &'static str,
         data: &T,
-        previous: &pi_rpc_protocol::model::Model,
+        previous: Option<&pi_rpc_protocol::model::Model>,
         source: &str,
     ) {
         if let Some(event) = self.model_select_event(previous, source) {
@@ -342,17 +343,18 @@ impl Session {
     /// `previous` and some extension handles it.
     pub(in crate::rpc::session) fn model_select_event(
         &self,
-        previous: &pi_rpc_protocol::model::Model,
+        previous: Option<&pi_rpc_protocol::model::Model>,
         source: &str,
     ) -> Option<Value> {
-        let changed = previous.provider != self.model.provider || previous.id != self.model.id;
+        let model = self.model.as_ref()?;
+        let changed = previous.is_none_or(|previous| !same_model(previous, model));
         if !changed || !handles_event(&self.extensions, "model_select") {
             return None;
         }
         let mut event = serde_json::Map::new();
         event.insert("type".into(), "model_select".into());
-        event.insert("model".into(), json!(self.model));
-        if previous.provider != "unknown" {
+        event.insert("model".into(), json!(model));
+        if let Some(previous) = previous {
             event.insert("previousModel".into(), json!(previous));
         }
         event.insert("source".into(), source.into());
