@@ -382,7 +382,7 @@ async fn call(
         system_prompt: SYSTEM_PROMPT.to_owned(),
         messages: vec![std::sync::Arc::new(AgentMessage::User(UserMessage {
             content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(prompt))]),
-            timestamp: crate::now_ms(),
+            timestamp: crate::js::now_ms(),
             extra: Default::default(),
         }))],
         tools: Vec::new(),
@@ -464,7 +464,7 @@ async fn complete(context: &SummaryContext, request: LlmRequest) -> AssistantMes
         response_model: None,
         usage: Usage::default(),
         stop_reason: StopReason::Error,
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         response_id: None,
         raw_stop_reason: None,
         error_message: Some("The provider stream ended without a final message".into()),

@@ -6,10 +6,10 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::Stop;
+use super::report;
 use crate::cli::Cli;
 use crate::config::{self, Config};
 use crate::model_resolver::{self, Diagnostic, Startup};
-use crate::report;
 use crate::session::select::{SessionPlace, Target};
 use crate::session::{self, SessionStore};
 

@@ -226,11 +226,3 @@ pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
         .stored_variable(name)
         .or_else(|| crate::config::ambient::env(name))
 }
-
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_millis() as u64)
-        .unwrap_or(0)
-}

@@ -4,7 +4,7 @@
 
 use pi_rpc_protocol::message::AssistantMessage;
 
-use super::bedrock::FramingError;
+use super::bedrock::eventstream::FramingError;
 use super::json::JsonError;
 
 /// A failed stream, worded as the format's SDK words it.

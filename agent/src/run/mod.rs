@@ -401,7 +401,7 @@ fn failed_message(model: &Model, stop_reason: StopReason, error: &str) -> Assist
         response_model: None,
         usage: Default::default(),
         stop_reason,
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         response_id: None,
         raw_stop_reason: None,
         error_message: Some(error.to_owned()),

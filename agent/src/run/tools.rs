@@ -206,7 +206,7 @@ fn result_message(
         usage: None,
         is_error: outcome.is_error,
         duration_ms: release.duration(took),
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         extra: Map::new(),
     }
 }

@@ -100,7 +100,7 @@ impl BedrockEvents {
         }
         let entry = json!({
             "type": "bedrock_response_failure",
-            "timestamp": super::super::now_ms(),
+            "timestamp": crate::js::now_ms(),
             "details": details,
         });
         partial

@@ -284,7 +284,7 @@ impl GeminiEvents {
                         other => other.to_string(),
                     })
                     .unwrap_or_else(|| "undefined".to_owned());
-                format!("{raw_name}_{}_{n}", super::super::now_ms())
+                format!("{raw_name}_{}_{n}", crate::js::now_ms())
             }
         };
         let arguments = match call.get("args") {

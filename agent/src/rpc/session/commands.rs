@@ -14,10 +14,10 @@ use serde::Serialize;
 
 use super::answer::{MessagesJson, stream_answer};
 use super::{Deferred, Session, log_store_error};
+use crate::js::now_ms;
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
 };
-use crate::now_ms;
 use crate::release::{Disposition, Feature};
 
 /// The error of a prompt sent while a run is in progress without `streamingBehavior`.
