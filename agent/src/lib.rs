@@ -11,6 +11,7 @@ pub mod extensions;
 mod js;
 pub mod model_resolver;
 pub mod modes;
+mod paths;
 pub mod provider;
 pub mod release;
 pub mod resources;

@@ -69,14 +69,14 @@ fn session_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     let given = cli
         .session_dir
         .as_ref()
-        .map(|dir| session::paths::text(dir))
+        .map(|dir| crate::paths::text(dir))
         .or_else(|| {
             std::env::var(SESSION_DIR_ENV)
                 .ok()
                 .filter(|d| !d.is_empty())
         })
         .or_else(|| config.settings.session_dir())?;
-    Some(PathBuf::from(session::paths::expand_tilde(&given)))
+    Some(PathBuf::from(crate::paths::expand_tilde(&given)))
 }
 
 /// The session the flags choose, opened or created, with the reference's words when that
