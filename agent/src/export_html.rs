@@ -14,8 +14,8 @@ use pi_rpc_protocol::session::SessionEntry;
 use serde_json::{Value, json};
 use thiserror::Error;
 
+use crate::paths::{PathError, create_regular_file};
 use crate::session::SessionStore;
-use crate::session::paths::{PathError, create_regular_file};
 use crate::tools::ToolDefinition;
 
 /// Why a session cannot be exported; the text is what the client sees.
@@ -45,7 +45,7 @@ pub fn export(
         return Err(ExportError::NothingYet);
     }
     let path = match output_path.filter(|path| !path.is_empty()) {
-        Some(path) => crate::session::paths::expand_tilde(path),
+        Some(path) => crate::paths::expand_tilde(path),
         None => {
             let stem = file
                 .file_name()

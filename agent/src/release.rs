@@ -263,51 +263,6 @@ impl RpcRelease {
         took.filter(|_| self.has(Feature::Durations))
             .map(|took| u64::try_from(took.as_millis()).unwrap_or(u64::MAX))
     }
-
-    /// The tool result's data for programmatic callers, when this release shows it.
-    fn structured(self, outcome: &crate::tools::ToolOutcome) -> Option<&serde_json::Value> {
-        let structured = outcome.structured.as_ref()?;
-        self.has(structured.since).then_some(&structured.value)
-    }
-
-    /// Whether a failure was returned by the tool (with its data) rather than raised, which
-    /// changes how the releases that show the data show it.
-    fn returned_failure(self, outcome: &crate::tools::ToolOutcome) -> bool {
-        outcome.is_error && self.structured(outcome).is_some()
-    }
-
-    /// The `result` of `tool_execution_end`: `{content, details}` (without `details` when the
-    /// tool gave none); with `structuredContent` where the release shows it (`bash` from
-    /// 0.99.1, `read` from 1.3.0), and `isError` on a failure the tool returned, which has no
-    /// `details` rather than `{}`.
-    pub fn tool_result_value(self, outcome: &crate::tools::ToolOutcome) -> serde_json::Value {
-        let mut result = serde_json::Map::new();
-        result.insert(
-            "content".into(),
-            serde_json::to_value(&outcome.content).unwrap_or_default(),
-        );
-        if let Some(details) = self.tool_result_details(outcome) {
-            result.insert("details".into(), details);
-        }
-        if let Some(structured) = self.structured(outcome) {
-            result.insert("structuredContent".into(), structured.clone());
-            if outcome.is_error {
-                result.insert("isError".into(), true.into());
-            }
-        }
-        serde_json::Value::Object(result)
-    }
-
-    /// The `details` of a tool's result: a failure the tool returned has none from 1.3.0.
-    pub fn tool_result_details(
-        self,
-        outcome: &crate::tools::ToolOutcome,
-    ) -> Option<serde_json::Value> {
-        if self.returned_failure(outcome) {
-            return None;
-        }
-        outcome.details.clone()
-    }
 }
 
 impl RpcRelease {
@@ -339,35 +294,6 @@ impl RpcRelease {
                 "builtin",
             ),
         ]
-    }
-}
-
-/// The key of a tool call whose arguments are not valid JSON (from 1.3.0).
-pub const ARGUMENTS_ERROR: &str = "argumentsError";
-
-impl RpcRelease {
-    /// From 1.3.0 a tool call whose streamed arguments (`raw`) are not valid JSON (once raw
-    /// control characters and bad escapes in strings are repaired, as before) keeps them
-    /// unparsed: empty `arguments`, and `argumentsError` saying why, with the text received.
-    /// Before, the arguments completed from the truncated text stand.
-    pub fn check_tool_arguments(
-        self,
-        call: &mut pi_rpc_protocol::content::ToolCall,
-        raw: Option<&str>,
-    ) {
-        let Some(raw) = raw.filter(|_| self.has(Feature::ArgumentsError)) else {
-            return;
-        };
-        if raw.trim().is_empty() {
-            return;
-        }
-        if let Err(error) = crate::provider::json::parse_with_repair(raw) {
-            call.arguments = serde_json::Map::new();
-            call.extra.insert(
-                ARGUMENTS_ERROR.into(),
-                format!("{error}\n\nReceived arguments:\n{raw}").into(),
-            );
-        }
     }
 }
 

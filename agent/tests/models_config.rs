@@ -135,7 +135,7 @@ fn overrides_and_provider_compat_change_a_builtin_model_in_the_reference_key_ord
         pi_rpc_protocol::json::to_string(&sonnet).unwrap(),
         r#"{"id":"claude-sonnet-4-6","name":"Sonnet via proxy","api":"anthropic-messages","provider":"anthropic","baseUrl":"http://proxy","reasoning":true,"input":["text","image"],"cost":{"input":1,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":50000,"maxTokens":1000,"thinkingLevelMap":{"max":"max","xhigh":"xhigh"},"compat":{"forceAdaptiveThinking":true,"supportsStrictTools":true,"supportsLongCacheRetention":false,"supportsEagerToolInputStreaming":false},"samplingParams":{"temperature":0.5}}"#
     );
-    let request = registry.model_for_request(&sonnet);
+    let request = registry.resolve(&sonnet).model;
     assert_eq!(
         request.sampling_params,
         Some(json!({"temperature": 0.5}).as_object().unwrap().clone())
@@ -188,10 +188,14 @@ fn model_compat_merges_over_provider_compat_and_routing_objects_key_by_key() {
 fn request_headers(text: &str) -> Result<Value, String> {
     let (registry, warnings, _dir) = load(text);
     assert!(warnings.is_empty(), "{warnings:?}");
-    let request = registry.model_for_request(&model(&registry, "mock", "m1"));
-    match request.extra.get(ModelRegistry::REQUEST_ERROR_KEY) {
-        Some(Value::String(message)) => Err(message.clone()),
-        _ => Ok(request.headers.map(Value::Object).unwrap_or(Value::Null)),
+    let request = registry.resolve(&model(&registry, "mock", "m1"));
+    match request.auth {
+        Err(error) => Err(error.to_string()),
+        Ok(_) => Ok(request
+            .model
+            .headers
+            .map(Value::Object)
+            .unwrap_or(Value::Null)),
     }
 }
 

@@ -22,7 +22,7 @@ fn chat_model(definition: Value) -> Model {
     std::fs::write(dir.path().join("models.json"), file.to_string()).unwrap();
     let (registry, warnings) = ModelRegistry::load(dir.path());
     assert!(warnings.is_empty(), "{warnings:?}");
-    registry.model_for_request(registry.find("mock", "m1").unwrap())
+    registry.resolve(registry.find("mock", "m1").unwrap()).model
 }
 
 fn body(model: &Model, level: ThinkingLevel) -> Value {

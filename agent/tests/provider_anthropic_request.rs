@@ -83,7 +83,7 @@ async fn a_header_with_a_key_replaces_the_api_key() {
             .clone(),
     );
     let mut request = request(model, "hi");
-    request.api_key = None;
+    request.auth = Ok(Default::default());
     let events = run(request).await;
     assert_eq!(done(&events).stop_reason, StopReason::Stop);
     let received = server.received_requests().await.unwrap();
@@ -126,7 +126,10 @@ fn adaptive_thinking_models_send_an_effort_and_no_budget() {
 #[test]
 fn a_subscription_token_speaks_as_claude_code() {
     let mut request = request(model("http://127.0.0.1:9"), "hi");
-    request.api_key = Some("sk-ant-oat01-secret".to_owned());
+    request.auth = Ok(pi_agent::config::RequestAuth {
+        api_key: Some("sk-ant-oat01-secret".to_owned()),
+        ..Default::default()
+    });
     request.tools = tools(&[json!({
         "name": "read", "description": "Read a file",
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},

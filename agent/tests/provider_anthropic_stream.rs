@@ -152,7 +152,7 @@ async fn a_utf8_character_split_across_reads_survives() {
 async fn a_missing_key_fails_before_any_request() {
     let mock = server(json!({"responses": [{"text": "never"}]})).await;
     let mut request = request(model(&mock.uri()), "hi");
-    request.api_key = None;
+    request.auth = Ok(Default::default());
     let events = run(request).await;
     assert!(!started(&events));
     assert_eq!(

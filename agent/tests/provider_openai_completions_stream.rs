@@ -125,7 +125,7 @@ async fn every_framing_quirk_gives_the_same_events() {
 async fn a_missing_key_fails_before_any_request() {
     let mock = server(json!({"responses": [{"text": "never"}]})).await;
     let mut request = request(model(&mock.uri()), "hi");
-    request.api_key = None;
+    request.auth = Ok(Default::default());
     let events = run(request).await;
     assert_eq!(events.len(), 1);
     let message = done(&events);

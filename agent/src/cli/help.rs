@@ -2,7 +2,7 @@
 
 /// The help text, ending with a newline.
 pub fn help_text() -> String {
-    let version = crate::PI_VERSION;
+    let version = super::PI_VERSION;
     format!(
         "pi-agent {version}: a pi-compatible coding agent (read, bash, edit, write and more)
 

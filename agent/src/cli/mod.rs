@@ -18,6 +18,10 @@ use pi_rpc_protocol::model::ThinkingLevel;
 
 pub use help::help_text;
 
+/// The version of pi whose command line, protocol and session format pi-agent implements:
+/// what `--version` prints, since clients compare it with the pi version they support.
+pub const PI_VERSION: &str = "0.84.1";
+
 /// `--mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {

@@ -88,8 +88,8 @@ const TOOL_RESULT_CHARS: usize = 2000;
 pub struct SummaryContext {
     /// The session's model (its request form).
     pub model: Model,
-    /// Its API key.
-    pub api_key: Option<String>,
+    /// What authenticates its calls, or why that could not be resolved.
+    pub auth: Result<crate::config::RequestAuth, crate::config::RequestAuthError>,
     /// The session's thinking level.
     pub thinking_level: ThinkingLevel,
     /// `compaction.reserveTokens`, which bounds the length of a summary.
@@ -378,11 +378,11 @@ async fn call(
     };
     let request = LlmRequest {
         model,
-        api_key: context.api_key.clone(),
+        auth: context.auth.clone(),
         system_prompt: SYSTEM_PROMPT.to_owned(),
         messages: vec![std::sync::Arc::new(AgentMessage::User(UserMessage {
             content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(prompt))]),
-            timestamp: crate::now_ms(),
+            timestamp: crate::js::now_ms(),
             extra: Default::default(),
         }))],
         tools: Vec::new(),
@@ -464,7 +464,7 @@ async fn complete(context: &SummaryContext, request: LlmRequest) -> AssistantMes
         response_model: None,
         usage: Usage::default(),
         stop_reason: StopReason::Error,
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         response_id: None,
         raw_stop_reason: None,
         error_message: Some("The provider stream ended without a final message".into()),

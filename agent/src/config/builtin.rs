@@ -10,7 +10,7 @@
 //! `baseUrl` where they differ from its provider's. Everything a model has beyond the typed
 //! fields (`thinkingLevelMap`, `compat`, `headers`) stays in [`Model::extra`], after `maxTokens`,
 //! where the reference reports it; the request model moves it back into the typed fields (see
-//! `ModelRegistry::model_for_request`).
+//! `ModelRegistry::resolve`).
 
 use std::ops::Deref;
 use std::sync::OnceLock;

@@ -14,7 +14,7 @@ pub mod values;
 
 use std::path::{Path, PathBuf};
 
-pub use models::ModelRegistry;
+pub use models::{ModelRegistry, RequestAuth, RequestAuthError, RequestModel};
 pub use settings::{
     ResourceEntries, RetrySettings, Settings, deep_merge, migrate, resource_entries,
 };

@@ -11,6 +11,9 @@ use super::values;
 
 mod errors;
 mod file;
+mod request;
+
+pub use request::{RequestAuth, RequestAuthError, RequestModel};
 
 /// One provider: its models and how to authenticate.
 #[derive(Debug, Clone)]
@@ -49,18 +52,6 @@ pub struct ModelRegistry {
 }
 
 impl ModelRegistry {
-    /// The key of the request model's `extra` holding why its key or headers could not be
-    /// resolved (taken out by the provider call, which fails with it).
-    pub const REQUEST_ERROR_KEY: &str = "\u{1}requestError";
-
-    /// The key of the request model's `extra` holding the path of the `auth.json` whose OAuth
-    /// login gave the key (the provider call refreshes it there when it expires).
-    pub const OAUTH_STORE_KEY: &str = "\u{1}oauthStore";
-
-    /// The key of the request model's `extra` holding the variables stored with the provider's
-    /// `auth.json` key (a Cloudflare account id, an AWS profile, a Vertex project).
-    pub const STORED_ENV_KEY: &str = "\u{1}storedEnv";
-
     /// Loads `models.json` and `auth.json` from the agent folder. Problems become warnings.
     pub fn load(agent_dir: &Path) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
@@ -168,18 +159,11 @@ impl ModelRegistry {
         }
     }
 
-    /// The model as the provider module needs it: the reported model plus the resolved extra
-    /// headers of its provider and of the model itself. A value that cannot be resolved (a
-    /// missing variable, a failing command) is recorded under [`Self::REQUEST_ERROR_KEY`] in
-    /// `extra`, with the reference's text; the provider call then fails with it.
-    pub fn model_for_request(&self, model: &Model) -> Model {
-        self.request_model_and_key(model).0
-    }
-
-    /// [`Self::model_for_request`] and the API key for it, each value resolved once: a
-    /// `!command` key runs once a call, as the reference resolves it once a request (and not
-    /// again for [`Self::api_key`]).
-    pub fn request_model_and_key(&self, model: &Model) -> (Model, Option<String>) {
+    /// The model as one call sends it and what authenticates the call, each value resolved
+    /// once: a `!command` key runs once a call, as the reference resolves it once a request (and
+    /// not again for [`Self::api_key`]). A value that cannot be resolved (a missing variable, a
+    /// failing command) is the call's error, with the reference's text.
+    pub fn resolve(&self, model: &Model) -> RequestModel {
         let mut request_model = model.clone();
         // Built-in models keep these in `extra` to report them in the reference's key order.
         if let Some(Value::Object(map)) = request_model.extra.remove("thinkingLevelMap") {
@@ -195,42 +179,31 @@ impl ModelRegistry {
             Some(Value::Object(map)) => map,
             _ => Map::new(),
         };
+        let mut auth = RequestAuth::default();
         match self.stored.get(&model.provider) {
-            Some(super::stored::Stored::OAuth { .. }) => {
-                if let Some(path) = &self.auth_path {
-                    let path = Value::from(path.to_string_lossy().into_owned());
-                    request_model
-                        .extra
-                        .insert(Self::OAUTH_STORE_KEY.into(), path);
-                }
-            }
-            Some(super::stored::Stored::ApiKey { env, .. }) if !env.is_empty() => {
-                request_model
-                    .extra
-                    .insert(Self::STORED_ENV_KEY.into(), Value::Object(env.clone()));
-            }
+            Some(super::stored::Stored::OAuth { .. }) => auth.oauth_store = self.auth_path.clone(),
+            Some(super::stored::Stored::ApiKey { env, .. }) => auth.stored_env = env.clone(),
             _ => {}
         }
         let Some(provider) = self.provider(&model.provider) else {
-            let key = self.api_key(&model.provider);
-            return (request_model, key);
+            auth.api_key = self.api_key(&model.provider);
+            return RequestModel {
+                model: request_model,
+                auth: Ok(auth),
+            };
         };
-        match self.request_headers(provider, model) {
-            Ok((headers, key)) => {
-                let mut all = builtin_headers;
-                all.extend(headers);
-                if !all.is_empty() {
-                    request_model.headers = Some(all);
-                }
-                (request_model, key)
+        let auth = self.request_headers(provider, model).map(|(headers, key)| {
+            let mut all = builtin_headers;
+            all.extend(headers);
+            if !all.is_empty() {
+                request_model.headers = Some(all);
             }
-            Err(message) => {
-                // The call fails with this message before any key is needed.
-                request_model
-                    .extra
-                    .insert(Self::REQUEST_ERROR_KEY.into(), Value::from(message));
-                (request_model, None)
-            }
+            auth.api_key = key;
+            auth
+        });
+        RequestModel {
+            model: request_model,
+            auth,
         }
     }
 
@@ -241,10 +214,11 @@ impl ModelRegistry {
         &self,
         provider: &Provider,
         model: &Model,
-    ) -> Result<(Map<String, Value>, Option<String>), String> {
+    ) -> Result<(Map<String, Value>, Option<String>), RequestAuthError> {
         let name = &provider.name;
-        let auth_failed = |error: values::ResolveError| {
-            format!("API key auth failed for provider {name}: {error}")
+        let auth_failed = |source: values::ResolveError| RequestAuthError::Provider {
+            provider: name.clone(),
+            source,
         };
         let mut headers = Map::new();
         let stored_key = self.stored.get(name).and_then(|s| s.key()).is_some();
@@ -273,14 +247,14 @@ impl ModelRegistry {
         if provider.auth_header {
             let key = key
                 .as_deref()
-                .ok_or_else(|| format!("No API key found for \"{name}\""))?;
+                .ok_or_else(|| RequestAuthError::NoKeyForHeader(name.clone()))?;
             headers.insert("Authorization".into(), Value::from(format!("Bearer {key}")));
         }
         for (header, value) in provider.model_headers.get(&model.id).into_iter().flatten() {
             let raw = value.as_str().unwrap_or_default();
             let description = format!("model \"{name}/{}\" header \"{header}\"", model.id);
-            let resolved =
-                values::resolve_or_error(raw, &description).map_err(|error| error.to_string())?;
+            let resolved = values::resolve_or_error(raw, &description)
+                .map_err(RequestAuthError::ModelHeader)?;
             headers.insert(header.clone(), Value::from(resolved));
         }
         Ok((headers, key))
@@ -364,9 +338,9 @@ mod tests {
         let (registry, warnings) = ModelRegistry::load(dir.path());
         assert!(warnings.is_empty(), "{warnings:?}");
         let model = registry.find("cmd", "m").unwrap().clone();
-        let (request_model, key) = registry.request_model_and_key(&model);
-        assert_eq!(key.as_deref(), Some("the-key"));
-        let headers = request_model.headers.unwrap();
+        let request = registry.resolve(&model);
+        assert_eq!(request.auth.unwrap().api_key.as_deref(), Some("the-key"));
+        let headers = request.model.headers.unwrap();
         assert_eq!(headers["Authorization"], "Bearer the-key");
         assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\n");
     }

@@ -36,9 +36,9 @@ pub struct StreamOptions {
     /// Settings `images.blockImages`: images in user messages and tool results are replaced by
     /// a text placeholder in what the model is sent (the session keeps them).
     pub block_images: bool,
-    /// After a burst of deltas carrying a megabyte or more, the stream sends
-    /// [`ProviderEvent::Written`](crate::provider::ProviderEvent::Written) and reads on only once
-    /// its consumer has written them out: a flood holds one long delta in memory at a time.
+    /// After a burst of deltas carrying a megabyte or more, the stream sends the provider's
+    /// `ProviderEvent::Written` and reads on only once its consumer has written them out: a
+    /// flood holds one long delta in memory at a time.
     pub paced: bool,
 }
 

@@ -1,9 +1,17 @@
 //! Timestamps as the reference writes them: `Date.prototype.toISOString()` (UTC, milliseconds,
 //! `Z`), and the few ISO 8601 forms `Date.parse` reads back from session files.
 
+/// `Date.now()`: milliseconds since the Unix epoch (the crate's one clock).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub fn now_iso() -> String {
-    format_iso(i64::try_from(crate::now_ms()).unwrap_or(i64::MAX))
+    format_iso(i64::try_from(now_ms()).unwrap_or(i64::MAX))
 }
 
 /// Formats milliseconds since the epoch as `toISOString()` does (years 0..=9999).

@@ -8,6 +8,7 @@ mod json;
 mod number;
 mod value;
 
+pub use date::now_ms;
 pub use json::key_order;
 pub(crate) use json::{stringify, stringify_pretty};
 pub(crate) use number::{number_to_string, number_value, string_to_number};

@@ -17,10 +17,8 @@ pub enum Diagnostic {
 /// The model and thinking level a new session starts with.
 #[derive(Debug, Clone)]
 pub struct Startup {
-    /// The model (the `unknown` placeholder when none is available).
-    pub model: Model,
-    /// Whether `model` is a real model.
-    pub has_model: bool,
+    /// The model; `None` when none is available.
+    pub model: Option<Model>,
     /// The effective thinking level.
     pub thinking_level: ThinkingLevel,
     /// What to print on stderr.
@@ -101,16 +99,14 @@ pub fn select_startup(
     match model {
         Some(model) => Startup {
             thinking_level: clamp_thinking_level(&model, level),
-            model,
-            has_model: true,
+            model: Some(model),
             diagnostics,
             scoped_models,
             cli_model,
             cli_thinking_level,
         },
         None => Startup {
-            model: unknown_model(),
-            has_model: false,
+            model: None,
             thinking_level: ThinkingLevel::Off,
             diagnostics,
             scoped_models,

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use super::Stop;
-use crate::session::{SessionStore, paths};
+use crate::paths;
+use crate::session::SessionStore;
 
 /// Writes the page and says where (`Exported to: <path>` on stdout); the reference's errors
 /// otherwise (`File not found: <path>`, a file that is not a session).

@@ -15,7 +15,6 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use crate::cli::{AppMode, Cli, Diagnostic};
-use crate::report;
 
 /// Why start-up stops before a mode runs.
 #[derive(Debug)]
@@ -89,7 +88,7 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
             .as_deref()
             .and_then(|text| text.parse::<crate::release::RpcRelease>().ok())
             .map_or_else(
-                || crate::PI_VERSION.to_owned(),
+                || crate::cli::PI_VERSION.to_owned(),
                 |release| release.to_string(),
             );
         write_stdout(format!("{release}\n").as_bytes());
@@ -212,4 +211,12 @@ fn write_stdout(bytes: &[u8]) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(bytes);
     let _ = stdout.flush();
+}
+
+/// Writes one line to stderr (start-up messages meant for a person, as the reference prints them).
+fn report(line: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    // Nothing sensible is left to do when stderr itself is gone.
+    let _ = writeln!(stderr, "{line}");
 }

@@ -16,9 +16,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
 use super::Stop;
+use super::report;
 use crate::cli::Cli;
 use crate::config::Config;
-use crate::report;
 use crate::rpc::session::{Session, SessionInit};
 
 /// What print mode sends: the first prompt (piped stdin, `@file` contents and the first

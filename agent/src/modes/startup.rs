@@ -6,10 +6,10 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::Stop;
+use super::report;
 use crate::cli::Cli;
 use crate::config::{self, Config};
 use crate::model_resolver::{self, Diagnostic, Startup};
-use crate::report;
 use crate::session::select::{SessionPlace, Target};
 use crate::session::{self, SessionStore};
 
@@ -69,14 +69,14 @@ fn session_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     let given = cli
         .session_dir
         .as_ref()
-        .map(|dir| session::paths::text(dir))
+        .map(|dir| crate::paths::text(dir))
         .or_else(|| {
             std::env::var(SESSION_DIR_ENV)
                 .ok()
                 .filter(|d| !d.is_empty())
         })
         .or_else(|| config.settings.session_dir())?;
-    Some(PathBuf::from(session::paths::expand_tilde(&given)))
+    Some(PathBuf::from(crate::paths::expand_tilde(&given)))
 }
 
 /// The session the flags choose, opened or created, with the reference's words when that
@@ -232,11 +232,7 @@ pub(super) fn session_init(
     startup: Startup,
     store: SessionStore,
 ) -> Result<crate::rpc::session::SessionInit, Stop> {
-    let name = match cli
-        .name
-        .as_deref()
-        .map(crate::rpc::session::session_name_of)
-    {
+    let name = match cli.name.as_deref().map(crate::session::sanitize_name) {
         Some(name) if name.is_empty() => {
             return Err(Stop::error("--name requires a non-empty value".into()));
         }

@@ -148,7 +148,7 @@ pub(crate) async fn run(
     tx: mpsc::Sender<ProviderEvent>,
 ) {
     let partial = PartialMessage::new(&request.model);
-    let Some(key) = request.api_key.clone().filter(|key| !key.is_empty()) else {
+    let Some(key) = request.api_key().filter(|key| !key.is_empty()) else {
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     };

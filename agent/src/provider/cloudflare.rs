@@ -30,7 +30,7 @@ pub(super) fn prepare(request: &mut LlmRequest) {
             request.model.base_url = request.model.base_url.replace(&placeholder, &value);
         }
     }
-    if gateway && let Some(key) = request.api_key.take() {
+    if gateway && let Some(key) = request.take_api_key() {
         let headers = request.model.headers.get_or_insert_with(Map::new);
         headers.insert(
             "cf-aig-authorization".into(),

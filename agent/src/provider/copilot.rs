@@ -36,15 +36,19 @@ pub(super) fn prepare(request: &mut LlmRequest) {
         AgentMessage::ToolResult(result) => result.content.iter().any(is_image),
         _ => false,
     });
+    // Anthropic's wire format takes the token as a bearer header instead of a key.
+    let bearer = if request.model.api == super::anthropic::API {
+        request.take_api_key().filter(|key| !key.is_empty())
+    } else {
+        None
+    };
     let headers = request.model.headers.get_or_insert_with(Map::new);
     headers.insert("X-Initiator".into(), Value::from(initiator));
     headers.insert("Openai-Intent".into(), Value::from("conversation-edits"));
     if has_images {
         headers.insert("Copilot-Vision-Request".into(), Value::from("true"));
     }
-    if request.model.api == super::anthropic::API
-        && let Some(key) = request.api_key.take().filter(|key| !key.is_empty())
-    {
+    if let Some(key) = bearer {
         headers.insert("Authorization".into(), Value::from(format!("Bearer {key}")));
     }
 }
@@ -65,7 +69,10 @@ mod tests {
             "contextWindow": 1000, "maxTokens": 100, "headers": {"User-Agent": "ua"}});
         LlmRequest {
             model: serde_json::from_value(model).unwrap(),
-            api_key: Some("token".into()),
+            auth: Ok(crate::config::RequestAuth {
+                api_key: Some("token".into()),
+                ..Default::default()
+            }),
             system_prompt: String::new(),
             messages: serde_json::from_value::<Vec<AgentMessage>>(messages)
                 .unwrap()
@@ -100,7 +107,7 @@ mod tests {
             json!({"User-Agent": "ua", "X-Initiator": "agent", "Openai-Intent": "conversation-edits",
                 "Copilot-Vision-Request": "true"})
         );
-        assert_eq!(request.api_key.as_deref(), Some("token"));
+        assert_eq!(request.api_key().as_deref(), Some("token"));
     }
 
     #[test]
@@ -108,12 +115,12 @@ mod tests {
         let user = json!([{"role": "user", "content": "hi", "timestamp": 1}]);
         let mut copilot = request(PROVIDER, "anthropic-messages", user.clone());
         prepare(&mut copilot);
-        assert_eq!(copilot.api_key, None);
+        assert_eq!(copilot.api_key(), None);
         assert_eq!(headers(&copilot)["Authorization"], "Bearer token");
         assert_eq!(headers(&copilot)["X-Initiator"], "user");
         let mut other = request("anthropic", "anthropic-messages", user);
         prepare(&mut other);
         assert_eq!(headers(&other), json!({"User-Agent": "ua"}));
-        assert_eq!(other.api_key.as_deref(), Some("token"));
+        assert_eq!(other.api_key().as_deref(), Some("token"));
     }
 }

@@ -23,6 +23,7 @@ use super::json::js_key_order;
 use super::partial::PartialMessage;
 use super::retry::{AttemptError, Decision, decide};
 use super::sse::{SseDecoder, SseEvent};
+use super::stream_error::StreamError;
 use super::{ProviderEvent, StreamOptions};
 
 /// The most deltas one `Deltas` event carries.
@@ -47,12 +48,16 @@ pub(crate) const ABORTED_WHILE_STREAMING: &str = "This operation was aborted";
 /// A wire format's part of a streamed exchange.
 pub(crate) trait WireFormat: Send {
     /// Handles one decoded event: updates `partial` and queues its deltas. An error ends the
-    /// message with `stopReason: "error"` and the text as `errorMessage`.
-    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String>;
+    /// message with `stopReason: "error"` and the error's text as `errorMessage`.
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        partial: &mut PartialMessage,
+    ) -> Result<(), StreamError>;
 
     /// The body ended: checks that the stream was complete and sets the final stop reason.
     /// Deltas it queues are sent before the final message.
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String>;
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError>;
 
     /// The caller cancelled while the answer streamed: returns the abort's error text, and may
     /// queue deltas (block ends) that the reference emits before it.
@@ -67,7 +72,11 @@ pub(crate) trait WireFormat: Send {
     }
 
     /// One read of the body, for formats that [read it raw](WireFormat::reads_raw_body).
-    fn on_bytes(&mut self, _bytes: &[u8], _partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_bytes(
+        &mut self,
+        _bytes: &[u8],
+        _partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         Ok(())
     }
 
@@ -135,6 +144,12 @@ enum Failure {
     Aborted(&'static str),
     /// The receiver is gone: nobody to report to.
     Closed,
+}
+
+impl From<StreamError> for Failure {
+    fn from(error: StreamError) -> Self {
+        Failure::Error(error.to_string())
+    }
 }
 
 /// Sends events while watching the cancellation token.
@@ -298,7 +313,7 @@ async fn exchange(
         };
         let raw_read = match chunk {
             Some(Ok(Some(bytes))) if wire.reads_raw_body() => {
-                Some(wire.on_bytes(&bytes, partial).map_err(Failure::Error))
+                Some(wire.on_bytes(&bytes, partial).map_err(Failure::from))
             }
             Some(Ok(Some(bytes))) => {
                 decoder.feed(&bytes, &mut events);
@@ -333,12 +348,12 @@ async fn exchange(
     }
     drop(response);
     decoder.finish(&mut events);
-    let applied = apply(&mut events, partial, wire).map_err(Failure::Error);
+    let applied = apply(&mut events, partial, wire).map_err(Failure::from);
     sink.flush(partial).await?;
     applied?;
     let ended = wire.on_end(partial);
     sink.flush(partial).await?;
-    ended.map_err(Failure::Error)
+    ended.map_err(Failure::from)
 }
 
 /// Sends the request until it gets a success status, retrying as
@@ -467,16 +482,16 @@ async fn send(
     }
 }
 
-/// Hands decoded events to the wire format, stopping at the first failure (its error text).
+/// Hands decoded events to the wire format, stopping at the first failure.
 pub(super) fn apply(
     events: &mut Vec<SseEvent>,
     partial: &mut PartialMessage,
     wire: &mut impl WireFormat,
-) -> Result<(), String> {
+) -> Result<(), StreamError> {
     let mut outcome = Ok(());
     for event in events.drain(..) {
-        if let Err(text) = wire.on_event(event, partial) {
-            outcome = Err(text);
+        if let Err(error) = wire.on_event(event, partial) {
+            outcome = Err(error);
             break;
         }
     }
@@ -493,12 +508,12 @@ async fn apply_paced(
     sink: &mut Sink,
 ) -> Result<Result<(), Failure>, Failure> {
     if !sink.paced {
-        return Ok(apply(events, partial, wire).map_err(Failure::Error));
+        return Ok(apply(events, partial, wire).map_err(Failure::from));
     }
     let mut outcome = Ok(());
     for event in std::mem::take(events) {
         if outcome.is_ok() {
-            outcome = wire.on_event(event, partial).map_err(Failure::Error);
+            outcome = wire.on_event(event, partial).map_err(Failure::from);
             if outcome.is_ok() {
                 sink.pace(partial).await?;
             }

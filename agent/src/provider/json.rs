@@ -16,17 +16,11 @@ pub struct JsonError {
 }
 
 impl JsonError {
-    fn new(message: impl Into<String>) -> Self {
+    /// An error worded as `message` (V8's words for a case the parser words differently).
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }
-    }
-}
-
-/// A stream reader reports a refused event as the text of the failed answer.
-impl From<JsonError> for String {
-    fn from(error: JsonError) -> Self {
-        error.message
     }
 }
 

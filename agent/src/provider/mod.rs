@@ -48,6 +48,7 @@ mod partial;
 pub mod replay;
 mod retry;
 pub mod sse;
+mod stream_error;
 pub mod transform;
 pub mod vertex;
 
@@ -59,8 +60,11 @@ use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::config::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions};
+pub use crate::config::{
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, RequestAuth, RequestAuthError, StreamOptions,
+};
 pub use crate::tools::ToolDefinition;
+pub use stream_error::StreamError;
 
 /// Capacity of the event channel returned by [`stream`]: a few bursts of deltas (a burst is
 /// at most 256); a reader slower than the provider holds the provider back rather than the
@@ -72,8 +76,10 @@ const CHANNEL_CAPACITY: usize = 8;
 pub struct LlmRequest {
     /// The model, with its wire format (`api`), base URL, headers, limits and prices.
     pub model: Model,
-    /// The key for the provider; `None` when the model's headers carry the authentication.
-    pub api_key: Option<String>,
+    /// What authenticates the call (the key, where its login is refreshed, the variables stored
+    /// with it), or why it could not be resolved: the call then fails with that text at once,
+    /// sending nothing, as the reference's does.
+    pub auth: Result<RequestAuth, RequestAuthError>,
     /// The system prompt (sent as given; empty sends none).
     pub system_prompt: String,
     /// The conversation: user, assistant and tool-result messages (others are ignored), shared
@@ -158,13 +164,9 @@ pub fn stream_with(
     let hooks = hooks::current();
     tokio::spawn(hooks::scope(hooks, async move {
         let mut request = request;
-        let unresolved = request
-            .model
-            .extra
-            .remove(crate::config::ModelRegistry::REQUEST_ERROR_KEY);
-        if let Some(serde_json::Value::String(message)) = unresolved {
-            let done =
-                partial::PartialMessage::new(&request.model).fail(StopReason::Error, message);
+        if let Err(error) = &request.auth {
+            let done = partial::PartialMessage::new(&request.model)
+                .fail(StopReason::Error, error.to_string());
             let _ = tx.send(ProviderEvent::Done(done)).await;
             return;
         }
@@ -195,23 +197,32 @@ pub fn stream_with(
     rx
 }
 
-/// A variable for the call: the value stored with the provider's `auth.json` key (see
-/// [`crate::config::ModelRegistry::STORED_ENV_KEY`]), else the environment's.
-pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
-    request
-        .model
-        .extra
-        .get(crate::config::ModelRegistry::STORED_ENV_KEY)
-        .and_then(|env| env.get(name))
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| crate::config::ambient::env(name))
+impl LlmRequest {
+    /// The key for the provider; `None` when the model's headers carry the authentication (or
+    /// the credentials could not be resolved, which fails the call before any wire format runs).
+    pub fn api_key(&self) -> Option<String> {
+        self.auth.as_ref().ok()?.api_key.clone()
+    }
+
+    /// Takes the key out (a format that sends it as a header instead).
+    pub(crate) fn take_api_key(&mut self) -> Option<String> {
+        self.auth.as_mut().ok()?.api_key.take()
+    }
+
+    /// A variable stored with the provider's `auth.json` key.
+    pub(crate) fn stored_variable(&self, name: &str) -> Option<String> {
+        let stored = &self.auth.as_ref().ok()?.stored_env;
+        stored
+            .get(name)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    }
 }
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_millis() as u64)
-        .unwrap_or(0)
+/// A variable for the call: the value stored with the provider's `auth.json` key, else the
+/// environment's.
+pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
+    request
+        .stored_variable(name)
+        .or_else(|| crate::config::ambient::env(name))
 }

@@ -50,7 +50,7 @@ impl PartialMessage {
                 response_model: None,
                 usage: Usage::default(),
                 stop_reason: StopReason::Pending,
-                timestamp: super::now_ms(),
+                timestamp: crate::js::now_ms(),
                 response_id: None,
                 raw_stop_reason: None,
                 error_message: None,

@@ -10,6 +10,7 @@ use pi_rpc_protocol::model::Model;
 use super::driver::{WireFormat, apply};
 use super::partial::PartialMessage;
 use super::sse::SseDecoder;
+use super::stream_error::StreamError;
 use super::{anthropic, google, openai_completions, openai_responses};
 
 /// What a replayed body produced.
@@ -59,15 +60,15 @@ fn read<'a>(
             apply(&mut events, &mut partial, &mut wire)
         };
         deltas.extend(partial.take_events());
-        if let Err(text) = applied {
-            return failed(partial, deltas, text);
+        if let Err(error) = applied {
+            return failed(partial, deltas, error);
         }
     }
     decoder.finish(&mut events);
     let applied = apply(&mut events, &mut partial, &mut wire);
     deltas.extend(partial.take_events());
-    if let Err(text) = applied {
-        return failed(partial, deltas, text);
+    if let Err(error) = applied {
+        return failed(partial, deltas, error);
     }
     let ended = wire.on_end(&mut partial);
     deltas.extend(partial.take_events());
@@ -76,13 +77,17 @@ fn read<'a>(
             deltas,
             message: partial.message,
         },
-        Err(text) => failed(partial, deltas, text),
+        Err(error) => failed(partial, deltas, error),
     }
 }
 
-fn failed(partial: PartialMessage, deltas: Vec<AssistantMessageEvent>, text: String) -> Replayed {
+fn failed(
+    partial: PartialMessage,
+    deltas: Vec<AssistantMessageEvent>,
+    error: StreamError,
+) -> Replayed {
     Replayed {
         deltas,
-        message: partial.fail(StopReason::Error, text),
+        message: partial.fail(StopReason::Error, error.to_string()),
     }
 }

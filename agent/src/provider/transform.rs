@@ -178,7 +178,7 @@ fn answer_orphaned_calls(messages: Vec<AgentMessage>) -> Vec<AgentMessage> {
                     usage: None,
                     is_error: true,
                     duration_ms: None,
-                    timestamp: super::now_ms(),
+                    timestamp: crate::js::now_ms(),
                     extra: Map::new(),
                 }));
             }

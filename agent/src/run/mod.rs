@@ -2,10 +2,10 @@
 //! model's answer, runs the tools it calls, takes steering and follow-up messages from the
 //! session between turns, and reports every event to the session in the reference's order.
 
+mod arguments;
 mod tools;
 
-use pi_rpc_protocol::content::{AssistantContent, TaggedToolCall};
-use pi_rpc_protocol::event::AssistantMessageEvent;
+use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
@@ -53,8 +53,8 @@ pub struct RunSpec {
     pub history: Vec<Arc<AgentMessage>>,
     /// The model, with the headers of its request.
     pub model: Model,
-    /// The provider's API key.
-    pub api_key: Option<String>,
+    /// What authenticates its calls, or why that could not be resolved (each call then fails).
+    pub auth: Result<crate::config::RequestAuth, crate::config::RequestAuthError>,
     /// The system prompt.
     pub system_prompt: String,
     /// The thinking level.
@@ -155,7 +155,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         prompts,
         history,
         model,
-        api_key,
+        auth,
         system_prompt,
         thinking_level,
         session_id,
@@ -221,7 +221,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             };
             let request = LlmRequest {
                 model: model.clone(),
-                api_key: api_key.clone(),
+                auth: auth.clone(),
                 // Rebuilt when extensions registered tools during the run, as in the reference.
                 system_prompt: tool_context
                     .extension_tools
@@ -343,7 +343,7 @@ async fn stream_assistant(
                 let updates = deltas
                     .into_iter()
                     .map(|mut delta| {
-                        check_arguments(&mut delta, &mut raw_arguments, release);
+                        arguments::check_arguments(&mut delta, &mut raw_arguments, release);
                         Event::MessageUpdate(release.message_update(delta, usage.as_ref()))
                     })
                     .collect();
@@ -353,7 +353,7 @@ async fn stream_assistant(
                 for (index, block) in done.content.iter_mut().enumerate() {
                     if let AssistantContent::ToolCall(call) = block {
                         let raw = raw_arguments.get(&index).map(String::as_str);
-                        release.check_tool_arguments(call, raw);
+                        arguments::check_tool_arguments(call, raw, release);
                     }
                 }
                 release.stamp_response(&mut done, started_at.elapsed(), thinking_level);
@@ -376,27 +376,6 @@ async fn stream_assistant(
         "The provider stream ended without a final message",
     );
     finish_message(emitter, message, started).await
-}
-
-/// Keeps each tool call's arguments text as it streams, and checks it when the call ends (see
-/// [`crate::release::RpcRelease::check_tool_arguments`]).
-fn check_arguments(
-    delta: &mut AssistantMessageEvent,
-    raw_arguments: &mut std::collections::HashMap<usize, String>,
-    release: crate::release::RpcRelease,
-) {
-    match delta {
-        AssistantMessageEvent::ToolcallDelta(part) => raw_arguments
-            .entry(part.content_index)
-            .or_default()
-            .push_str(&part.delta),
-        AssistantMessageEvent::ToolcallEnd(end) => {
-            let TaggedToolCall::ToolCall(call) = &mut end.tool_call;
-            let raw = raw_arguments.get(&end.content_index).map(String::as_str);
-            release.check_tool_arguments(call, raw);
-        }
-        _ => {}
-    }
 }
 
 async fn finish_message(
@@ -422,7 +401,7 @@ fn failed_message(model: &Model, stop_reason: StopReason, error: &str) -> Assist
         response_model: None,
         usage: Default::default(),
         stop_reason,
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         response_id: None,
         raw_stop_reason: None,
         error_message: Some(error.to_owned()),

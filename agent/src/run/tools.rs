@@ -59,7 +59,7 @@ pub(super) async fn execute_calls(
             Err(ToolOutcome::error("Operation aborted"))
         } else if let Some(error) = call
             .extra
-            .get(crate::release::ARGUMENTS_ERROR)
+            .get(super::arguments::ARGUMENTS_ERROR)
             .and_then(Value::as_str)
         {
             Err(ToolOutcome::error(format!(
@@ -169,7 +169,7 @@ async fn emit_end(
         .emit(Event::ToolExecutionEnd(ToolExecutionEndEvent {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
-            result: release.tool_result_value(outcome),
+            result: outcome.result_value(release),
             is_error: outcome.is_error,
             duration_ms: release.duration(took),
         }))
@@ -197,7 +197,7 @@ fn result_message(
     took: Option<Duration>,
     release: RpcRelease,
 ) -> ToolResultMessage {
-    let details = release.tool_result_details(&outcome);
+    let details = outcome.result_details(release);
     ToolResultMessage {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
@@ -206,7 +206,7 @@ fn result_message(
         usage: None,
         is_error: outcome.is_error,
         duration_ms: release.duration(took),
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         extra: Map::new(),
     }
 }

@@ -37,6 +37,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::js;
+use crate::release::{Feature, RpcRelease};
 
 pub use extension_hooks::{BeforeCall, ExtensionHooks};
 pub(crate) use fs_error::node_message;
@@ -184,7 +185,7 @@ pub struct ToolOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Structured {
     /// The feature of the release that shows it.
-    pub since: crate::release::Feature,
+    pub since: Feature,
     /// The data.
     pub value: Value,
 }
@@ -212,23 +213,46 @@ impl ToolOutcome {
 
     /// The result with its data for programmatic callers, shown from the release that has
     /// `since`.
-    pub fn with_structured(mut self, since: crate::release::Feature, value: Value) -> Self {
+    pub fn with_structured(mut self, since: Feature, value: Value) -> Self {
         self.structured = Some(Box::new(Structured { since, value }));
         self
     }
 
-    /// The value of `result` in `tool_execution_end`: `{content, details}`, without `details`
-    /// when there are none.
-    pub fn result_value(&self) -> Value {
+    /// The value of `result` in `tool_execution_end` as `release` shows it: `{content,
+    /// details}` (without `details` when the tool gave none); with `structuredContent` where the
+    /// release shows it (`bash` from 0.99.1, `read` from 1.3.0), and `isError` on a failure the
+    /// tool returned, which has no `details` rather than `{}`.
+    pub fn result_value(&self, release: RpcRelease) -> Value {
         let mut result = serde_json::Map::new();
         result.insert(
             "content".into(),
             serde_json::to_value(&self.content).unwrap_or_default(),
         );
-        if let Some(details) = &self.details {
-            result.insert("details".into(), details.clone());
+        if let Some(details) = self.result_details(release) {
+            result.insert("details".into(), details);
+        }
+        if let Some(structured) = self.structured_in(release) {
+            result.insert("structuredContent".into(), structured.clone());
+            if self.is_error {
+                result.insert("isError".into(), true.into());
+            }
         }
         Value::Object(result)
+    }
+
+    /// The `details` of the result as `release` shows them: a failure the tool returned (with
+    /// its data) has none from 1.3.0.
+    pub fn result_details(&self, release: RpcRelease) -> Option<Value> {
+        if self.is_error && self.structured_in(release).is_some() {
+            return None;
+        }
+        self.details.clone()
+    }
+
+    /// The result's data for programmatic callers, when `release` shows it.
+    fn structured_in(&self, release: RpcRelease) -> Option<&Value> {
+        let structured = self.structured.as_ref()?;
+        release.has(structured.since).then_some(&structured.value)
     }
 
     /// The text blocks joined by newlines (handy for logs and tests).
@@ -279,7 +303,7 @@ pub struct ToolContext {
     /// Which tools are active (`--tools`, `--no-tools`...); a call of another one is not found.
     pub selection: ToolSelection,
     /// The release of pi's RPC protocol spoken (what the tools' results say).
-    pub release: crate::release::RpcRelease,
+    pub release: RpcRelease,
 }
 
 impl ToolContext {
@@ -298,7 +322,7 @@ impl ToolContext {
             file_locks: FileLocks::default(),
             extension_tools: None,
             selection: ToolSelection::default(),
-            release: crate::release::RpcRelease::DEFAULT,
+            release: RpcRelease::DEFAULT,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{ToolError, fs_error};
-use crate::session::paths::{FileKind, PathError, create_regular_file, ensure_regular_file};
+use crate::paths::{FileKind, PathError, create_regular_file, ensure_regular_file};
 
 /// Refuses to read what is not a regular file, a folder excepted (reading it fails as usual).
 pub(super) fn check_readable(path: &Path) -> Result<(), ToolError> {
@@ -26,7 +26,7 @@ pub(super) async fn write(path: &Path, bytes: Vec<u8>) -> Result<(), ToolError> 
     let written = tokio::task::spawn_blocking(move || {
         let mut file = create_regular_file(&owned)?;
         file.write_all(&bytes).map_err(|source| PathError::Io {
-            path: crate::session::paths::text(&owned),
+            path: crate::paths::text(&owned),
             source,
         })
     })

@@ -45,7 +45,10 @@ pub fn shared(messages: Vec<AgentMessage>) -> Vec<Arc<AgentMessage>> {
 pub fn request(model: Model, text: &str) -> LlmRequest {
     LlmRequest {
         model,
-        api_key: Some("mock-key".to_owned()),
+        auth: Ok(pi_agent::config::RequestAuth {
+            api_key: Some("mock-key".to_owned()),
+            ..Default::default()
+        }),
         system_prompt: "You are a test.".to_owned(),
         messages: vec![Arc::new(user(text))],
         tools: Vec::new(),
@@ -169,7 +172,10 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
     let messages: Vec<AgentMessage> = serde_json::from_value(case["messages"].clone()).unwrap();
     LlmRequest {
         model,
-        api_key: Some("mock-key".to_owned()),
+        auth: Ok(pi_agent::config::RequestAuth {
+            api_key: Some("mock-key".to_owned()),
+            ..Default::default()
+        }),
         system_prompt: case["systemPrompt"].as_str().unwrap().to_owned(),
         messages: shared(messages),
         tools: tools(fixtures["tools"].as_array().unwrap()),

@@ -22,6 +22,7 @@ use super::super::sse::SseEvent;
 use super::names::from_claude_code_name;
 mod deltas;
 
+use crate::provider::StreamError;
 use deltas::{BlockDelta, block_delta, block_stop, fast_block_delta};
 
 const MESSAGE_EVENTS: [&str; 6] = [
@@ -54,7 +55,7 @@ impl AnthropicEvents {
         }
     }
 
-    fn apply(&mut self, event: &Value, partial: &mut PartialMessage) -> Result<(), String> {
+    fn apply(&mut self, event: &Value, partial: &mut PartialMessage) -> Result<(), StreamError> {
         match event.get("type").and_then(Value::as_str).unwrap_or("") {
             "message_start" => {
                 self.saw_message_start = true;
@@ -179,7 +180,11 @@ impl AnthropicEvents {
         partial.emit(start(ContentIndex { content_index }));
     }
 
-    fn message_delta(&self, event: &Value, partial: &mut PartialMessage) -> Result<(), String> {
+    fn message_delta(
+        &self,
+        event: &Value,
+        partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         let delta = event.get("delta").unwrap_or(&Value::Null);
         if let Some(reason) = delta
             .get("stop_reason")
@@ -223,10 +228,14 @@ impl AnthropicEvents {
 }
 
 impl WireFormat for AnthropicEvents {
-    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         let name = event.event.as_deref().unwrap_or("");
         if name == "error" {
-            return Err(event.data);
+            return Err(StreamError::Provider(event.data));
         }
         if !MESSAGE_EVENTS.contains(&name) {
             return Ok(());
@@ -234,27 +243,27 @@ impl WireFormat for AnthropicEvents {
         if fast_block_delta(&event.data, partial) {
             return Ok(());
         }
-        let parsed = parse_with_repair(&event.data).map_err(|message| {
-            format!(
-                "Could not parse Anthropic SSE event {name}: {message}; data={}; raw={}",
-                event.data,
-                event.raw().trim_end_matches('\n').replace('\n', "\\n")
-            )
-        })?;
+        let parsed =
+            parse_with_repair(&event.data).map_err(|error| StreamError::AnthropicEvent {
+                name: name.to_owned(),
+                error,
+                data: event.data.clone(),
+                raw: event.raw().trim_end_matches('\n').replace('\n', "\\n"),
+            })?;
         self.apply(&parsed, partial)
     }
 
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError> {
         if self.saw_message_start && !self.saw_message_stop {
-            return Err("Anthropic stream ended before message_stop".to_owned());
+            return Err(StreamError::Incomplete(
+                "Anthropic stream ended before message_stop",
+            ));
         }
         match partial.message.stop_reason {
-            StopReason::Pending => Err("Anthropic stream ended without a stop reason".to_owned()),
-            StopReason::Error | StopReason::Aborted => Err(partial
-                .message
-                .error_message
-                .clone()
-                .unwrap_or_else(|| "An unknown error occurred".to_owned())),
+            StopReason::Pending => Err(StreamError::Incomplete(
+                "Anthropic stream ended without a stop reason",
+            )),
+            StopReason::Error | StopReason::Aborted => Err(StreamError::stopped(&partial.message)),
             _ => Ok(()),
         }
     }
@@ -264,7 +273,7 @@ impl WireFormat for AnthropicEvents {
 fn map_stop_reason(
     reason: &str,
     details: Option<&Value>,
-) -> Result<(StopReason, Option<String>), String> {
+) -> Result<(StopReason, Option<String>), StreamError> {
     Ok(match reason {
         "end_turn" | "pause_turn" | "stop_sequence" => (StopReason::Stop, None),
         "max_tokens" => (StopReason::Length, None),
@@ -281,7 +290,7 @@ fn map_stop_reason(
             StopReason::Error,
             Some("Provider stopped with: sensitive".to_owned()),
         ),
-        other => return Err(format!("Unhandled stop reason: {other}")),
+        other => return Err(StreamError::UnhandledStopReason(other.to_owned())),
     })
 }
 
@@ -302,7 +311,9 @@ mod tests {
 
     /// Feeds `(event name, data)` pairs; returns the deltas as JSON, the message, and the
     /// outcome (the first error, else `on_end`'s).
-    fn feed(events: &[(Option<&str>, Value)]) -> (Vec<Value>, PartialMessage, Result<(), String>) {
+    fn feed(
+        events: &[(Option<&str>, Value)],
+    ) -> (Vec<Value>, PartialMessage, Result<(), StreamError>) {
         let mut wire = AnthropicEvents::new(model(), None);
         let mut partial = PartialMessage::new(&model());
         let mut outcome = Ok(());
@@ -444,7 +455,12 @@ mod tests {
             ),
         ];
         let (_, _, outcome) = feed(&events);
-        assert_eq!(outcome, Err("{\"type\":\"error\" , \"x\":1}".to_owned()));
+        assert_eq!(
+            outcome,
+            Err(StreamError::Provider(
+                "{\"type\":\"error\" , \"x\":1}".to_owned()
+            ))
+        );
     }
 
     #[test]
@@ -459,7 +475,9 @@ mod tests {
         let (_, partial, outcome) = feed(&events);
         assert_eq!(
             outcome,
-            Err("Anthropic stream ended before message_stop".to_owned())
+            Err(StreamError::Incomplete(
+                "Anthropic stream ended before message_stop"
+            ))
         );
         assert_eq!(partial.message.raw_stop_reason.as_deref(), Some("end_turn"));
     }

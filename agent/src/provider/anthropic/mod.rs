@@ -42,7 +42,7 @@ pub fn messages_url(base_url: &str) -> String {
 /// The JSON body sent for `request`. `long_cache_retention` is what `PI_CACHE_RETENTION=long`
 /// selects (one-hour cache entries); [`stream`](super::stream) reads that variable per request.
 pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Value {
-    let oauth = request.api_key.as_deref().is_some_and(is_oauth_token);
+    let oauth = request.api_key().as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
     let cache_control = cache_control(compat, long_cache_retention);
     build_body(request, compat, &cache_control, oauth)
@@ -62,7 +62,7 @@ pub(crate) async fn run(
     tx: mpsc::Sender<ProviderEvent>,
 ) {
     let partial = PartialMessage::new(&request.model);
-    let key = request.api_key.clone().filter(|key| !key.is_empty());
+    let key = request.api_key().filter(|key| !key.is_empty());
     if key.is_none() && !headers_authenticate(&request) {
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;

@@ -120,13 +120,7 @@ fn profile(name: &str) -> HashMap<String, String> {
 
 /// The profile a call uses: the one stored with its key, else `AWS_PROFILE`.
 fn profile_name(request: &LlmRequest) -> (Option<String>, bool) {
-    let stored = request
-        .model
-        .extra
-        .get(crate::config::ModelRegistry::STORED_ENV_KEY)
-        .and_then(|env| env.get("AWS_PROFILE"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let stored = request.stored_variable("AWS_PROFILE");
     match stored {
         Some(name) => (Some(name), true),
         None => (crate::config::ambient::env("AWS_PROFILE"), false),
@@ -158,8 +152,7 @@ pub(super) async fn resolve(
         }));
     }
     let bearer = request
-        .api_key
-        .clone()
+        .api_key()
         .filter(|key| !(key.is_empty() || key.starts_with('<') && key.ends_with('>')))
         .or_else(|| stored_env(request, "AWS_BEARER_TOKEN_BEDROCK"));
     if let Some(token) = bearer {

@@ -24,6 +24,7 @@ use super::super::driver::WireFormat;
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
 use super::eventstream::{Decoder, Message};
+use crate::provider::StreamError;
 
 /// The readable prefixes of Bedrock's modelled exceptions.
 const PREFIXES: [(&str, &str); 5] = [
@@ -99,7 +100,7 @@ impl BedrockEvents {
         }
         let entry = json!({
             "type": "bedrock_response_failure",
-            "timestamp": super::super::now_ms(),
+            "timestamp": crate::js::now_ms(),
             "details": details,
         });
         partial
@@ -116,7 +117,7 @@ impl BedrockEvents {
         &mut self,
         message: &Message,
         partial: &mut PartialMessage,
-    ) -> Result<(), String> {
+    ) -> Result<(), StreamError> {
         match message.header(":message-type") {
             Some("error") => {
                 let text = message
@@ -126,7 +127,7 @@ impl BedrockEvents {
                     .to_owned();
                 let code = message.header(":error-code").map(str::to_owned);
                 self.diagnose(partial, None, code.as_deref());
-                Err(text)
+                Err(StreamError::Provider(text))
             }
             Some("exception") => {
                 let kind = message.header(":exception-type").unwrap_or_default();
@@ -147,7 +148,7 @@ impl BedrockEvents {
                 };
                 let code = if modelled { name } else { kind.to_owned() };
                 self.diagnose(partial, None, Some(&code));
-                Err(text)
+                Err(StreamError::Provider(text))
             }
             Some("event") => {
                 let kind = message.header(":event-type").unwrap_or_default().to_owned();
@@ -155,13 +156,13 @@ impl BedrockEvents {
                     serde_json::from_slice(&message.payload).unwrap_or(Value::Null);
                 self.on_event_payload(&kind, &payload, partial)
             }
-            other => Err(format!(
+            other => Err(StreamError::Unexpected(format!(
                 "Unrecognizable event type: {}",
                 message
                     .header(":event-type")
                     .or(other)
                     .unwrap_or("undefined")
-            )),
+            ))),
         }
     }
 
@@ -170,17 +171,17 @@ impl BedrockEvents {
         kind: &str,
         payload: &Value,
         partial: &mut PartialMessage,
-    ) -> Result<(), String> {
+    ) -> Result<(), StreamError> {
         let index = payload
             .get("contentBlockIndex")
             .cloned()
             .unwrap_or(Value::Null);
         match kind {
             "messageStart" if payload.get("role").and_then(Value::as_str) != Some("assistant") => {
-                return Err(
+                return Err(StreamError::Unexpected(
                     "Unexpected assistant message start but got user message start instead"
                         .to_owned(),
-                );
+                ));
             }
             "contentBlockStart" => {
                 if let Some(tool) = payload.pointer("/start/toolUse") {
@@ -379,7 +380,11 @@ impl BedrockEvents {
 }
 
 impl WireFormat for BedrockEvents {
-    fn on_event(&mut self, _event: SseEvent, _partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        _event: SseEvent,
+        _partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         Ok(())
     }
 
@@ -387,12 +392,12 @@ impl WireFormat for BedrockEvents {
         true
     }
 
-    fn on_bytes(&mut self, bytes: &[u8], partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_bytes(&mut self, bytes: &[u8], partial: &mut PartialMessage) -> Result<(), StreamError> {
         let messages = match self.decoder.feed(bytes) {
             Ok(messages) => messages,
             Err(error) => {
                 self.diagnose(partial, None, None);
-                return Err(error.to_string());
+                return Err(error.into());
             }
         };
         for message in &messages {
@@ -401,18 +406,17 @@ impl WireFormat for BedrockEvents {
         Ok(())
     }
 
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError> {
         if let Err(error) = self.decoder.finish() {
             self.diagnose(partial, None, None);
-            return Err(error.to_string());
+            return Err(error.into());
         }
         let message = &partial.message;
         let outcome = match message.stop_reason {
-            StopReason::Pending => Err("Bedrock stream ended without a stop reason".to_owned()),
-            StopReason::Error | StopReason::Aborted => Err(message
-                .error_message
-                .clone()
-                .unwrap_or_else(|| "An unknown error occurred".to_owned())),
+            StopReason::Pending => Err(StreamError::Incomplete(
+                "Bedrock stream ended without a stop reason",
+            )),
+            StopReason::Error | StopReason::Aborted => Err(StreamError::stopped(message)),
             _ => Ok(()),
         };
         if outcome.is_err() {

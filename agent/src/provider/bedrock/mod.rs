@@ -9,7 +9,7 @@
 
 mod credentials;
 mod events;
-mod eventstream;
+pub(crate) mod eventstream;
 pub mod request;
 mod sigv4;
 mod web_identity;
@@ -101,7 +101,7 @@ pub(crate) async fn run(
     match &auth {
         Auth::Bearer(token) => sent.push(("authorization".into(), format!("Bearer {token}"))),
         Auth::SigV4(credentials) => {
-            let amz_date = sigv4::amz_date(super::now_ms() as i64);
+            let amz_date = sigv4::amz_date(crate::js::now_ms() as i64);
             signed.push(("x-amz-content-sha256".into(), sigv4::sha256_hex(&body)));
             signed.push(("x-amz-date".into(), amz_date.clone()));
             if let Some(token) = &credentials.session_token {

@@ -61,7 +61,7 @@ pub(super) async fn assume_role(
         })?;
     let role = stored_env(request, "AWS_ROLE_ARN").ok_or(WebIdentityError::NoRoleArn)?;
     let session = stored_env(request, "AWS_ROLE_SESSION_NAME")
-        .unwrap_or_else(|| format!("pi-agent-{}", super::super::now_ms()));
+        .unwrap_or_else(|| format!("pi-agent-{}", crate::js::now_ms()));
     let endpoint = stored_env(request, "AWS_ENDPOINT_URL_STS")
         .or_else(|| stored_env(request, "AWS_ENDPOINT_URL"))
         .unwrap_or_else(|| format!("https://sts.{region}.amazonaws.com"));

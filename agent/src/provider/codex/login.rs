@@ -105,7 +105,7 @@ pub(super) async fn fresh_access_token(
             .to_owned()
     };
     let expires = login.get("expires").and_then(Value::as_f64).unwrap_or(0.0);
-    if (super::super::now_ms() + MIN_VALIDITY_MS) as f64 <= expires {
+    if (crate::js::now_ms() + MIN_VALIDITY_MS) as f64 <= expires {
         return Ok(text("access"));
     }
     let base = std::env::var("PI_AGENT_OPENAI_AUTH_URL")
@@ -151,7 +151,7 @@ pub(super) async fn fresh_access_token(
         return Err(LoginError::RefreshIncomplete(token));
     };
     let account = account_id(access).ok_or(LoginError::NoAccountId)?;
-    let expires = super::super::now_ms() as f64 + lifetime * 1000.0;
+    let expires = crate::js::now_ms() as f64 + lifetime * 1000.0;
     entries.insert(
         PROVIDER.into(),
         json!({"type": "oauth", "access": access, "refresh": refresh, "expires": expires as u64, "accountId": account}),

@@ -117,22 +117,23 @@ fn user_agent() -> String {
 /// Builds and sends the request, then streams the answer into `tx`.
 pub(crate) async fn run(
     http: &reqwest::Client,
-    mut request: LlmRequest,
+    request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
     tx: mpsc::Sender<ProviderEvent>,
 ) {
     let partial = PartialMessage::new(&request.model);
     let store = request
-        .model
-        .extra
-        .remove(crate::config::ModelRegistry::OAUTH_STORE_KEY);
-    let token = match store.as_ref().and_then(Value::as_str) {
-        Some(path) => match login::fresh_access_token(http, std::path::Path::new(path)).await {
+        .auth
+        .as_ref()
+        .ok()
+        .and_then(|auth| auth.oauth_store.clone());
+    let token = match store {
+        Some(path) => match login::fresh_access_token(http, &path).await {
             Ok(token) => Some(token),
             Err(error) => return fail_early(partial, error.to_string(), tx).await,
         },
-        None => request.api_key.clone().filter(|key| !key.is_empty()),
+        None => request.api_key().filter(|key| !key.is_empty()),
     };
     let Some(token) = token else {
         let text = format!("No API key for provider: {}", request.model.provider);

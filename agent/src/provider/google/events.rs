@@ -27,9 +27,10 @@ use serde_json::{Map, Value};
 
 use super::super::cost::calculate_cost;
 use super::super::driver::WireFormat;
-use super::super::json::{js_key_order, js_trim, parse_strict};
+use super::super::json::{JsonError, js_key_order, js_trim, parse_strict};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
+use crate::provider::StreamError;
 
 /// Numbers the ids made up for function calls that came without one (process-wide, as the
 /// reference's counter is).
@@ -98,7 +99,7 @@ impl GeminiEvents {
         text
     }
 
-    fn apply(&mut self, chunk: &Value, partial: &mut PartialMessage) -> Result<(), String> {
+    fn apply(&mut self, chunk: &Value, partial: &mut PartialMessage) -> Result<(), StreamError> {
         if partial
             .message
             .response_id
@@ -283,7 +284,7 @@ impl GeminiEvents {
                         other => other.to_string(),
                     })
                     .unwrap_or_else(|| "undefined".to_owned());
-                format!("{raw_name}_{}_{n}", super::super::now_ms())
+                format!("{raw_name}_{}_{n}", crate::js::now_ms())
             }
         };
         let arguments = match call.get("args") {
@@ -323,7 +324,11 @@ impl GeminiEvents {
 }
 
 impl WireFormat for GeminiEvents {
-    fn on_event(&mut self, _event: SseEvent, _partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        _event: SseEvent,
+        _partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         Ok(())
     }
 
@@ -331,10 +336,10 @@ impl WireFormat for GeminiEvents {
         true
     }
 
-    fn on_bytes(&mut self, bytes: &[u8], partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_bytes(&mut self, bytes: &[u8], partial: &mut PartialMessage) -> Result<(), StreamError> {
         let text = self.decode(bytes);
         if let Some(error) = in_band_error(&text) {
-            return Err(error);
+            return Err(StreamError::Provider(error));
         }
         self.buffer.push_str(&text);
         while let Some((at, length)) = DELIMITERS
@@ -354,22 +359,28 @@ impl WireFormat for GeminiEvents {
         Ok(())
     }
 
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError> {
         if !js_trim(&self.buffer).is_empty() {
-            return Err("Incomplete JSON segment at the end".to_owned());
+            return Err(StreamError::Incomplete(
+                "Incomplete JSON segment at the end",
+            ));
         }
         self.end_current(partial);
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err(if self.model.api == super::VERTEX_API {
-                "Google Vertex stream ended without a finish reason".to_owned()
-            } else {
-                "Google stream ended without a finish reason".to_owned()
-            }),
-            StopReason::Error | StopReason::Aborted => Err(match &message.raw_stop_reason {
-                Some(raw) if !raw.is_empty() => format!("Provider stopped with: {raw}"),
-                _ => "An unknown error occurred".to_owned(),
-            }),
+            StopReason::Pending => Err(StreamError::Incomplete(
+                if self.model.api == super::VERTEX_API {
+                    "Google Vertex stream ended without a finish reason"
+                } else {
+                    "Google stream ended without a finish reason"
+                },
+            )),
+            StopReason::Error | StopReason::Aborted => {
+                Err(StreamError::Provider(match &message.raw_stop_reason {
+                    Some(raw) if !raw.is_empty() => format!("Provider stopped with: {raw}"),
+                    _ => "An unknown error occurred".to_owned(),
+                }))
+            }
             _ => Ok(()),
         }
     }
@@ -398,7 +409,7 @@ pub(crate) fn status_error(status: u16, content_type: Option<&str>, body: &str) 
     if content_type.is_some_and(|kind| kind.contains("application/json")) {
         return match parse_js(body) {
             Ok(json) => pi_rpc_protocol::json::to_string(&json).unwrap_or_default(),
-            Err(error) => error,
+            Err(error) => error.to_string(),
         };
     }
     let reason = reqwest::StatusCode::from_u16(status)
@@ -431,7 +442,7 @@ fn in_band_error(text: &str) -> Option<String> {
 }
 
 /// `JSON.parse` with V8's wording for the errors Gemini streams run into.
-fn parse_js(text: &str) -> Result<Value, String> {
+fn parse_js(text: &str) -> Result<Value, JsonError> {
     match serde_json::from_str::<Value>(text) {
         Ok(mut value) => {
             js_key_order(&mut value);
@@ -448,11 +459,13 @@ fn parse_js(text: &str) -> Result<Value, String> {
                 )
             };
             if message.starts_with("control character") {
-                Err(located("Bad control character in string literal"))
+                Err(JsonError::new(located(
+                    "Bad control character in string literal",
+                )))
             } else if message.starts_with("key must be a string") {
-                Err(located("Expected property name or '}'"))
+                Err(JsonError::new(located("Expected property name or '}'")))
             } else {
-                parse_strict(text).map_err(String::from)
+                parse_strict(text)
             }
         }
     }
@@ -477,7 +490,7 @@ fn is_truthy(value: &Value) -> bool {
 }
 
 /// Gemini's finish reasons as the reference maps them.
-fn map_finish_reason(reason: &str) -> Result<StopReason, String> {
+fn map_finish_reason(reason: &str) -> Result<StopReason, StreamError> {
     Ok(match reason {
         "STOP" => StopReason::Stop,
         "MAX_TOKENS" => StopReason::Length,
@@ -496,7 +509,7 @@ fn map_finish_reason(reason: &str) -> Result<StopReason, String> {
         | "MALFORMED_FUNCTION_CALL"
         | "UNEXPECTED_TOOL_CALL"
         | "NO_IMAGE" => StopReason::Error,
-        other => return Err(format!("Unhandled stop reason: {other}")),
+        other => return Err(StreamError::UnhandledStopReason(other.to_owned())),
     })
 }
 
@@ -507,11 +520,11 @@ mod tests {
     #[test]
     fn parse_errors_are_worded_like_v8() {
         assert_eq!(
-            parse_js("{\r\ndata: 1}").unwrap_err(),
+            parse_js("{\r\ndata: 1}").unwrap_err().to_string(),
             "Expected property name or '}' in JSON at position 3 (line 2 column 1)"
         );
         assert_eq!(
-            parse_js("{\"a\":\"x\ty\"}").unwrap_err(),
+            parse_js("{\"a\":\"x\ty\"}").unwrap_err().to_string(),
             "Bad control character in string literal in JSON at position 7 (line 1 column 8)"
         );
     }

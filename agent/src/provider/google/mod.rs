@@ -52,7 +52,7 @@ pub(crate) async fn run(
 ) {
     let mut partial = PartialMessage::new(&request.model);
     partial.message.api = API.to_owned();
-    let Some(key) = request.api_key.clone().filter(|key| !key.is_empty()) else {
+    let Some(key) = request.api_key().filter(|key| !key.is_empty()) else {
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     };

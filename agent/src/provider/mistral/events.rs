@@ -21,6 +21,7 @@ use super::super::json::{parse_streaming, parse_strict};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
 use super::request::fallback_tool_call_id;
+use crate::provider::StreamError;
 
 /// The open text or thinking block.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -280,7 +281,11 @@ impl MistralEvents {
 }
 
 impl WireFormat for MistralEvents {
-    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         if self.done {
             return Ok(());
         }
@@ -293,7 +298,7 @@ impl WireFormat for MistralEvents {
         Ok(())
     }
 
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError> {
         self.finish_open(partial);
         for (_, index, text) in std::mem::take(&mut self.tools) {
             let arguments = parse_streaming(&text);
@@ -310,11 +315,10 @@ impl WireFormat for MistralEvents {
         }
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err("Mistral stream ended without a finish reason".to_owned()),
-            StopReason::Error | StopReason::Aborted => Err(message
-                .error_message
-                .clone()
-                .unwrap_or_else(|| "An unknown error occurred".to_owned())),
+            StopReason::Pending => Err(StreamError::Incomplete(
+                "Mistral stream ended without a finish reason",
+            )),
+            StopReason::Error | StopReason::Aborted => Err(StreamError::stopped(message)),
             _ => Ok(()),
         }
     }

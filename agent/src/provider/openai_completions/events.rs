@@ -29,6 +29,7 @@ use super::super::json::{parse_streaming, parse_strict};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
 use super::{append_metadata_raw, js_truthy, sdk_error_message, status_error};
+use crate::provider::StreamError;
 
 const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
 
@@ -344,7 +345,11 @@ impl ChatEvents {
 }
 
 impl WireFormat for ChatEvents {
-    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         if self.done {
             return Ok(());
         }
@@ -356,13 +361,13 @@ impl WireFormat for ChatEvents {
         if let Some(error) = chunk.get("error").filter(|error| js_truthy(error)) {
             let mut text = sdk_error_message(None, Some(error), None);
             append_metadata_raw(&mut text, Some(error));
-            return Err(text);
+            return Err(StreamError::Provider(text));
         }
         self.apply(&chunk, partial);
         Ok(())
     }
 
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError> {
         self.finish_blocks(partial);
         let message = &mut partial.message;
         if !self.has_finish_reason && !self.expects_finish_reason {
@@ -377,16 +382,20 @@ impl WireFormat for ChatEvents {
             };
         }
         if message.stop_reason == StopReason::Error {
-            return Err(message
-                .error_message
-                .clone()
-                .filter(|text| !text.is_empty())
-                .unwrap_or_else(|| "Provider returned an error stop reason".to_owned()));
+            return Err(StreamError::Provider(
+                message
+                    .error_message
+                    .clone()
+                    .filter(|text| !text.is_empty())
+                    .unwrap_or_else(|| "Provider returned an error stop reason".to_owned()),
+            ));
         }
         if (self.expects_finish_reason && !self.has_finish_reason)
             || message.stop_reason == StopReason::Pending
         {
-            return Err("Stream ended without finish_reason".to_owned());
+            return Err(StreamError::Incomplete(
+                "Stream ended without finish_reason",
+            ));
         }
         Ok(())
     }

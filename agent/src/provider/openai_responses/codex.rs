@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::super::json::parse_strict;
 use super::super::partial::PartialMessage;
 use super::events::ResponsesEvents;
+use crate::provider::StreamError;
 
 impl ResponsesEvents {
     /// One Codex event, mapped as the reference's Codex client maps it.
@@ -13,13 +14,12 @@ impl ResponsesEvents {
         &mut self,
         data: &str,
         partial: &mut PartialMessage,
-    ) -> Result<(), String> {
+    ) -> Result<(), StreamError> {
         let trimmed = data.trim();
         if trimmed.is_empty() {
             return Ok(());
         }
-        let mut event =
-            parse_strict(trimmed).map_err(|error| format!("Invalid Codex SSE JSON: {error}"))?;
+        let mut event = parse_strict(trimmed).map_err(StreamError::CodexJson)?;
         let Some(kind) = event.get("type").and_then(Value::as_str).map(str::to_owned) else {
             return Ok(());
         };
@@ -37,14 +37,16 @@ impl ResponsesEvents {
                     .unwrap_or_else(|| {
                         pi_rpc_protocol::json::to_string(&event).unwrap_or_default()
                     });
-                Err(format!("Codex error: {shown}"))
+                Err(StreamError::Provider(format!("Codex error: {shown}")))
             }
-            "response.failed" => Err(event
-                .pointer("/response/error/message")
-                .and_then(Value::as_str)
-                .filter(|m| !m.is_empty())
-                .unwrap_or("Codex response failed")
-                .to_owned()),
+            "response.failed" => Err(StreamError::Provider(
+                event
+                    .pointer("/response/error/message")
+                    .and_then(Value::as_str)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or("Codex response failed")
+                    .to_owned(),
+            )),
             "response.done" | "response.completed" | "response.incomplete" => {
                 if let Some(map) = event.as_object_mut() {
                     map.insert("type".into(), Value::from("response.completed"));

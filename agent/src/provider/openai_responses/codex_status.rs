@@ -46,7 +46,7 @@ pub(super) fn status_error(status: u16, body: &str) -> String {
                 .and_then(Value::as_f64)
                 .filter(|at| *at != 0.0)
                 .map(|at| {
-                    let minutes = ((at * 1000.0 - crate::now_ms() as f64) / 60000.0).round();
+                    let minutes = ((at * 1000.0 - crate::js::now_ms() as f64) / 60000.0).round();
                     format!(" Try again in ~{} min.", minutes.max(0.0))
                 })
                 .unwrap_or_default();

@@ -21,10 +21,8 @@ use pi_rpc_protocol::event::{
 };
 use pi_rpc_protocol::message::StopReason;
 use pi_rpc_protocol::model::Model;
-use pi_rpc_protocol::usage::Usage;
 use serde_json::{Map, Value};
 
-use super::super::cost::calculate_cost;
 use super::super::driver::WireFormat;
 use super::super::json::{parse_streaming, parse_strict};
 use super::super::openai_completions::{js_truthy, sdk_error_message};
@@ -33,6 +31,7 @@ use super::super::sse::SseEvent;
 use super::request::encode_text_signature;
 use super::{Flavor, status_error};
 use crate::js::{display, display_or};
+use crate::provider::StreamError;
 
 /// What kind of block an output slot streams into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,16 +50,16 @@ struct Slot {
 
 /// The Responses side of a streamed exchange.
 pub(crate) struct ResponsesEvents {
-    model: Model,
+    pub(super) model: Model,
     flavor: Flavor,
     /// `[DONE]` arrived: later events are ignored.
     pub(super) done: bool,
-    saw_terminal: bool,
+    pub(super) saw_terminal: bool,
     slots: HashMap<String, Slot>,
     /// Arguments text of tool-call blocks still streaming (by content index).
     partial_json: HashMap<usize, String>,
     /// Thinking blocks by reasoning item id, for signatures completed at the end.
-    reasoning_blocks: HashMap<String, usize>,
+    pub(super) reasoning_blocks: HashMap<String, usize>,
 }
 
 impl ResponsesEvents {
@@ -84,7 +83,7 @@ impl ResponsesEvents {
         &mut self,
         event: &Value,
         partial: &mut PartialMessage,
-    ) -> Result<(), String> {
+    ) -> Result<(), StreamError> {
         let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
         let output_index = slot_key(event.get("output_index"));
         let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or("");
@@ -152,11 +151,11 @@ impl ResponsesEvents {
                 self.finalize(event.get("response").unwrap_or(&Value::Null), partial)?;
             }
             "error" => {
-                return Err(format!(
+                return Err(StreamError::Provider(format!(
                     "Error Code {}: {}",
                     display(event.get("code")),
                     display(event.get("message"))
-                ));
+                )));
             }
             "response.failed" => {
                 self.saw_terminal = true;
@@ -177,7 +176,7 @@ impl ResponsesEvents {
                     (None, Some(reason)) => format!("incomplete: {}", display(Some(reason))),
                     (None, None) => "Unknown error (no error details in response)".to_owned(),
                 };
-                return Err(message);
+                return Err(StreamError::Provider(message));
             }
             _ => {}
         }
@@ -393,93 +392,14 @@ impl ResponsesEvents {
         partial.emit(event);
         self.slots.remove(&output_index);
     }
-
-    fn finalize(&mut self, response: &Value, partial: &mut PartialMessage) -> Result<(), String> {
-        self.saw_terminal = true;
-        for item in response
-            .get("output")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            self.backfill_signature(item, partial);
-        }
-        let message = &mut partial.message;
-        if let Some(id) = response.get("id").filter(|id| js_truthy(id)) {
-            message.response_id = Some(display(Some(id)));
-        }
-        if let Some(usage) = response.get("usage").filter(|usage| js_truthy(usage)) {
-            let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-            let cached = count("/input_tokens_details/cached_tokens");
-            let cache_write = count("/input_tokens_details/cache_write_tokens");
-            message.usage = Usage {
-                input: count("/input_tokens").saturating_sub(cached + cache_write),
-                output: count("/output_tokens"),
-                cache_read: cached,
-                cache_write,
-                reasoning: Some(count("/output_tokens_details/reasoning_tokens")),
-                total_tokens: count("/total_tokens"),
-                ..Usage::default()
-            };
-        }
-        calculate_cost(&self.model, &mut message.usage);
-        let status = response.get("status").and_then(Value::as_str);
-        let reason = response
-            .pointer("/incomplete_details/reason")
-            .and_then(Value::as_str);
-        message.raw_stop_reason = match (status, reason) {
-            (Some(status), Some(reason)) => Some(format!("{status}.{reason}")),
-            (Some(status), None) => Some(status.to_owned()),
-            (None, Some(reason)) => Some(format!("undefined.{reason}")),
-            (None, None) => None,
-        };
-        let (stop_reason, error) = map_status(status, reason)?;
-        message.stop_reason = stop_reason;
-        message.error_message = error;
-        let has_calls = message
-            .content
-            .iter()
-            .any(|block| matches!(block, AssistantContent::ToolCall(_)));
-        if has_calls && message.stop_reason == StopReason::Stop {
-            message.stop_reason = StopReason::ToolUse;
-        }
-        Ok(())
-    }
-
-    /// Adds the final `encrypted_content` to a thinking signature that lacked it.
-    fn backfill_signature(&self, item: &Value, partial: &mut PartialMessage) {
-        if item.get("type").and_then(Value::as_str) != Some("reasoning") {
-            return;
-        }
-        let Some(encrypted) = item.get("encrypted_content").filter(|e| js_truthy(e)) else {
-            return;
-        };
-        let id = display(item.get("id"));
-        let Some(&index) = self.reasoning_blocks.get(&id) else {
-            return;
-        };
-        let Some(AssistantContent::Thinking(block)) = partial.message.content.get_mut(index) else {
-            return;
-        };
-        let Some(Ok(Value::Object(mut stored))) = block
-            .thinking_signature
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(serde_json::from_str::<Value>)
-        else {
-            return;
-        };
-        if stored.get("encrypted_content").is_some_and(js_truthy) {
-            return;
-        }
-        stored.insert("encrypted_content".into(), encrypted.clone());
-        block.thinking_signature =
-            Some(pi_rpc_protocol::json::to_string(&Value::Object(stored)).unwrap_or_default());
-    }
 }
 
 impl WireFormat for ResponsesEvents {
-    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        partial: &mut PartialMessage,
+    ) -> Result<(), StreamError> {
         if self.done {
             return Ok(());
         }
@@ -492,30 +412,35 @@ impl WireFormat for ResponsesEvents {
         }
         let data = parse_strict(&event.data)?;
         if let Some(error) = data.get("error").filter(|error| js_truthy(error)) {
-            return Err(sdk_error_message(None, Some(error), None));
+            return Err(StreamError::Provider(sdk_error_message(
+                None,
+                Some(error),
+                None,
+            )));
         }
         self.apply(&data, partial)
     }
 
-    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_end(&mut self, partial: &mut PartialMessage) -> Result<(), StreamError> {
         if !self.saw_terminal {
-            return Err(
-                "OpenAI Responses stream ended before a terminal response event".to_owned(),
-            );
+            return Err(StreamError::Incomplete(
+                "OpenAI Responses stream ended before a terminal response event",
+            ));
         }
         let message = &partial.message;
         match message.stop_reason {
-            StopReason::Pending => Err(match self.flavor {
+            StopReason::Pending => Err(StreamError::Incomplete(match self.flavor {
                 Flavor::OpenAi => "OpenAI Responses stream ended without a stop reason",
                 Flavor::Azure => "Azure OpenAI Responses stream ended without a stop reason",
                 Flavor::Codex => "Codex stream ended without a stop reason",
-            }
-            .to_owned()),
-            StopReason::Error | StopReason::Aborted => Err(message
-                .error_message
-                .clone()
-                .filter(|text| !text.is_empty())
-                .unwrap_or_else(|| "An unknown error occurred".to_owned())),
+            })),
+            StopReason::Error | StopReason::Aborted => Err(StreamError::Provider(
+                message
+                    .error_message
+                    .clone()
+                    .filter(|text| !text.is_empty())
+                    .unwrap_or_else(|| "An unknown error occurred".to_owned()),
+            )),
             _ => Ok(()),
         }
     }
@@ -567,28 +492,4 @@ fn set_arguments(partial: &mut PartialMessage, index: usize, arguments: Map<Stri
     if let Some(AssistantContent::ToolCall(call)) = partial.message.content.get_mut(index) {
         call.arguments = arguments;
     }
-}
-
-/// A terminal response's status as the reference maps it.
-fn map_status(
-    status: Option<&str>,
-    reason: Option<&str>,
-) -> Result<(StopReason, Option<String>), String> {
-    Ok(match status {
-        None | Some("") => (StopReason::Stop, None),
-        Some("completed" | "in_progress" | "queued") => (StopReason::Stop, None),
-        Some("incomplete") => match reason {
-            Some("max_output_tokens") => (StopReason::Length, None),
-            Some(reason) => (
-                StopReason::Error,
-                Some(format!("Response incomplete: {reason}")),
-            ),
-            None => (
-                StopReason::Error,
-                Some("Response incomplete without a provider reason".to_owned()),
-            ),
-        },
-        Some("failed" | "cancelled") => (StopReason::Error, None),
-        Some(other) => return Err(format!("Unhandled stop reason: {other}")),
-    })
 }

@@ -9,6 +9,7 @@ mod codex;
 mod codex_status;
 pub(crate) mod events;
 pub(crate) mod request;
+mod terminal;
 
 pub use request::BodyError;
 
@@ -63,7 +64,7 @@ pub(crate) async fn run(
     tx: mpsc::Sender<ProviderEvent>,
 ) {
     let partial = PartialMessage::new(&request.model);
-    let key = request.api_key.clone().filter(|key| !key.is_empty());
+    let key = request.api_key().filter(|key| !key.is_empty());
     if key.is_none() && !headers_authenticate(&request, &["authorization", "cf-aig-authorization"])
     {
         let text = format!("No API key for provider: {}", request.model.provider);

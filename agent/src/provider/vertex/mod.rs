@@ -114,8 +114,8 @@ enum AuthError {
 
 /// The call's authentication, or the reference's error for a missing project or location.
 fn resolve_auth(request: &LlmRequest) -> Result<Auth, AuthError> {
-    let key = request
-        .api_key
+    let key = request.api_key();
+    let key = key
         .as_deref()
         .map(str::trim)
         .filter(|key| !key.is_empty() && *key != ADC_MARKER)

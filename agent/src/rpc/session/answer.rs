@@ -71,12 +71,15 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         kind: &str,
-        streamed: Result<Streamed, String>,
+        streamed: crate::session::Result<Streamed>,
     ) {
         match streamed {
             Ok(Streamed::Sent) => {}
             Ok(Streamed::OutputClosed) => self.output_closed = true,
-            Err(message) => self.write(&Response::error(id, Some(kind), message)).await,
+            Err(error) => {
+                let response = Response::error(id, Some(kind), error.to_string());
+                self.write(&response).await
+            }
         }
     }
 }

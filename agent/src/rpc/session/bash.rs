@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{Session, log_store_error};
-use crate::now_ms;
+use crate::js::now_ms;
 use crate::tools::shell::temp_dir;
 use crate::user_bash::{UserBash, execute};
 

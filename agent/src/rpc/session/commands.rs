@@ -14,11 +14,10 @@ use serde::Serialize;
 
 use super::answer::{MessagesJson, stream_answer};
 use super::{Deferred, Session, log_store_error};
+use crate::js::now_ms;
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
-    supported_thinking_levels,
 };
-use crate::now_ms;
 use crate::release::{Disposition, Feature};
 
 /// The error of a prompt sent while a run is in progress without `streamingBehavior`.
@@ -53,20 +52,20 @@ impl Session {
             }
             Command::NewSession(new_session) => {
                 let then =
-                    super::extensions::AfterShutdown::NewSession(id, new_session.parent_session);
+                    super::waiting::AfterShutdown::NewSession(id, new_session.parent_session);
                 self.begin_replacement(then).await;
             }
             Command::GetEntries(get) => {
                 let streamed = match self.store.entries_json(get.since.as_deref()) {
                     Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
-                    Err(error) => Err(error.to_string()),
+                    Err(error) => Err(error),
                 };
                 self.after_streamed(id, kind, streamed).await;
             }
             Command::GetTree(_) => {
                 let streamed = match self.store.tree_pieces() {
                     Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
-                    Err(error) => Err(error.to_string()),
+                    Err(error) => Err(error),
                 };
                 self.after_streamed(id, kind, streamed).await;
             }
@@ -109,7 +108,7 @@ impl Session {
             }
             Command::GetAvailableThinkingLevels(_) => {
                 let levels = AvailableThinkingLevels {
-                    levels: supported_thinking_levels(&self.model),
+                    levels: self.thinking_levels(),
                 };
                 self.respond(id, kind, &levels).await;
             }
@@ -118,11 +117,11 @@ impl Session {
                 self.write(&Response::ok(id, kind)).await;
             }
             Command::CycleThinkingLevel(_) => {
-                if !self.model.reasoning {
+                if !self.model_reasons() {
                     self.respond(id, kind, &serde_json::Value::Null).await;
                     return;
                 }
-                let levels = supported_thinking_levels(&self.model);
+                let levels = self.thinking_levels();
                 let next = levels
                     .iter()
                     .position(|level| *level == self.thinking_level)
@@ -140,7 +139,7 @@ impl Session {
                     Some(model) => {
                         let previous = self.model.clone();
                         self.switch_model(model.clone(), None).await;
-                        self.respond_after_model_select(id, kind, &model, &previous, "set")
+                        self.respond_after_model_select(id, kind, &model, previous.as_ref(), "set")
                             .await;
                     }
                     None => {
@@ -175,15 +174,15 @@ impl Session {
                 self.respond(id, kind, &text).await;
             }
             Command::SwitchSession(switch) => {
-                let replacement = super::replace::Replacement::Switch(switch.session_path);
+                let replacement = super::waiting::Replacement::Switch(switch.session_path);
                 self.request_replacement(id, replacement).await;
             }
             Command::Fork(fork) => {
-                let replacement = super::replace::Replacement::Fork(fork.entry_id);
+                let replacement = super::waiting::Replacement::Fork(fork.entry_id);
                 self.request_replacement(id, replacement).await;
             }
             Command::Clone(_) => {
-                self.request_replacement(id, super::replace::Replacement::Clone)
+                self.request_replacement(id, super::waiting::Replacement::Clone)
                     .await;
             }
             Command::GetSessionStats(_) => {
@@ -225,7 +224,7 @@ impl Session {
                 self.write(&Response::ok(id, kind)).await;
             }
             Command::SetSessionName(set) => {
-                let name = session_name_of(&set.name);
+                let name = crate::session::sanitize_name(&set.name);
                 let name = name.as_str();
                 if name.is_empty() {
                     let response = Response::error(id, Some(kind), "Session name cannot be empty");
@@ -272,7 +271,7 @@ impl Session {
 
     fn state(&self) -> SessionState {
         SessionState {
-            model: Some(self.model.clone()),
+            model: Some(self.shown_model().into_owned()),
             thinking_level: self.thinking_level,
             is_streaming: self.streaming,
             is_compacting: self.compaction.is_active(),
@@ -324,8 +323,9 @@ impl Session {
                 .await;
             return;
         }
-        if !self.config.registry.has_auth(&self.model.provider) {
-            let message = no_api_key_message(&self.model.provider);
+        let provider = self.model.as_ref().map(|model| model.provider.as_str());
+        if !provider.is_some_and(|provider| self.config.registry.has_auth(provider)) {
+            let message = no_api_key_message(provider);
             self.write(&Response::error(id, Some("prompt"), message))
                 .await;
             return;
@@ -385,7 +385,11 @@ impl Session {
         }
         let current = candidates
             .iter()
-            .position(|scoped| same_model(&scoped.model, &self.model))
+            .position(|scoped| {
+                self.model
+                    .as_ref()
+                    .is_some_and(|model| same_model(&scoped.model, model))
+            })
             .unwrap_or(0);
         let next = candidates[(current + 1) % candidates.len()].clone();
         let previous = self.model.clone();
@@ -396,19 +400,22 @@ impl Session {
             thinking_level: self.thinking_level,
             is_scoped,
         };
-        self.respond_after_model_select(id, "cycle_model", &result, &previous, "cycle")
+        self.respond_after_model_select(id, "cycle_model", &result, previous.as_ref(), "cycle")
             .await;
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.
     pub(super) async fn set_thinking_level(&mut self, level: ThinkingLevel) {
-        let effective = clamp_thinking_level(&self.model, level);
+        let effective = match &self.model {
+            Some(model) => clamp_thinking_level(model, level),
+            None => ThinkingLevel::Off,
+        };
         if effective == self.thinking_level {
             return;
         }
         self.thinking_level = effective;
         log_store_error(self.store.append_thinking_level_change(effective.as_str()));
-        if self.model.reasoning || effective != ThinkingLevel::Off {
+        if self.model_reasons() || effective != ThinkingLevel::Off {
             self.config.settings.set_default_thinking_level(effective);
         }
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
@@ -424,7 +431,7 @@ impl Session {
     ) {
         let level = if let Some(level) = explicit_level {
             level
-        } else if self.model.reasoning || self.release.has(Feature::ThinkingLevelKept) {
+        } else if self.model_reasons() || self.release.has(Feature::ThinkingLevelKept) {
             self.thinking_level
         } else {
             self.config
@@ -436,7 +443,7 @@ impl Session {
             .settings
             .set_default_model(&model.provider, &model.id);
         log_store_error(self.store.append_model_change(&model.provider, &model.id));
-        self.model = model;
+        self.model = Some(model);
         self.set_thinking_level(level).await;
         self.send_model_state().await;
     }
@@ -472,7 +479,7 @@ impl Session {
         id: Option<RequestId>,
         parent_session: Option<String>,
     ) {
-        let then = super::extensions::AfterShutdown::NewSession(id.clone(), parent_session.clone());
+        let then = super::waiting::AfterShutdown::NewSession(id.clone(), parent_session.clone());
         if self.shutdown_for_extensions(then, "new").await {
             return;
         }
@@ -499,12 +506,6 @@ impl Session {
     }
 }
 
-/// A session name as the reference keeps it: runs of CR and LF become one space, then
-/// JavaScript's `trim()` (which keeps U+0085 and removes U+FEFF, unlike Rust's).
-pub(crate) fn session_name_of(name: &str) -> String {
-    crate::session::sanitize_name(name)
-}
-
 /// A user message with the prompt's text first, then its images.
 fn user_message(
     text: String,
@@ -521,12 +522,9 @@ fn user_message(
     })
 }
 
-fn no_api_key_message(provider: &str) -> String {
-    let display = if provider == "unknown" {
-        "the selected model"
-    } else {
-        provider
-    };
+/// The error of a prompt without credentials (`provider`: the model's, none without a model).
+fn no_api_key_message(provider: Option<&str>) -> String {
+    let display = provider.unwrap_or("the selected model");
     format!(
         "No API key found for {display}.\n\nGive one with --api-key, in auth.json, as the provider's apiKey in models.json, or in the provider's environment variable."
     )

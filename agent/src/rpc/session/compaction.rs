@@ -13,6 +13,7 @@ use pi_rpc_protocol::response::CompactionResult;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::waiting::CompactionEnd;
 use super::{Deferred, Session, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
@@ -123,16 +124,6 @@ pub(super) struct Finished {
     from_extension: bool,
 }
 
-/// A compaction saved, whose `compaction_end` (and answer, or what follows an automatic one)
-/// is still due.
-#[derive(Debug)]
-pub(super) struct CompactionEnd {
-    pub(super) reason: CompactionReason,
-    result: CompactionResult,
-    pub(super) will_retry: bool,
-    reply: Option<Option<RequestId>>,
-}
-
 impl Session {
     /// `compact`: a run in progress is aborted first and the compaction starts once the agent
     /// settled. When the conversation so far has nothing to summarise, `compact` fails at once
@@ -237,10 +228,11 @@ impl Session {
             cancel: cancel.clone(),
             generation: self.session_generation,
         });
-        let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
+        let crate::config::RequestModel { model, auth } =
+            self.config.registry.resolve(&self.shown_model());
         let summary_context = SummaryContext {
             model,
-            api_key,
+            auth,
             thinking_level: self.thinking_level,
             reserve_tokens,
             retry: self.config.settings.retry(),

@@ -29,6 +29,7 @@ pub(super) use access::{
 };
 pub(super) use lifecycle::PreparedSession;
 
+use super::waiting::{AfterShutdown, CompactionEnd};
 use super::{Session, log_store_error};
 use crate::extensions::{Host, HostMessage};
 use crate::release::Disposition;
@@ -71,35 +72,7 @@ enum Pending {
     /// reply id): then the extensions are loaded afresh.
     ReloadShutdown(String),
     /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
-    Compacted(Box<super::compaction::CompactionEnd>),
-}
-
-/// A session replacement waiting for the extensions' handlers or for the run to settle.
-#[derive(Debug, Clone)]
-pub(super) enum AfterShutdown {
-    /// `new_session` (with its parent session).
-    NewSession(Option<RequestId>, Option<String>),
-    /// `switch_session`, `fork` or `clone`.
-    Replace(Option<RequestId>, super::replace::Replacement),
-}
-
-impl AfterShutdown {
-    /// The command it answers.
-    pub(super) fn command(&self) -> &'static str {
-        match self {
-            Self::NewSession(..) => "new_session",
-            Self::Replace(_, super::replace::Replacement::Switch(_)) => "switch_session",
-            Self::Replace(_, super::replace::Replacement::Fork(_)) => "fork",
-            Self::Replace(_, super::replace::Replacement::Clone) => "clone",
-        }
-    }
-
-    /// The id of that command.
-    pub(super) fn id(self) -> Option<RequestId> {
-        match self {
-            Self::NewSession(id, _) | Self::Replace(id, _) => id,
-        }
-    }
+    Compacted(Box<CompactionEnd>),
 }
 
 /// A replacement's answer, waiting for the extensions' reload and `session_start` handlers.

@@ -84,7 +84,7 @@ impl Session {
         let checkpoint = SystemMessage {
             content: String::new(),
             sections: (!declared.sections.is_empty()).then_some(declared.sections),
-            timestamp: crate::now_ms(),
+            timestamp: crate::js::now_ms(),
             tools_added: (!declared.tools.is_empty()).then_some(declared.tools),
             tools_removed: None,
             extra: Map::new(),
@@ -219,7 +219,7 @@ impl Declared {
         Some(SystemMessage {
             content: String::new(),
             sections: (!sections.is_empty()).then_some(sections),
-            timestamp: crate::now_ms(),
+            timestamp: crate::js::now_ms(),
             tools_added: (!added.is_empty()).then_some(added),
             tools_removed: (!removed.is_empty()).then_some(removed),
             extra: Map::new(),

@@ -14,8 +14,7 @@ mod replace;
 mod retry;
 mod start;
 mod stats;
-
-pub(crate) use commands::session_name_of;
+mod waiting;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -30,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
+use crate::provider::failure::is_retryable;
 use crate::run::{RunMessage, RunSpec};
 
 /// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
@@ -75,7 +75,7 @@ enum Deferred {
     /// `new_session`: the reset happens, and the answer comes, once the aborted run settled.
     NewSession(Option<RequestId>, Option<String>),
     /// `switch_session`, `fork`, `clone`: carried out once the aborted run settled.
-    Replace(Option<RequestId>, replace::Replacement),
+    Replace(Option<RequestId>, waiting::Replacement),
     /// `compact` (with its custom instructions): starts once the aborted run settled.
     Compact(Option<RequestId>, Option<String>),
 }
@@ -83,7 +83,8 @@ enum Deferred {
 /// The one owner of session state.
 pub struct Session {
     config: Config,
-    model: Model,
+    /// The session's model; `None` when no model is available.
+    model: Option<Model>,
     thinking_level: ThinkingLevel,
     steering_mode: QueueMode,
     follow_up_mode: QueueMode,
@@ -167,7 +168,7 @@ impl Session {
         }
         let mut session = Self {
             config: init.config,
-            model: crate::model_resolver::unknown_model(),
+            model: None,
             thinking_level: ThinkingLevel::Off,
             steering_mode,
             follow_up_mode,
@@ -342,7 +343,7 @@ impl Session {
     async fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
         self.record_custom_message(&message);
         let outline = match &*message {
-            AgentMessage::Assistant(assistant) => Some(retry::outline(assistant)),
+            AgentMessage::Assistant(assistant) => Some(outline(assistant)),
             _ => None,
         };
         let message = crate::session::SharedMessage::from_shared(message);
@@ -383,13 +384,13 @@ impl Session {
                 AgentMessage::Assistant(assistant) => Some(assistant),
                 _ => None,
             })
-            .is_some_and(|assistant| retry::is_retryable(assistant, self.model.context_window))
+            .is_some_and(|assistant| is_retryable(assistant, self.shown_model().context_window))
     }
 
     async fn on_run_finished(&mut self) {
         self.run = None;
         if let Some(message) = self.last_assistant.take() {
-            if retry::is_retryable(&message, self.model.context_window)
+            if is_retryable(&message, self.shown_model().context_window)
                 && self.schedule_retry(&message).await
             {
                 return;
@@ -460,7 +461,8 @@ impl Session {
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
         let cancel = CancellationToken::new();
         let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
-        let (model, api_key) = self.config.registry.request_model_and_key(&self.model);
+        let crate::config::RequestModel { model, auth } =
+            self.config.registry.resolve(&self.shown_model());
         let prompts = self.with_system_declaration(
             prompts,
             &system_prompt,
@@ -470,7 +472,7 @@ impl Session {
             prompts,
             history: self.messages.shared_typed(),
             model,
-            api_key,
+            auth,
             system_prompt,
             thinking_level: self.thinking_level,
             session_id: self.store.session_id().to_owned(),
@@ -498,12 +500,13 @@ impl Session {
         let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
         context.cancel = cancel;
         context.release = self.release;
-        context.model_accepts_images = Some(self.model.input.iter().any(|kind| kind == "image"));
+        let model = self.shown_model();
+        context.model_accepts_images = Some(model.input.iter().any(|kind| kind == "image"));
         context.agent_dir = Some(self.config.agent_dir.clone());
         context.bash_env = vec![
             ("PI_SESSION_ID".into(), self.store.session_id().to_owned()),
-            ("PI_PROVIDER".into(), self.model.provider.clone()),
-            ("PI_MODEL".into(), self.model.id.clone()),
+            ("PI_PROVIDER".into(), model.provider.clone()),
+            ("PI_MODEL".into(), model.id.clone()),
             (
                 "PI_REASONING_LEVEL".into(),
                 self.thinking_level.as_str().into(),
@@ -536,5 +539,24 @@ fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMess
 fn log_store_error<T>(result: crate::session::Result<T>) {
     if let Err(error) = result {
         tracing::warn!(%error, "cannot record the session entry");
+    }
+}
+
+/// What the decisions after a run read of its last assistant message: everything but the
+/// content, which may be large.
+fn outline(message: &AssistantMessage) -> AssistantMessage {
+    AssistantMessage {
+        content: Vec::new(),
+        api: message.api.clone(),
+        provider: message.provider.clone(),
+        model: message.model.clone(),
+        response_model: message.response_model.clone(),
+        usage: message.usage.clone(),
+        stop_reason: message.stop_reason,
+        timestamp: message.timestamp,
+        response_id: message.response_id.clone(),
+        raw_stop_reason: message.raw_stop_reason.clone(),
+        error_message: message.error_message.clone(),
+        extra: message.extra.clone(),
     }
 }

@@ -11,7 +11,7 @@ use pi_rpc_protocol::response::CancelledResult;
 use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 
-use super::extensions::AfterShutdown;
+use super::waiting::{AfterShutdown, Replacement};
 use super::{Deferred, Session};
 use crate::session::SessionStore;
 
@@ -30,17 +30,6 @@ pub(super) enum ReplaceError {
         file: String,
         cwd: String,
     },
-}
-
-/// A session replacement waiting to be carried out.
-#[derive(Debug, Clone)]
-pub(super) enum Replacement {
-    /// `switch_session` to this path.
-    Switch(String),
-    /// `fork` before this user message.
-    Fork(String),
-    /// `clone` at the leaf.
-    Clone,
 }
 
 /// `fork` data.
@@ -138,7 +127,7 @@ impl Session {
             Replacement::Switch(_) => "resume",
             Replacement::Fork(_) | Replacement::Clone => "fork",
         };
-        let then = super::extensions::AfterShutdown::Replace(id.clone(), replacement.clone());
+        let then = AfterShutdown::Replace(id.clone(), replacement.clone());
         if self.shutdown_for_extensions(then, reason).await {
             return;
         }
@@ -146,7 +135,7 @@ impl Session {
         if let Some(prepared) = self.take_prepared_session() {
             self.store = prepared.store;
             self.rebind_session();
-            let command = super::extensions::AfterShutdown::Replace(None, replacement).command();
+            let command = AfterShutdown::Replace(None, replacement).command();
             if command == "fork" {
                 let result = ForkResult {
                     text: prepared.fork_text,

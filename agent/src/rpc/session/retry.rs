@@ -1,11 +1,8 @@
-//! The session's automatic retry: it decides with the failure classifier of the model layer,
-//! announces each attempt and waits before it.
-
-use pi_rpc_protocol::message::AssistantMessage;
-
-pub(super) use crate::provider::failure::{is_context_overflow, is_retryable};
+//! The session's automatic retry: it announces each attempt and waits before it (whether to
+//! retry is the failure classifier's answer, `provider::failure`, asked after each run).
 
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, RetryScheduledEvent};
+use pi_rpc_protocol::message::AssistantMessage;
 use tokio_util::sync::CancellationToken;
 
 use super::Session;
@@ -21,9 +18,7 @@ impl Session {
             return false;
         }
         self.retry_attempt += 1;
-        let delay_ms = settings
-            .base_delay_ms
-            .saturating_mul(1u64 << (self.retry_attempt - 1).min(32));
+        let delay_ms = settings.delay_ms(self.retry_attempt);
         let error_message = message
             .error_message
             .clone()
@@ -76,24 +71,5 @@ impl Session {
             final_error: Some("Retry cancelled".into()),
         }))
         .await;
-    }
-}
-
-/// What the decisions after a run read of its last assistant message: everything but the
-/// content, which may be large.
-pub(super) fn outline(message: &AssistantMessage) -> AssistantMessage {
-    AssistantMessage {
-        content: Vec::new(),
-        api: message.api.clone(),
-        provider: message.provider.clone(),
-        model: message.model.clone(),
-        response_model: message.response_model.clone(),
-        usage: message.usage.clone(),
-        stop_reason: message.stop_reason,
-        timestamp: message.timestamp,
-        response_id: message.response_id.clone(),
-        raw_stop_reason: message.raw_stop_reason.clone(),
-        error_message: message.error_message.clone(),
-        extra: message.extra.clone(),
     }
 }

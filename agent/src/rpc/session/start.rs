@@ -6,6 +6,8 @@
 //! `defaultThinkingLevel` (which `set_thinking_level` updates), not the level of the session
 //! it replaces.
 
+use std::borrow::Cow;
+
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 
 use super::{Session, log_store_error};
@@ -60,12 +62,11 @@ impl Session {
             true => ThinkingLevel::parse(&context.thinking_level).unwrap_or(default_level),
             false => default_level,
         });
-        let has_model = model.is_some();
-        self.model = model.unwrap_or_else(unknown_model);
-        self.thinking_level = match has_model {
-            true => clamp_thinking_level(&self.model, level),
-            false => ThinkingLevel::Off,
+        self.thinking_level = match &model {
+            Some(model) => clamp_thinking_level(model, level),
+            None => ThinkingLevel::Off,
         };
+        self.model = model;
         if has_existing {
             self.messages = context.messages;
             if !has_thinking_entry {
@@ -76,11 +77,8 @@ impl Session {
             }
         } else {
             self.messages.clear();
-            if has_model {
-                log_store_error(
-                    self.store
-                        .append_model_change(&self.model.provider, &self.model.id),
-                );
+            if let Some(model) = &self.model {
+                log_store_error(self.store.append_model_change(&model.provider, &model.id));
             }
             log_store_error(
                 self.store
@@ -88,5 +86,30 @@ impl Session {
             );
         }
         self.session_name = self.store.session_name();
+    }
+}
+
+impl Session {
+    /// The model as the records show it: the session's, or the reference's `unknown`
+    /// placeholder when there is none (`get_state`, the extensions' model state, and the failed
+    /// answer of a call made without a model: no provider speaks its api).
+    pub(super) fn shown_model(&self) -> Cow<'_, Model> {
+        match &self.model {
+            Some(model) => Cow::Borrowed(model),
+            None => Cow::Owned(unknown_model()),
+        }
+    }
+
+    /// Whether the session's model reasons (no model does not).
+    pub(super) fn model_reasons(&self) -> bool {
+        self.model.as_ref().is_some_and(|model| model.reasoning)
+    }
+
+    /// The thinking levels the session's model supports (`off` alone without a model).
+    pub(super) fn thinking_levels(&self) -> Vec<ThinkingLevel> {
+        match &self.model {
+            Some(model) => crate::model_resolver::supported_thinking_levels(model),
+            None => vec![ThinkingLevel::Off],
+        }
     }
 }

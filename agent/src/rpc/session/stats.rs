@@ -99,10 +99,10 @@ impl Session {
     /// How full the context window is: the last trustworthy usage plus an estimate of what
     /// came after it. Unknown (`null`) after a compaction until an assistant answered again.
     fn context_usage(&self) -> Option<ContextUsage> {
-        if self.model.provider == "unknown" || self.model.context_window == 0 {
+        let context_window = self.model.as_ref()?.context_window;
+        if context_window == 0 {
             return None;
         }
-        let context_window = self.model.context_window;
         let branch = self.store.branch(None);
         let compaction = branch.iter().rposition(|entry| {
             entry.kind() == "compaction"

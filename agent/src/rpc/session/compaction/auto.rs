@@ -5,9 +5,10 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::event::{CompactionReason, CompactionStartEvent, Event};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
-use super::super::{Session, retry};
+use super::super::Session;
 use super::{OVERFLOW_AGAIN, end_event};
 use crate::compaction::estimate::{context_tokens, estimate_context};
+use crate::provider::failure::is_context_overflow;
 
 impl Session {
     /// Before a prompt runs, the last assistant message (aborted ones included) gets the
@@ -48,8 +49,11 @@ impl Session {
         if !self.auto_compaction || (from_run && message.stop_reason == StopReason::Aborted) {
             return false;
         }
-        let context_window = self.model.context_window;
-        let same_model = message.provider == self.model.provider && message.model == self.model.id;
+        let (context_window, max_tokens, same_model) = {
+            let model = self.shown_model();
+            let same = message.provider == model.provider && message.model == model.id;
+            (model.context_window, model.max_tokens, same)
+        };
         let compacted_at = self.latest_compaction_ms();
         // A message older than the latest compaction must not start another one. Timestamps
         // alone cannot tell it: the retry after an overflow compaction can be stamped in the
@@ -60,10 +64,9 @@ impl Session {
             return false;
         }
         let recoverable_length = message.stop_reason == StopReason::Length
-            && self.model.max_tokens > 0
-            && message.usage.output < self.model.max_tokens;
-        if same_model && (retry::is_context_overflow(message, context_window) || recoverable_length)
-        {
+            && max_tokens > 0
+            && message.usage.output < max_tokens;
+        if same_model && (is_context_overflow(message, context_window) || recoverable_length) {
             let will_retry = message.stop_reason != StopReason::Stop;
             if !will_retry {
                 return self

@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::{AfterShutdown, Pending, Session, handles_event};
-use crate::model_resolver::supported_thinking_levels;
+use super::{Pending, Session, handles_event};
+use crate::rpc::session::waiting::{AfterShutdown, Replacement};
 
 impl Session {
     /// Tells the host the model, the thinking level and the levels the model supports, for its
@@ -25,9 +25,9 @@ impl Session {
         }
         let mut message = json!({
             "type": "model_state",
-            "model": self.model,
+            "model": self.shown_model(),
             "thinkingLevel": self.thinking_level,
-            "levels": supported_thinking_levels(&self.model),
+            "levels": self.thinking_levels(),
         });
         if with_models {
             let available: Vec<String> = self
@@ -85,7 +85,7 @@ impl Session {
         };
         let previous = self.model.clone();
         self.switch_model(model, None).await;
-        if let Some(event) = self.model_select_event(&previous, "set") {
+        if let Some(event) = self.model_select_event(previous.as_ref(), "set") {
             let pending = Pending::ModelSet(reply.clone());
             if self.send_event(pending, &event).await {
                 return;
@@ -146,7 +146,6 @@ impl Session {
         entry_id: Option<String>,
         position: Option<&str>,
     ) {
-        use crate::rpc::session::replace::Replacement;
         let replacement = match (session_path, entry_id) {
             (Some(path), _) => Ok(Replacement::Switch(path)),
             (None, Some(entry)) if position == Some("at") => {

@@ -6,9 +6,11 @@ use pi_rpc_protocol::response::BashResult;
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::{Value, json};
 
-use super::{AfterReload, AfterShutdown, Pending, Session, handles_event, next_message};
+use super::{AfterReload, Pending, Session, handles_event, next_message};
 use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
-use crate::rpc::session::replace::{ReplaceError, Replacement};
+use crate::model_resolver::same_model;
+use crate::rpc::session::replace::ReplaceError;
+use crate::rpc::session::waiting::{AfterShutdown, CompactionEnd, Replacement};
 
 /// A replacement session made before the old session's `session_shutdown` handlers run.
 #[derive(Debug)]
@@ -188,8 +190,8 @@ impl Session {
         &mut self,
         entry: Value,
         from_extension: bool,
-        end: crate::rpc::session::compaction::CompactionEnd,
-    ) -> Option<crate::rpc::session::compaction::CompactionEnd> {
+        end: CompactionEnd,
+    ) -> Option<CompactionEnd> {
         if !handles_event(&self.extensions, "session_compact") {
             return Some(end);
         }
@@ -324,7 +326,7 @@ impl Session {
         id: Option<RequestId>,
         command: &'static str,
         data: &T,
-        previous: &pi_rpc_protocol::model::Model,
+        previous: Option<&pi_rpc_protocol::model::Model>,
         source: &str,
     ) {
         if let Some(event) = self.model_select_event(previous, source) {
@@ -341,17 +343,18 @@ impl Session {
     /// `previous` and some extension handles it.
     pub(in crate::rpc::session) fn model_select_event(
         &self,
-        previous: &pi_rpc_protocol::model::Model,
+        previous: Option<&pi_rpc_protocol::model::Model>,
         source: &str,
     ) -> Option<Value> {
-        let changed = previous.provider != self.model.provider || previous.id != self.model.id;
+        let model = self.model.as_ref()?;
+        let changed = previous.is_none_or(|previous| !same_model(previous, model));
         if !changed || !handles_event(&self.extensions, "model_select") {
             return None;
         }
         let mut event = serde_json::Map::new();
         event.insert("type".into(), "model_select".into());
-        event.insert("model".into(), json!(self.model));
-        if previous.provider != "unknown" {
+        event.insert("model".into(), json!(model));
+        if let Some(previous) = previous {
             event.insert("previousModel".into(), json!(previous));
         }
         event.insert("source".into(), source.into());

@@ -104,7 +104,7 @@ impl Session {
         }
         let message = AgentMessage::User(UserMessage {
             content: MessageContent::Blocks(content),
-            timestamp: crate::now_ms(),
+            timestamp: crate::js::now_ms(),
             extra: Default::default(),
         });
         if self.streaming {
@@ -358,7 +358,7 @@ fn custom_message(message: OutgoingCustomMessage) -> CustomMessage {
             .unwrap_or(MessageContent::Blocks(Vec::new())),
         display: message.display,
         details: message.details,
-        timestamp: crate::now_ms(),
+        timestamp: crate::js::now_ms(),
         extra: Default::default(),
     }
 }
