@@ -223,7 +223,11 @@ impl AnthropicEvents {
 }
 
 impl WireFormat for AnthropicEvents {
-    fn on_event(&mut self, event: SseEvent, partial: &mut PartialMessage) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        mut event: SseEvent,
+        partial: &mut PartialMessage,
+    ) -> Result<(), String> {
         let name = event.event.as_deref().unwrap_or("");
         if name == "error" {
             return Err(event.data);
@@ -231,7 +235,7 @@ impl WireFormat for AnthropicEvents {
         if !MESSAGE_EVENTS.contains(&name) {
             return Ok(());
         }
-        if fast_block_delta(&event.data, partial) {
+        if fast_block_delta(&mut event.data, partial) {
             return Ok(());
         }
         let parsed = parse_with_repair(&event.data).map_err(|message| {
