@@ -387,3 +387,52 @@ async fn tool_calls_of_a_truncated_reply_are_not_executed() -> Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn long_deltas_and_block_ends_are_written_exactly_whatever_their_characters() -> Result<()> {
+    // Long enough to be written in pieces as they are encoded: one text read in place from
+    // the provider's data, one with escapes, raw line separators and astral characters.
+    let plain = "lorem ipsum ".repeat(20_000);
+    let mixed = "a\u{2028}b\u{2029} \"q\" \\ \n\t\u{1}é😀 ".repeat(10_000);
+    let script = json!({"responses": [{"content": [{"text": [plain, mixed]}]}]});
+    let server =
+        mock_llm::MockServer::start(mock_llm::Script::from_json_value(script, "long")?).await?;
+    let env = TestEnv::new(&server.uri())?;
+    let mut agent = env.spawn_default(&[])?;
+    agent
+        .send(json!({"type": "prompt", "message": "long"}))
+        .await?;
+    let mut lines = Vec::new();
+    loop {
+        let line = agent.next_line().await?;
+        let settled = line.starts_with(r#"{"type":"agent_settled""#);
+        lines.push(line);
+        if settled {
+            break;
+        }
+    }
+    let mut texts = Vec::new();
+    for line in &lines {
+        let record: Value = serde_json::from_str(line)?;
+        // Each line is its record as JSON.stringify writes it: nothing lost or escaped twice.
+        assert_eq!(
+            format!("{line}\n").into_bytes(),
+            pi_rpc_protocol::encode_record(&record)?
+        );
+        let event = &record["assistantMessageEvent"];
+        match event["type"].as_str() {
+            Some("text_delta") => texts.push(event["delta"].clone()),
+            Some("text_end") => texts.push(event["content"].clone()),
+            _ => {}
+        }
+        if record["type"] == "message_end" && record["message"]["role"] == "assistant" {
+            texts.push(record["message"]["content"][0]["text"].clone());
+        }
+    }
+    let whole = format!("{plain}{mixed}");
+    assert_eq!(
+        texts,
+        [json!(plain), json!(mixed), json!(whole), json!(whole)]
+    );
+    Ok(())
+}

@@ -198,6 +198,16 @@ pub fn encode_record_exact<T: Serialize + ?Sized>(record: &T) -> serde_json::Res
     Ok(out)
 }
 
+/// [`encode_record`] into a writer: a record too long to hold as a whole line is written as it
+/// is made, in whatever pieces the writer takes.
+pub fn write_record<W: std::io::Write, T: Serialize + ?Sized>(
+    mut out: W,
+    record: &T,
+) -> serde_json::Result<()> {
+    crate::json::write_into(&mut out, record)?;
+    out.write_all(b"\n").map_err(serde_json::Error::io)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +219,28 @@ mod tests {
         let exact = encode_record_exact(&record).unwrap();
         assert_eq!(exact, encode_record(&record).unwrap());
         assert_eq!(exact.capacity(), exact.len());
+    }
+
+    #[test]
+    fn a_record_written_in_pieces_is_the_record() {
+        /// Takes at most three bytes a write, as a writer that hands on pieces may.
+        struct Pieces(Vec<Vec<u8>>);
+        impl std::io::Write for Pieces {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                let taken = bytes.len().min(3);
+                self.0.push(bytes[..taken].to_vec());
+                Ok(taken)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let stand_in = crate::surrogates::lone(0xd800);
+        let record = serde_json::json!({"type": "text_end", "content": format!("a\u{2028}\"b\"{stand_in}é\n")});
+        let mut pieces = Pieces(Vec::new());
+        write_record(&mut pieces, &record).unwrap();
+        assert!(pieces.0.len() > 10);
+        assert_eq!(pieces.0.concat(), encode_record(&record).unwrap());
     }
 
     fn lines(input: &[u8]) -> Vec<LineResult> {

@@ -186,6 +186,14 @@ pub fn encoded_len<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<usize
 
 /// Serialises `value` into `out`, byte for byte as `JSON.stringify` would.
 pub fn write_to<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    write_into(out, value)
+}
+
+/// [`write_to`] into any writer.
+pub fn write_into<W: io::Write, T: Serialize + ?Sized>(
+    out: W,
+    value: &T,
+) -> serde_json::Result<()> {
     let mut serializer = serde_json::Serializer::with_formatter(out, JsFormatter);
     value.serialize(&mut serializer)
 }

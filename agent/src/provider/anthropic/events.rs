@@ -230,7 +230,7 @@ impl AnthropicEvents {
 impl WireFormat for AnthropicEvents {
     fn on_event(
         &mut self,
-        event: SseEvent,
+        mut event: SseEvent,
         partial: &mut PartialMessage,
     ) -> Result<(), StreamError> {
         let name = event.event.as_deref().unwrap_or("");
@@ -240,7 +240,7 @@ impl WireFormat for AnthropicEvents {
         if !MESSAGE_EVENTS.contains(&name) {
             return Ok(());
         }
-        if fast_block_delta(&event.data, partial) {
+        if fast_block_delta(&mut event.data, partial) {
             return Ok(());
         }
         let parsed =

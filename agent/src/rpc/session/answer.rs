@@ -9,7 +9,7 @@ use super::Session;
 use crate::session::JsonPieces;
 
 /// Bytes handed to the writer at a time.
-const PIECE_BYTES: usize = 64 * 1024;
+pub(super) const PIECE_BYTES: usize = 64 * 1024;
 
 /// How a streamed answer ended.
 #[derive(Debug, PartialEq, Eq)]

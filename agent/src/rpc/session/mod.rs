@@ -323,6 +323,10 @@ impl Session {
             }
             _ => {}
         }
+        if output::carries_long_text(&event) {
+            self.write_streamed(event).await;
+            return;
+        }
         // The event goes as soon as it is text (and is dropped before the line waits for the
         // writer); the ended message is kept as it came.
         let line = self.encode_sized(&event, output::may_be_long(&event)).await;

@@ -1,43 +1,67 @@
 //! How the session writes records: each encoded once the output has room for it (after a long
 //! line, once that line is written, so that two long records are never in memory as text at
 //! once), gathered into one write during a burst of events, long lines on their own. A run's
-//! `turn_end` is written from the session's own copy of the turn's message.
+//! `turn_end` is written from the session's own copy of the turn's message. A long record (a
+//! long delta, a long block's `text_end`, a long message's `message_end`, `turn_end` and
+//! `agent_end`) goes to the writer in pieces as it is encoded: its line is never held whole
+//! beside the message it quotes.
 
+use std::io;
 use std::sync::Arc;
 
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, TurnEndEvent};
-use pi_rpc_protocol::framing::{encode_record, encode_record_exact};
+use pi_rpc_protocol::framing::{encode_record, encode_record_exact, write_record};
 use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use tokio::sync::mpsc;
 
+use super::answer::PIECE_BYTES;
 use super::{Session, extensions};
 
-/// `turn_end` as [`Event::TurnEnd`] writes it, borrowing its message.
+/// `turn_end` as [`Event::TurnEnd`] writes it, sharing its message.
 #[derive(Serialize)]
 #[serde(tag = "type", rename = "turn_end", rename_all = "camelCase")]
-struct TurnEndRecord<'a> {
-    message: &'a AgentMessage,
-    tool_results: &'a [TaggedToolResult],
+struct TurnEndRecord {
+    #[serde(serialize_with = "shared")]
+    message: Arc<AgentMessage>,
+    tool_results: Vec<TaggedToolResult>,
 }
 
-/// `message_end` as [`Event::MessageEnd`] writes it, borrowing its message.
+/// `message_end` as [`Event::MessageEnd`] writes it, sharing its message.
 #[derive(Serialize)]
 #[serde(tag = "type", rename = "message_end")]
-struct MessageEndRecord<'a> {
-    message: &'a AgentMessage,
+struct MessageEndRecord {
+    #[serde(serialize_with = "shared")]
+    message: Arc<AgentMessage>,
 }
 
-/// `agent_end` as [`Event::AgentEnd`] writes it, borrowing its messages.
+/// `agent_end` as [`Event::AgentEnd`] writes it, sharing its messages.
 #[derive(Serialize)]
 #[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
-struct AgentEndRecord<'a> {
-    messages: Vec<&'a AgentMessage>,
+struct AgentEndRecord {
+    #[serde(serialize_with = "all_shared")]
+    messages: Vec<Arc<AgentMessage>>,
     will_retry: bool,
+}
+
+fn shared<S: Serializer>(message: &Arc<AgentMessage>, serializer: S) -> Result<S::Ok, S::Error> {
+    message.as_ref().serialize(serializer)
+}
+
+fn all_shared<S: Serializer>(
+    messages: &[Arc<AgentMessage>],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(messages.iter().map(|message| &**message))
 }
 
 /// Lines longer than this are written on their own, not copied into a batch.
 const LONG_LINE_BYTES: usize = 64 * 1024;
+
+/// Bytes of a streamed record that may wait for the writer: its pieces are made on another
+/// thread, whose memory nothing else reuses, so few of them are out at a time.
+const STREAMED_WAITING_BYTES: usize = 4 * PIECE_BYTES;
 
 impl Session {
     /// Writes one record. Serialisation cannot fail for our types; if it does, it is logged.
@@ -89,6 +113,65 @@ impl Session {
         }
     }
 
+    /// Writes a record that may be long: measured first, [streamed](Self::write_streamed) when
+    /// it is long, else encoded as one line.
+    async fn write_long<T: Serialize + Send + 'static>(&mut self, record: T) {
+        match pi_rpc_protocol::json::encoded_len(&record) {
+            Ok(len) if len > LONG_LINE_BYTES => self.write_streamed(record).await,
+            _ => self.write(&record).await,
+        }
+    }
+
+    /// Writes a record straight to the writer, in pieces of [`PIECE_BYTES`] as it is encoded
+    /// (a long record: its line is never held whole). serde encodes synchronously, so the
+    /// encoding runs on a blocking thread and hands each piece over a one-piece channel; this
+    /// task passes the pieces on as the writer takes them.
+    pub(super) async fn write_streamed<T: Serialize + Send + 'static>(&mut self, record: T) {
+        if self.out.ready().await.is_err() {
+            self.output_closed = true;
+        }
+        // What the batch holds goes first.
+        if let Some(batch) = self.out_batch.as_mut().map(std::mem::take)
+            && !batch.is_empty()
+        {
+            self.send_output(batch).await;
+        }
+        let (pieces_tx, mut pieces) = mpsc::channel(1);
+        let encoder = tokio::task::spawn_blocking(move || {
+            let mut writer = PieceWriter {
+                piece: Vec::with_capacity(PIECE_BYTES),
+                pieces: pieces_tx,
+            };
+            let written = write_record(&mut writer, &record);
+            if written.as_ref().is_err_and(|error| !error.is_io()) {
+                // Our types always serialise; should one not, its line still ends.
+                let _ = io::Write::write_all(&mut writer, b"\n");
+            }
+            written.and(io::Write::flush(&mut writer).map_err(serde_json::Error::io))
+        });
+        let mut waiting = 0;
+        while let Some(piece) = pieces.recv().await {
+            waiting += piece.len();
+            let mut sent = self.out.send(piece).await;
+            if sent.is_ok() && waiting >= STREAMED_WAITING_BYTES {
+                waiting = 0;
+                sent = self.out.flushed().await;
+            }
+            if sent.is_err() {
+                // The writer is gone: dropping the receiver stops the encoding.
+                self.output_closed = true;
+                break;
+            }
+        }
+        drop(pieces);
+        match encoder.await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) if error.is_io() => self.output_closed = true,
+            Ok(Err(error)) => tracing::error!(%error, "cannot serialise a record"),
+            Err(error) => tracing::error!(%error, "the encoding of a record failed"),
+        }
+    }
+
     pub(super) async fn send_output(&mut self, line: Vec<u8>) {
         if self.out.send(line).await.is_err() {
             self.output_closed = true;
@@ -101,13 +184,14 @@ impl Session {
         let assistant = self
             .messages
             .last_with_role(crate::session::Role::Assistant);
-        let Some(message) = assistant.as_deref().and_then(|shared| shared.get()) else {
+        let Some(message) = assistant.as_deref().and_then(|shared| shared.shared()) else {
             tracing::error!("turn_end without an assistant message");
             return;
         };
+        let message = Arc::clone(message);
         if extensions::handles_event(&self.extensions, "turn_end") {
             let event = Event::TurnEnd(TurnEndEvent {
-                message: message.clone(),
+                message: (*message).clone(),
                 tool_results,
             });
             if let Some(event) = self.hold_for_extensions(event).await {
@@ -115,17 +199,11 @@ impl Session {
             }
             return;
         }
-        if self.out.ready().await.is_err() {
-            self.output_closed = true;
-        }
-        let record = TurnEndRecord {
+        self.write_long(TurnEndRecord {
             message,
-            tool_results: &tool_results,
-        };
-        match encode_record_exact(&record) {
-            Ok(line) => self.write_line(line).await,
-            Err(error) => tracing::error!(%error, "cannot serialise a record"),
-        }
+            tool_results,
+        })
+        .await;
     }
 
     /// `message_end` of a message the run shares with the session: written from the shared
@@ -141,11 +219,10 @@ impl Session {
             }
             return;
         }
-        let record = MessageEndRecord { message: &message };
-        let line = self.encode_sized(&record, true).await;
-        if let Some(line) = line {
-            self.write_line(line).await;
-        }
+        let record = MessageEndRecord {
+            message: Arc::clone(&message),
+        };
+        self.write_long(record).await;
         self.record_ended_message(message).await;
     }
 
@@ -162,30 +239,65 @@ impl Session {
             }
             return;
         }
-        let messages: Vec<&AgentMessage> = messages.iter().map(|message| &**message).collect();
         let record = AgentEndRecord {
-            will_retry: self.will_retry(messages.iter().copied()),
+            will_retry: self.will_retry(messages.iter().map(|message| &**message)),
             messages,
         };
-        if let Some(line) = self.encode_sized(&record, true).await {
-            self.write_line(line).await;
-        }
+        self.write_long(record).await;
     }
 }
 
-/// Whether an event may make a long line: one carrying a whole message, or a long delta.
+/// Whether an event may make a long line: one carrying a whole message (a long delta or block
+/// text is [streamed](carries_long_text)).
 pub(super) fn may_be_long(event: &Event) -> bool {
-    match event {
-        Event::MessageUpdate(update) => match &update.assistant_message_event {
-            AssistantMessageEvent::TextDelta(delta)
-            | AssistantMessageEvent::ThinkingDelta(delta)
-            | AssistantMessageEvent::ToolcallDelta(delta) => delta.delta.len() > LONG_LINE_BYTES,
-            AssistantMessageEvent::TextEnd(end) | AssistantMessageEvent::ThinkingEnd(end) => {
-                end.content.len() > LONG_LINE_BYTES
-            }
-            _ => false,
-        },
-        Event::MessageEnd(_) | Event::TurnEnd(_) | Event::AgentEnd(_) => true,
+    matches!(
+        event,
+        Event::MessageEnd(_) | Event::TurnEnd(_) | Event::AgentEnd(_)
+    )
+}
+
+/// Whether an event is a long delta, or the end of a long block with its whole text: such an
+/// event is written with [`Session::write_streamed`].
+pub(super) fn carries_long_text(event: &Event) -> bool {
+    let Event::MessageUpdate(update) = event else {
+        return false;
+    };
+    match &update.assistant_message_event {
+        AssistantMessageEvent::TextDelta(delta)
+        | AssistantMessageEvent::ThinkingDelta(delta)
+        | AssistantMessageEvent::ToolcallDelta(delta) => delta.delta.len() > LONG_LINE_BYTES,
+        AssistantMessageEvent::TextEnd(end) | AssistantMessageEvent::ThinkingEnd(end) => {
+            end.content.len() > LONG_LINE_BYTES
+        }
         _ => false,
+    }
+}
+
+/// Hands what is written to the session in pieces of [`PIECE_BYTES`] (from a blocking thread:
+/// each piece waits until the session has taken the last one).
+struct PieceWriter {
+    piece: Vec<u8>,
+    pieces: mpsc::Sender<Vec<u8>>,
+}
+
+impl io::Write for PieceWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        // A long string comes in one write: only what fits the piece is taken.
+        let taken = bytes.len().min(PIECE_BYTES - self.piece.len());
+        self.piece.extend_from_slice(&bytes[..taken]);
+        if self.piece.len() == PIECE_BYTES {
+            self.flush()?;
+        }
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.piece.is_empty() {
+            return Ok(());
+        }
+        let piece = std::mem::replace(&mut self.piece, Vec::with_capacity(PIECE_BYTES));
+        self.pieces
+            .blocking_send(piece)
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, super::super::OutputClosed))
     }
 }

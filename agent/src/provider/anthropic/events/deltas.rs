@@ -1,19 +1,27 @@
 //! The content-block events of an Anthropic stream: `content_block_delta` (read without a
 //! JSON tree in its common shape, the agent's hottest path) and `content_block_stop`.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use pi_rpc_protocol::content::{AssistantContent, TaggedToolCall};
 use pi_rpc_protocol::event::{AssistantMessageEvent, ContentDelta, ContentEnd, ToolcallEnd};
 use serde_json::Value;
 
 use super::super::super::partial::PartialMessage;
 
+/// A text or thinking delta this long, read in place, takes the event's data as its own text
+/// instead of a copy of it (a long delta is then in memory twice, in the message and in its
+/// event, not three times).
+const IN_PLACE_BYTES: usize = 64 * 1024;
+
 /// What a `content_block_delta` says: the block's wire key and the delta's fields (missing or
 /// non-string fields read as empty, as the reference reads them).
 pub(super) struct BlockDelta<'a> {
     key: &'a Value,
     kind: Option<&'a str>,
-    text: &'a str,
-    thinking: &'a str,
+    text: Cow<'a, str>,
+    thinking: Cow<'a, str>,
     partial_json: &'a str,
     signature: &'a str,
 }
@@ -25,8 +33,8 @@ impl<'a> BlockDelta<'a> {
         Some(Self {
             key,
             kind: delta.get("type").and_then(Value::as_str),
-            text: text("text"),
-            thinking: text("thinking"),
+            text: Cow::Borrowed(text("text")),
+            thinking: Cow::Borrowed(text("thinking")),
             partial_json: text("partial_json"),
             signature: text("signature"),
         })
@@ -66,9 +74,9 @@ struct FastDeltaFields<'a> {
 #[serde(transparent)]
 struct Borrowed<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
 
-/// Applies `data` when it is a plain `content_block_delta`; false when the general path must
-/// read it.
-pub(super) fn fast_block_delta(data: &str, partial: &mut PartialMessage) -> bool {
+/// Applies `data` when it is a plain `content_block_delta`; false (`data` untouched) when the
+/// general path must read it. A long text read in place takes `data` for its own.
+pub(super) fn fast_block_delta(data: &mut String, partial: &mut PartialMessage) -> bool {
     let Ok(event) = serde_json::from_str::<FastBlockDelta>(data) else {
         return false;
     };
@@ -77,18 +85,60 @@ pub(super) fn fast_block_delta(data: &str, partial: &mut PartialMessage) -> bool
     }
     let key = Value::from(event.index);
     let delta = &event.delta;
+    if let Some((kind, range)) = long_text_in_place(data, delta) {
+        drop(event);
+        data.truncate(range.end);
+        data.drain(..range.start);
+        let text = Cow::Owned(std::mem::take(data));
+        let (text, thinking) = match kind {
+            "text_delta" => (text, Cow::Borrowed("")),
+            _ => (Cow::Borrowed(""), text),
+        };
+        block_delta(
+            BlockDelta {
+                key: &key,
+                kind: Some(kind),
+                text,
+                thinking,
+                partial_json: "",
+                signature: "",
+            },
+            partial,
+        );
+        return true;
+    }
     block_delta(
         BlockDelta {
             key: &key,
             kind: Some(&delta.kind),
-            text: field(&delta.text),
-            thinking: field(&delta.thinking),
+            text: Cow::Borrowed(field(&delta.text)),
+            thinking: Cow::Borrowed(field(&delta.thinking)),
             partial_json: field(&delta.partial_json),
             signature: field(&delta.signature),
         },
         partial,
     );
     true
+}
+
+/// A long text or thinking delta read in place: its kind, and where its text lies in `data`.
+fn long_text_in_place(
+    data: &str,
+    delta: &FastDeltaFields<'_>,
+) -> Option<(&'static str, Range<usize>)> {
+    let (kind, field) = match &*delta.kind {
+        "text_delta" => ("text_delta", &delta.text),
+        "thinking_delta" => ("thinking_delta", &delta.thinking),
+        _ => return None,
+    };
+    let Some(Borrowed(Cow::Borrowed(text))) = field else {
+        return None;
+    };
+    if text.len() < IN_PLACE_BYTES {
+        return None;
+    }
+    let start = text.as_ptr().addr() - data.as_ptr().addr();
+    Some((kind, start..start + text.len()))
 }
 
 fn field<'a>(value: &'a Option<Borrowed<'_>>) -> &'a str {
@@ -102,17 +152,17 @@ pub(super) fn block_delta(delta: BlockDelta<'_>, partial: &mut PartialMessage) {
     let block = &mut partial.message.content[content_index];
     let event = match (delta.kind, block) {
         (Some("text_delta"), AssistantContent::Text(block)) => {
-            pi_rpc_protocol::surrogates::push_str(&mut block.text, delta.text);
+            pi_rpc_protocol::surrogates::push_str(&mut block.text, &delta.text);
             AssistantMessageEvent::TextDelta(ContentDelta {
                 content_index,
-                delta: delta.text.to_owned(),
+                delta: delta.text.into_owned(),
             })
         }
         (Some("thinking_delta"), AssistantContent::Thinking(block)) => {
-            pi_rpc_protocol::surrogates::push_str(&mut block.thinking, delta.thinking);
+            pi_rpc_protocol::surrogates::push_str(&mut block.thinking, &delta.thinking);
             AssistantMessageEvent::ThinkingDelta(ContentDelta {
                 content_index,
-                delta: delta.thinking.to_owned(),
+                delta: delta.thinking.into_owned(),
             })
         }
         (Some("input_json_delta"), AssistantContent::ToolCall(_)) => {
@@ -159,4 +209,93 @@ pub(super) fn block_stop(event: &Value, partial: &mut PartialMessage) {
         }),
     };
     partial.emit(event);
+}
+
+#[cfg(test)]
+mod tests {
+    use pi_rpc_protocol::content::{TextContent, ThinkingContent};
+    use pi_rpc_protocol::model::Model;
+    use serde_json::json;
+
+    use super::super::super::super::partial::BlockState;
+    use super::*;
+
+    fn partial() -> PartialMessage {
+        let model: Model = serde_json::from_value(json!({
+            "id": "m", "name": "m", "api": "anthropic-messages", "provider": "p",
+            "baseUrl": "http://127.0.0.1:9", "reasoning": true, "input": ["text"],
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 1000, "maxTokens": 100
+        }))
+        .unwrap();
+        let mut partial = PartialMessage::new(&model);
+        let thinking = ThinkingContent {
+            thinking: String::new(),
+            thinking_signature: None,
+            redacted: None,
+            extra: serde_json::Map::new(),
+        };
+        for (index, block) in [
+            AssistantContent::Thinking(thinking),
+            AssistantContent::Text(TextContent::new("")),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let key = Some(json!(index));
+            partial.push_block(
+                block,
+                BlockState {
+                    key,
+                    ..BlockState::default()
+                },
+            );
+        }
+        partial
+    }
+
+    #[test]
+    fn long_deltas_give_their_text_whether_read_in_place_or_unescaped() {
+        let long = "lorem ipsum ".repeat(6_000);
+        let escaped = format!("{long}\n\"é\"");
+        let mut partial = partial();
+        for (index, kind, field, text) in [
+            (0, "thinking_delta", "thinking", &long),
+            (1, "text_delta", "text", &long),
+            (1, "text_delta", "text", &escaped),
+        ] {
+            let event = json!({"type": "content_block_delta", "index": index,
+                               "delta": {"type": kind, field: text}});
+            let mut data = event.to_string();
+            assert!(fast_block_delta(&mut data, &mut partial));
+        }
+        let deltas: Vec<Value> = partial
+            .take_events()
+            .map(|event| serde_json::to_value(event).unwrap())
+            .collect();
+        assert_eq!(
+            deltas,
+            vec![
+                json!({"type": "thinking_delta", "contentIndex": 0, "delta": long}),
+                json!({"type": "text_delta", "contentIndex": 1, "delta": long}),
+                json!({"type": "text_delta", "contentIndex": 1, "delta": escaped}),
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "thinking", "thinking": long},
+                   {"type": "text", "text": format!("{long}{escaped}")}])
+        );
+    }
+
+    #[test]
+    fn data_the_fast_path_does_not_read_is_left_whole() {
+        let mut partial = partial();
+        let long = "x".repeat(IN_PLACE_BYTES * 2);
+        let event = json!({"type": "content_block_delta", "index": "0",
+                           "delta": {"type": "text_delta", "text": long}});
+        let mut data = event.to_string();
+        assert!(!fast_block_delta(&mut data, &mut partial));
+        assert_eq!(data, event.to_string());
+    }
 }
