@@ -235,6 +235,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 thinking_level,
                 session_id: Some(session_id.clone()),
                 thinking_budgets: stream_options.thinking_budgets,
+                details: release.request_details(),
             };
             let assistant = stream_assistant(
                 &http,

@@ -157,6 +157,7 @@ impl Session {
         let auto_compaction = init.config.settings.compaction_enabled();
         let http = init.config.settings.http_client();
         let mut store = init.store;
+        store.set_saved_at(init.rpc_release.session_saved_at());
         let resources = crate::resources::Resources::discover(
             &init.config.cwd,
             &init.config.agent_dir,

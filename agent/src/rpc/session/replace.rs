@@ -116,7 +116,8 @@ impl Session {
     /// The session `switch_session` would switch to: the file opened, and its working folder
     /// still there.
     pub(super) fn open_session_file(&self, path: &str) -> Result<SessionStore, ReplaceError> {
-        let store = SessionStore::open(Path::new(path), None, None)?;
+        let mut store = SessionStore::open(Path::new(path), None, None)?;
+        store.set_saved_at(self.release.session_saved_at());
         let session_cwd = store.cwd();
         if let Some(file) = store.session_file()
             && !session_cwd.as_os_str().is_empty()
