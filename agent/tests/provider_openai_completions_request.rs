@@ -151,22 +151,19 @@ fn from_1_6_0_only_openai_itself_gets_the_developer_role_by_default() {
         developer_role_for_openai_only: true,
         ..RequestDetails::default()
     };
-    // A reasoning model of a compatible host: developer before 1.6.0, system from it.
-    assert_eq!(
-        role("mock", "http://127.0.0.1:1/v1", older),
-        json!("developer")
-    );
-    assert_eq!(
-        role("mock", "http://127.0.0.1:1/v1", newer),
-        json!("system")
-    );
-    // OpenAI's own API keeps it.
-    assert_eq!(
-        role("openai", "http://127.0.0.1:1/v1", newer),
-        json!("developer")
-    );
-    assert_eq!(
-        role("x", "https://api.openai.com/v1", newer),
-        json!("developer")
-    );
+    let cases = [
+        // A reasoning model of a compatible host: developer before 1.6.0, system from it.
+        ("mock", "http://127.0.0.1:1/v1", older, "developer"),
+        ("mock", "http://127.0.0.1:1/v1", newer, "system"),
+        // OpenAI's own API keeps it.
+        ("openai", "http://127.0.0.1:1/v1", newer, "developer"),
+        ("x", "https://api.openai.com/v1", newer, "developer"),
+    ];
+    for (provider, base_url, details, expected) in cases {
+        assert_eq!(
+            role(provider, base_url, details),
+            json!(expected),
+            "{provider} at {base_url}"
+        );
+    }
 }

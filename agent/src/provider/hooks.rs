@@ -183,6 +183,13 @@ fn google_body(params: Value) -> Value {
 mod tests {
     use super::*;
 
+    /// The keys of the SDK parameters' `config`, in order.
+    fn config_keys(params: &Value) -> Vec<&String> {
+        params["config"]
+            .as_object()
+            .map_or(Vec::new(), |config| config.keys().collect())
+    }
+
     #[test]
     fn google_bodies_become_sdk_parameters_and_back() {
         let body = json!({
@@ -207,11 +214,8 @@ mod tests {
                 },
             })
         );
-        let keys: Vec<&String> = params["config"]
-            .as_object()
-            .map_or(Vec::new(), |config| config.keys().collect());
         assert_eq!(
-            keys,
+            config_keys(&params),
             [
                 "maxOutputTokens",
                 "systemInstruction",
@@ -231,11 +235,8 @@ mod tests {
             "generationConfig": {"maxOutputTokens": 100, "thinkingConfig": {"includeThoughts": true}},
         });
         let params = google_params("gemini-x", body.clone(), true);
-        let keys: Vec<&String> = params["config"]
-            .as_object()
-            .map_or(Vec::new(), |config| config.keys().collect());
         assert_eq!(
-            keys,
+            config_keys(&params),
             [
                 "maxOutputTokens",
                 "tools",
