@@ -15,9 +15,9 @@ use pi_rpc_protocol::usage::Usage;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RpcRelease(u32, u32, u32);
 
-/// A change of the RPC protocol after 0.84.1 that pi-agent follows when asked to speak a
-/// release that has it (the registry `conformance/releases.yaml` lists them with the scenarios
-/// that prove them).
+/// A change of the RPC protocol (or of behaviour seen through it) after 0.84.1 that pi-agent
+/// follows when asked to speak a release that has it (the registry `conformance/releases.yaml`
+/// lists them with the scenarios that prove them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feature {
     /// `message_update` carries the message's cumulative `usage` (0.84.2).
@@ -48,6 +48,9 @@ pub enum Feature {
     /// Extensions' `context` handlers no longer see the `system` messages, which 0.86.1 showed
     /// them (0.87.0).
     ContextHidesSystem,
+    /// The summary request of a split turn's start is laid out under `# Conversation` and
+    /// `# Instructions` headings instead of `<conversation>` tags (0.87.1).
+    TurnPrefixHeadings,
     /// Successful `prompt`, `steer` and `follow_up` answers carry `data.disposition` (0.99.1).
     InputDisposition,
     /// Assistant messages carry the `thinkingLevel` they were made with (0.99.1).
@@ -57,6 +60,9 @@ pub enum Feature {
     /// `bash` results carry `structuredContent`; a non-zero exit is a failure the tool returns,
     /// with `isError` in the result and no `details` (0.99.1).
     BashStructuredResult,
+    /// A new session's file is written at its first user message, not its first assistant
+    /// message (0.99.1).
+    SavedAtFirstMessage,
     /// Assistant messages, tool results and `tool_execution_end` carry `durationMs` (1.3.0).
     Durations,
     /// `read` results carry `structuredContent` (1.3.0).
@@ -68,9 +74,18 @@ pub enum Feature {
     SettledAborted,
     /// A usage's cost carries `totalFromProvider` (1.5.0).
     CostFromProvider,
+    /// Tool argument validation failures are worded as JSON Schema checks (`missing`,
+    /// `expected string, got object`), one per missing property (1.5.0).
+    SchemaValidationMessages,
     /// The turn an abort ends between tool calls and the next model call stops as `aborted`,
     /// not `error` (1.5.2).
     AbortedTurnIsAborted,
+    /// Chat Completions requests send the system prompt as `developer` only to OpenAI's own API
+    /// by default, `system` to every other host (1.6.0).
+    DeveloperRoleForOpenAiOnly,
+    /// Google's request parameters, as `before_provider_request` handlers see them, turn the
+    /// SDK's automatic continuation off (1.6.0).
+    GoogleAutomaticContinuationOff,
 }
 
 impl Feature {
@@ -87,16 +102,21 @@ impl Feature {
             Feature::ContextEdits | Feature::EstimateCountsSystem | Feature::ContextHidesSystem => {
                 RpcRelease(0, 87, 0)
             }
+            Feature::TurnPrefixHeadings => RpcRelease(0, 87, 1),
             Feature::InputDisposition
             | Feature::AssistantThinkingLevel
             | Feature::BuiltinExtensions
-            | Feature::BashStructuredResult => RpcRelease(0, 99, 1),
+            | Feature::BashStructuredResult
+            | Feature::SavedAtFirstMessage => RpcRelease(0, 99, 1),
             Feature::Durations
             | Feature::SettledAborted
             | Feature::ReadStructuredContent
             | Feature::ArgumentsError => RpcRelease(1, 3, 0),
-            Feature::CostFromProvider => RpcRelease(1, 5, 0),
+            Feature::CostFromProvider | Feature::SchemaValidationMessages => RpcRelease(1, 5, 0),
             Feature::AbortedTurnIsAborted => RpcRelease(1, 5, 2),
+            Feature::DeveloperRoleForOpenAiOnly | Feature::GoogleAutomaticContinuationOff => {
+                RpcRelease(1, 6, 0)
+            }
         }
     }
 }

@@ -9,6 +9,7 @@
 
 mod provider_common;
 
+use pi_agent::provider::RequestDetails;
 use pi_agent::provider::openai_completions::request_body;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::model::Model;
@@ -134,4 +135,35 @@ async fn responses_call_ids_are_shortened_for_chat() {
     // Unanswered calls get synthetic results under the new ids.
     assert_eq!(body["messages"][2]["tool_call_id"], "call_1_fc_1");
     assert_eq!(body["messages"][3]["tool_call_id"], second);
+}
+
+#[test]
+fn from_1_6_0_only_openai_itself_gets_the_developer_role_by_default() {
+    let role = |provider: &str, base_url: &str, details: RequestDetails| {
+        let mut model = chat_model(base_url);
+        model.provider = provider.to_owned();
+        let mut request = request(model, "Hi");
+        request.details = details;
+        request_body(&request, false)["messages"][0]["role"].clone()
+    };
+    let older = RequestDetails::default();
+    let newer = RequestDetails {
+        developer_role_for_openai_only: true,
+        ..RequestDetails::default()
+    };
+    let cases = [
+        // A reasoning model of a compatible host: developer before 1.6.0, system from it.
+        ("mock", "http://127.0.0.1:1/v1", older, "developer"),
+        ("mock", "http://127.0.0.1:1/v1", newer, "system"),
+        // OpenAI's own API keeps it.
+        ("openai", "http://127.0.0.1:1/v1", newer, "developer"),
+        ("x", "https://api.openai.com/v1", newer, "developer"),
+    ];
+    for (provider, base_url, details, expected) in cases {
+        assert_eq!(
+            role(provider, base_url, details),
+            json!(expected),
+            "{provider} at {base_url}"
+        );
+    }
 }

@@ -6,7 +6,7 @@ mod session_store_support;
 
 use std::path::{Path, PathBuf};
 
-use pi_agent::session::{Error, SessionStore, paths};
+use pi_agent::session::{Error, SavedAt, SessionStore, paths};
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::json;
 use session_store_support::{assistant, file_lines, files_in, started, texts, user};
@@ -47,7 +47,7 @@ fn fork_and_clone_refuse_what_the_reference_refuses() {
     store.append_model_change("mock", "mock-model-1").unwrap();
     let prompt = store.append_message(user("hello")).unwrap();
     // Not written yet: nothing to fork from.
-    assert!(matches!(store.fork(&prompt), Err(Error::NotSavedYet)));
+    assert!(matches!(store.fork(&prompt), Err(Error::NotSavedYet(_))));
     assert_eq!(
         store.clone_at_leaf().unwrap_err().to_string(),
         "This session has not been saved yet. Wait for the first assistant response before cloning or forking it."
@@ -63,6 +63,26 @@ fn fork_and_clone_refuse_what_the_reference_refuses() {
         "Invalid entry ID for forking"
     );
     assert_eq!(store.session_file(), before);
+}
+
+#[test]
+fn from_0_99_1_a_new_session_is_written_at_its_first_user_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SessionStore::new(Path::new("/project"), &dir.path().join("s"), true).unwrap();
+    store.set_saved_at(SavedAt::FirstMessage);
+    store.append_model_change("mock", "mock-model-1").unwrap();
+    let file = store.session_file().unwrap();
+    assert!(!file.exists(), "setup entries alone stay in memory");
+    assert_eq!(
+        store.clone_at_leaf().unwrap_err().to_string(),
+        "This session has not been saved yet. Send a message before cloning or forking it."
+    );
+    store.append_message(user("hello")).unwrap();
+    let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+    assert_eq!(lines, 3, "header, model change and the user message");
+    // A clone keeps the rule: it is written at once, as it holds a user message.
+    store.clone_at_leaf().unwrap();
+    assert!(store.session_file().unwrap().exists());
 }
 
 #[test]

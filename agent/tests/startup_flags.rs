@@ -188,3 +188,38 @@ async fn messages_on_the_command_line_are_ignored_but_file_arguments_are_refused
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn version_names_the_release_chosen_by_the_flag_or_the_setting() -> Result<()> {
+    let env = TestEnv::new("http://127.0.0.1:9")?;
+    let version = |args: &[&str]| {
+        let output = env.command(args).output();
+        async move {
+            let output = output.await?;
+            anyhow::Ok((
+                output.status.code(),
+                String::from_utf8(output.stdout)?,
+                String::from_utf8(output.stderr)?,
+            ))
+        }
+    };
+    assert_eq!(
+        version(&["--version"]).await?,
+        (Some(0), "0.84.1\n".into(), String::new())
+    );
+    env.write_settings(&json!({"rpcRelease": "1.6.0"}))?;
+    assert_eq!(
+        version(&["-v"]).await?,
+        (Some(0), "1.6.0\n".into(), String::new())
+    );
+    // The flag wins over the setting.
+    let flagged = version(&["--rpc-release", "0.99.1", "--version"]).await?;
+    assert_eq!(flagged, (Some(0), "0.99.1\n".into(), String::new()));
+    // A release pi-agent cannot speak (a session start refuses it) leaves the default.
+    env.write_settings(&json!({"rpcRelease": "9.0.0"}))?;
+    assert_eq!(
+        version(&["--version"]).await?,
+        (Some(0), "0.84.1\n".into(), String::new())
+    );
+    Ok(())
+}

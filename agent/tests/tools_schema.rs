@@ -116,6 +116,36 @@ fn missing_arguments_are_listed_with_the_arguments_received() {
 }
 
 #[test]
+fn from_1_5_0_failures_are_worded_as_schema_checks() {
+    let mut ctx = ToolContext::new("/tmp");
+    ctx.release = "1.5.0".parse().unwrap();
+    let failure = |name: &str, args: Value| match prepare_call(&ctx, "call-1", name, &args) {
+        Ok(prepared) => panic!("{name} {args} passed validation as {prepared:?}"),
+        Err(outcome) => outcome.text(),
+    };
+    // Checked against the reference 1.5.0's validator on the same schemas.
+    assert_eq!(
+        failure("write", json!({})),
+        "Validation failed for tool \"write\":\n  - path: missing\n  - content: missing\n\nReceived arguments:\n{}"
+    );
+    assert_eq!(
+        failure("edit", json!({ "edits": [{}] })),
+        "Validation failed for tool \"edit\":\n  - path: missing\n  - edits.0.oldText: missing\n  - edits.0.newText: missing\n\nReceived arguments:\n{\n  \"edits\": [\n    {}\n  ]\n}"
+    );
+    assert_eq!(
+        failure(
+            "edit",
+            json!({ "path": {}, "edits": [{ "newText": [], "oldText": "a" }] })
+        ),
+        "Validation failed for tool \"edit\":\n  - path: expected string, got object\n  - edits.0.newText: expected string, got array\n\nReceived arguments:\n{\n  \"path\": {},\n  \"edits\": [\n    {\n      \"newText\": [],\n      \"oldText\": \"a\"\n    }\n  ]\n}"
+    );
+    assert_eq!(
+        failure("read", json!({ "path": "a", "offset": "abc" })),
+        "Validation failed for tool \"read\":\n  - offset: expected number, got string\n\nReceived arguments:\n{\n  \"path\": \"a\",\n  \"offset\": \"abc\"\n}"
+    );
+}
+
+#[test]
 fn mistyped_arguments_are_listed_in_schema_order() {
     assert_eq!(
         failure(

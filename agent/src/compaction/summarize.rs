@@ -1,6 +1,6 @@
 //! The model calls of a compaction: the conversation is written out as plain text inside
 //! `<conversation>` tags (so the model reads it instead of continuing it), followed by what to
-//! write. A split turn gets a second call for the start of that turn. Transient failures are
+//! write (for a split turn's start from 0.87.1: under `# Conversation` and `# Instructions`). A split turn gets a second call for the start of that turn. Transient failures are
 //! retried with the `retry` settings, announced by `summarization_retry_*` events.
 
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, TextContent, UserContent};
@@ -16,7 +16,8 @@ use tokio_util::sync::CancellationToken;
 use super::Preparation;
 use crate::config::{RetrySettings, StreamOptions};
 use crate::convert::convert_to_llm;
-use crate::provider::{self, LlmRequest, ProviderEvent, failure};
+use crate::provider::{self, LlmRequest, ProviderEvent, RequestDetails, failure};
+use crate::release::{Feature, RpcRelease};
 
 /// How the summariser is told its job.
 const SYSTEM_PROMPT: &str = "You write summaries of conversations between a user and an AI \
@@ -80,6 +81,23 @@ What the user asked for when the turn began.
 
 Be brief.";
 
+/// The task of the summary of a split turn's start, under an `# Instructions` heading after the
+/// `# Conversation` (from 0.87.1, which frames the start of the turn as earlier context).
+const TURN_PREFIX_INSTRUCTIONS: &str = "The conversation above is the earlier part of work \
+that is still going on; what follows it is kept as it is and need not be retold. Write a short \
+record of what was asked and what was done above, to be read just before the part that is kept:
+
+## Request
+What the user asked for.
+
+## Progress
+- What was found, chosen and done above.
+
+## Still Relevant
+- What the kept part needs from above to make sense.
+
+Keep to what the conversation above says; do not guess at what came after it.";
+
 /// Longest tool result written into the conversation text.
 const TOOL_RESULT_CHARS: usize = 2000;
 
@@ -105,6 +123,8 @@ pub struct SummaryContext {
     /// The settings' timeouts and provider-level retries, which the summary calls honour as
     /// the session's model calls do.
     pub stream_options: StreamOptions,
+    /// The release of pi's RPC protocol spoken: how its requests are laid out.
+    pub release: RpcRelease,
 }
 
 /// A finished summary.
@@ -179,10 +199,7 @@ pub async fn summarize(
                     Some(answer.usage),
                 )
             };
-            let prompt = format!(
-                "{}{TURN_PREFIX_SUMMARY}",
-                conversation_block(&preparation.turn_prefix_messages)
-            );
+            let prompt = turn_prefix_prompt(&preparation.turn_prefix_messages, context.release);
             let answer = call(prompt, 0.5, context, on_event).await?;
             let prefix = answer_text(&answer, "Turn prefix summarization failed")?;
             let (usage, combined) = match history_usage {
@@ -236,6 +253,18 @@ pub fn history_prompt(
         prompt.push_str(&format!("\n\nAdditional focus: {focus}"));
     }
     prompt
+}
+
+/// The prompt of the summary of a split turn's start: the conversation in `<conversation>` tags
+/// and the task after it, or from 0.87.1 under `# Conversation` and `# Instructions` headings.
+pub fn turn_prefix_prompt(messages: &[AgentMessage], release: RpcRelease) -> String {
+    if !release.has(Feature::TurnPrefixHeadings) {
+        return format!("{}{TURN_PREFIX_SUMMARY}", conversation_block(messages));
+    }
+    format!(
+        "# Conversation\n{}\n\n# Instructions\n{TURN_PREFIX_INSTRUCTIONS}",
+        serialize_conversation(&convert_to_llm(messages))
+    )
 }
 
 /// `<conversation>\n...\n</conversation>\n\n`.
@@ -389,6 +418,7 @@ async fn call(
         thinking_level,
         session_id: Some(uuid::Uuid::now_v7().to_string()),
         thinking_budgets: Default::default(),
+        details: RequestDetails::for_release(context.release),
     };
     let max_attempts = if context.retry.enabled {
         context.retry.max_retries

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::estimate::{estimate_context, estimate_tokens};
-use super::summarize::{history_prompt, serialize_conversation};
+use super::summarize::{history_prompt, serialize_conversation, turn_prefix_prompt};
 use super::*;
 
 fn entry(id: &str, parent: Option<&str>, kind: &str, extra: Value) -> Entry {
@@ -213,6 +213,26 @@ fn a_second_compaction_starts_at_the_first_kept_entry_and_updates_the_summary() 
     ));
     assert!(prompt.ends_with("\n\nAdditional focus: Mind the tests"));
     assert!(!prompt.contains("old question"));
+}
+
+#[test]
+fn a_split_turns_start_is_summarized_under_headings_from_0_87_1() {
+    let messages: [AgentMessage; 1] =
+        [serde_json::from_value(user("Fix the build")["message"].clone()).unwrap()];
+    let release = |text: &str| text.parse::<crate::release::RpcRelease>().unwrap();
+    let older = turn_prefix_prompt(&messages, release("0.87.0"));
+    assert!(
+        older.starts_with(
+            "<conversation>\n[User]: Fix the build\n</conversation>\n\nThis is the PREFIX"
+        ),
+        "{older}"
+    );
+    let newer = turn_prefix_prompt(&messages, release("0.87.1"));
+    assert!(
+        newer.starts_with("# Conversation\n[User]: Fix the build\n\n# Instructions\n"),
+        "{newer}"
+    );
+    assert!(!newer.contains("<conversation>"));
 }
 
 #[test]

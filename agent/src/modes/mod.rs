@@ -82,15 +82,7 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         return Err(Stop::Exit(1));
     }
     if cli.version {
-        // The release whose protocol it speaks: `--rpc-release`'s when given and valid.
-        let release = cli
-            .rpc_release
-            .as_deref()
-            .and_then(|text| text.parse::<crate::release::RpcRelease>().ok())
-            .map_or_else(
-                || crate::cli::PI_VERSION.to_owned(),
-                |release| release.to_string(),
-            );
+        let release = startup::version_release(&cli);
         write_stdout(format!("{release}\n").as_bytes());
         return Ok(0);
     }

@@ -56,6 +56,21 @@ impl Place {
     }
 }
 
+/// The release `--version` names, the one whose protocol pi-agent would speak: `--rpc-release`'s,
+/// else the settings' `rpcRelease` (read quietly: `--version` never fails), else 0.84.1. A
+/// release pi-agent cannot speak, which a session start would refuse, leaves 0.84.1.
+pub(super) fn version_release(cli: &Cli) -> crate::release::RpcRelease {
+    use crate::release::RpcRelease;
+    let setting = match cli.rpc_release {
+        Some(_) => None,
+        None => Place::current(cli)
+            .and_then(|place| place.config(&place.cwd))
+            .ok()
+            .and_then(|config| config.settings.get(RpcRelease::SETTING).cloned()),
+    };
+    RpcRelease::choose(cli.rpc_release.as_deref(), setting.as_ref()).unwrap_or(RpcRelease::DEFAULT)
+}
+
 /// Prints the problems met loading the configuration.
 pub(super) fn report_config_warnings(config: &Config) {
     for warning in &config.warnings {

@@ -83,6 +83,7 @@ mod tests {
             thinking_level: pi_rpc_protocol::model::ThinkingLevel::Off,
             session_id: None,
             thinking_budgets: Default::default(),
+            details: Default::default(),
         }
     }
 

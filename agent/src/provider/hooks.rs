@@ -61,12 +61,13 @@ pub(crate) async fn before_request(body: Value) -> Value {
     }
 }
 
-/// The Google body to send: the hooks see the SDK's parameters for the model `model_id`.
-pub(crate) async fn before_google_request(model_id: &str, body: Value) -> Value {
+/// The Google body to send for `request`: the hooks see the SDK's parameters.
+pub(crate) async fn before_google_request(request: &super::LlmRequest, body: Value) -> Value {
     let Some(hooks) = current().filter(|hooks| hooks.wants_payload()) else {
         return body;
     };
-    let params = google_params(model_id, body);
+    let continuation_off = request.details.google_automatic_continuation_off;
+    let params = google_params(&request.model.id, body, continuation_off);
     google_body(hooks.before_request(params).await)
 }
 
@@ -94,8 +95,9 @@ pub(crate) async fn after_response(response: &reqwest::Response) {
 }
 
 /// The Google SDK's parameters for a body: `{model, contents, config}`, `config` holding the
-/// generation settings, the system prompt as text, the tools and the tool settings.
-fn google_params(model_id: &str, body: Value) -> Value {
+/// generation settings, the system prompt as text, the tools and the tool settings, then (with
+/// `continuation_off`) `automaticContinuation: false`.
+fn google_params(model_id: &str, body: Value, continuation_off: bool) -> Value {
     let Value::Object(mut body) = body else {
         return body;
     };
@@ -111,6 +113,9 @@ fn google_params(model_id: &str, body: Value) -> Value {
             config.insert(key.into(), value);
         }
     }
+    if continuation_off {
+        config.insert(AUTOMATIC_CONTINUATION.into(), false.into());
+    }
     // The SDK has the generation settings first, then the system prompt and tools, then the
     // thinking settings.
     if let Some(thinking) = config.shift_remove("thinkingConfig") {
@@ -125,6 +130,9 @@ fn google_params(model_id: &str, body: Value) -> Value {
     Value::Object(params)
 }
 
+/// The SDK's switch for resuming a stream that ended early, read by the SDK and never sent.
+const AUTOMATIC_CONTINUATION: &str = "automaticContinuation";
+
 /// The system instruction's text (the SDK takes a text; ours is sent as one text part).
 fn system_text(system: Value) -> Value {
     let parts = system.get("parts").and_then(Value::as_array);
@@ -136,7 +144,8 @@ fn system_text(system: Value) -> Value {
 
 /// The body the Google SDK sends for its parameters: `contents`, then the system instruction
 /// (a text becomes `{parts: [{text}], role: "user"}`), tools and tool settings from `config`, the
-/// rest of `config` (but the abort signal and HTTP options) as `generationConfig`.
+/// rest of `config` (but the abort signal, HTTP options and automatic continuation, which the
+/// SDK keeps to itself) as `generationConfig`.
 fn google_body(params: Value) -> Value {
     let Value::Object(mut params) = params else {
         return params;
@@ -161,8 +170,9 @@ fn google_body(params: Value) -> Value {
             body.insert(key.into(), value);
         }
     }
-    config.shift_remove("abortSignal");
-    config.shift_remove("httpOptions");
+    for sdk_only in ["abortSignal", "httpOptions", AUTOMATIC_CONTINUATION] {
+        config.shift_remove(sdk_only);
+    }
     if !config.is_empty() {
         body.insert("generationConfig".into(), Value::Object(config));
     }
@@ -173,6 +183,13 @@ fn google_body(params: Value) -> Value {
 mod tests {
     use super::*;
 
+    /// The keys of the SDK parameters' `config`, in order.
+    fn config_keys(params: &Value) -> Vec<&String> {
+        params["config"]
+            .as_object()
+            .map_or(Vec::new(), |config| config.keys().collect())
+    }
+
     #[test]
     fn google_bodies_become_sdk_parameters_and_back() {
         let body = json!({
@@ -182,7 +199,7 @@ mod tests {
             "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
             "generationConfig": {"maxOutputTokens": 100, "thinkingConfig": {"includeThoughts": true}},
         });
-        let params = google_params("gemini-x", body.clone());
+        let params = google_params("gemini-x", body.clone(), false);
         assert_eq!(
             params,
             json!({
@@ -197,11 +214,8 @@ mod tests {
                 },
             })
         );
-        let keys: Vec<&String> = params["config"]
-            .as_object()
-            .map_or(Vec::new(), |config| config.keys().collect());
         assert_eq!(
-            keys,
+            config_keys(&params),
             [
                 "maxOutputTokens",
                 "systemInstruction",
@@ -210,6 +224,27 @@ mod tests {
                 "thinkingConfig"
             ]
         );
+        assert_eq!(google_body(params), body);
+    }
+
+    #[test]
+    fn from_1_6_0_google_parameters_turn_automatic_continuation_off_but_never_send_it() {
+        let body = json!({
+            "contents": [],
+            "tools": [{"functionDeclarations": []}],
+            "generationConfig": {"maxOutputTokens": 100, "thinkingConfig": {"includeThoughts": true}},
+        });
+        let params = google_params("gemini-x", body.clone(), true);
+        assert_eq!(
+            config_keys(&params),
+            [
+                "maxOutputTokens",
+                "tools",
+                "automaticContinuation",
+                "thinkingConfig"
+            ]
+        );
+        assert_eq!(params["config"]["automaticContinuation"], json!(false));
         assert_eq!(google_body(params), body);
     }
 

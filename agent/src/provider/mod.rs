@@ -94,6 +94,33 @@ pub struct LlmRequest {
     /// Token budgets per thinking level from the settings (`thinkingBudgets`), replacing the
     /// defaults where a wire format sends a budget.
     pub thinking_budgets: crate::config::ThinkingBudgets,
+    /// What later releases of pi changed about the request (the default is 0.84.1's).
+    pub details: RequestDetails,
+}
+
+/// Details of a request that later releases of pi changed; the default is what 0.84.1 sends,
+/// and the release spoken sets them ([`RequestDetails::for_release`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestDetails {
+    /// Chat Completions: by default only OpenAI's own API (provider `openai` or a base URL at
+    /// `api.openai.com`) gets the system prompt of a reasoning model as `developer`, every
+    /// other host as `system` (1.6.0). Before, every host but the non-standard ones and
+    /// OpenRouter (bar its `anthropic/` and `openai/` models) got `developer`.
+    pub developer_role_for_openai_only: bool,
+    /// Google: the SDK parameters `before_provider_request` handlers see carry
+    /// `config.automaticContinuation: false` (1.6.0), an SDK switch that is never sent.
+    pub google_automatic_continuation_off: bool,
+}
+
+impl RequestDetails {
+    /// The details the given release sends.
+    pub fn for_release(release: crate::release::RpcRelease) -> Self {
+        use crate::release::Feature;
+        Self {
+            developer_role_for_openai_only: release.has(Feature::DeveloperRoleForOpenAiOnly),
+            google_automatic_continuation_off: release.has(Feature::GoogleAutomaticContinuationOff),
+        }
+    }
 }
 
 /// What a provider stream reports.

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::convert::convert_shared;
-use crate::provider::{self, LlmRequest, ProviderEvent};
+use crate::provider::{self, LlmRequest, ProviderEvent, RequestDetails};
 
 /// What a run tells the session.
 #[derive(Debug)]
@@ -235,6 +235,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 thinking_level,
                 session_id: Some(session_id.clone()),
                 thinking_budgets: stream_options.thinking_budgets,
+                details: RequestDetails::for_release(release),
             };
             let assistant = stream_assistant(
                 &http,

@@ -74,6 +74,17 @@ impl SessionStore {
         self.write_file(false)
     }
 
+    /// Sets when a new session's file is first written (the release spoken decides it); a
+    /// branch made from this session keeps the rule.
+    pub fn set_saved_at(&mut self, saved_at: super::SavedAt) {
+        self.saved_at = saved_at;
+    }
+
+    /// Whether the entries hold the message that gets a new session's file written.
+    pub(super) fn has_conversation(&self) -> bool {
+        self.seen.ready(self.saved_at)
+    }
+
     /// Writes what the reference's `_persist` writes for the entry just appended (the last one).
     fn persist_last(&mut self) -> Result<()> {
         let (true, Some(file)) = (self.persist, self.session_file.clone()) else {
@@ -86,8 +97,8 @@ impl SessionStore {
                 None => Ok(()),
             };
         }
-        if !self.has_assistant {
-            // Buffered until the first assistant message.
+        if !self.has_conversation() {
+            // Buffered until the first (assistant) message.
             return Ok(());
         }
         self.write_file(true)?;
@@ -97,7 +108,7 @@ impl SessionStore {
 
     pub(super) fn append_entry(&mut self, entry: Entry) -> Result<String> {
         let id = entry.id().to_owned();
-        self.has_assistant |= entry.is_assistant_message();
+        self.seen.note(&entry);
         let parent = self.parent_index(&entry);
         self.by_id.insert(id.clone(), self.entries.len());
         self.parents.push(parent);

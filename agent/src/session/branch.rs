@@ -125,7 +125,7 @@ impl SessionStore {
             return Ok(None);
         }
         self.session_file = Some(file.clone());
-        if self.has_assistant {
+        if self.has_conversation() {
             self.rewrite_file()?;
             self.flushed = true;
         } else {
@@ -172,7 +172,7 @@ impl SessionStore {
         match (self.persist, &self.session_file) {
             (false, _) => Ok(()),
             (true, Some(file)) if Path::new(file).exists() => Ok(()),
-            (true, _) => Err(Error::NotSavedYet),
+            (true, _) => Err(Error::NotSavedYet(self.saved_at)),
         }
     }
 
@@ -196,21 +196,26 @@ impl SessionStore {
             }
             return Ok(());
         }
-        let current = self.session_file.clone().ok_or(Error::NotSavedYet)?;
+        let current = self
+            .session_file
+            .clone()
+            .ok_or(Error::NotSavedYet(self.saved_at))?;
         let Some(target) = target else {
             let mut fresh = SessionStore::new(self.cwd.as_ref(), self.session_dir.as_ref(), true)?;
+            fresh.set_saved_at(self.saved_at);
             fresh.new_session(Some(&current));
             *self = fresh;
             return Ok(());
         };
         if !Path::new(&current).exists() {
-            return Err(Error::NotSavedYet);
+            return Err(Error::NotSavedYet(self.saved_at));
         }
         let mut reopened = SessionStore::open(
             Path::new(&current),
             Some(Path::new(&self.session_dir)),
             None,
         )?;
+        reopened.set_saved_at(self.saved_at);
         reopened.create_branched_session(target)?;
         *self = reopened;
         Ok(())

@@ -98,11 +98,10 @@ pub enum Error {
     /// `fork` at an id that is not a user message of this session.
     #[error("Invalid entry ID for forking")]
     InvalidForkEntry,
-    /// Forking or cloning a persisted session whose file does not exist yet.
-    #[error(
-        "This session has not been saved yet. Wait for the first assistant response before cloning or forking it."
-    )]
-    NotSavedYet,
+    /// Forking or cloning a persisted session whose file does not exist yet (which is written
+    /// at the message the [`SavedAt`] says).
+    #[error("This session has not been saved yet. {} before cloning or forking it.", .0.wait_for())]
+    NotSavedYet(SavedAt),
     /// A session id given by the user that the reference would refuse.
     #[error(
         "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character"
@@ -128,6 +127,35 @@ pub enum Error {
     /// Serialising an entry failed.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+}
+
+/// When a new session's file is first written; until then its entries wait in memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SavedAt {
+    /// At its first assistant message (until pi 0.99.1).
+    #[default]
+    FirstAssistantMessage,
+    /// At its first user or assistant message (from pi 0.99.1).
+    FirstMessage,
+}
+
+impl SavedAt {
+    /// When the given release first writes a new session's file.
+    pub fn for_release(release: crate::release::RpcRelease) -> Self {
+        if release.has(crate::release::Feature::SavedAtFirstMessage) {
+            Self::FirstMessage
+        } else {
+            Self::FirstAssistantMessage
+        }
+    }
+
+    /// What to do before a session not yet written can be branched, as the error says it.
+    fn wait_for(self) -> &'static str {
+        match self {
+            SavedAt::FirstAssistantMessage => "Wait for the first assistant response",
+            SavedAt::FirstMessage => "Send a message",
+        }
+    }
 }
 
 /// Result with the store's [`Error`].
@@ -167,13 +195,40 @@ pub struct SessionStore {
     parents: Vec<Option<u32>>,
     labels: Labels,
     leaf_id: Option<String>,
-    has_assistant: bool,
+    seen: MessagesSeen,
+    saved_at: SavedAt,
+}
+
+/// Which messages a session's entries hold, for when its file is first written.
+#[derive(Debug, Clone, Copy, Default)]
+struct MessagesSeen {
+    user: bool,
+    assistant: bool,
+}
+
+impl MessagesSeen {
+    fn note(&mut self, entry: &Entry) {
+        match entry.message_role() {
+            Some(Role::Assistant) => self.assistant = true,
+            Some(Role::User) => self.user = true,
+            _ => {}
+        }
+    }
+
+    /// Whether the message that gets the file written is there.
+    fn ready(self, saved_at: SavedAt) -> bool {
+        match saved_at {
+            SavedAt::FirstAssistantMessage => self.assistant,
+            SavedAt::FirstMessage => self.assistant || self.user,
+        }
+    }
 }
 
 impl SessionStore {
     /// A new, empty session for `cwd` (made absolute). With `persist`, `session_dir` is created
     /// and the session's file will be `<session_dir>/<time>_<uuidv7>.jsonl`, written with the
-    /// first assistant message; without it nothing touches the disk.
+    /// first assistant message (see [`SessionStore::set_saved_at`]); without it nothing touches
+    /// the disk.
     pub fn new(cwd: &Path, session_dir: &Path, persist: bool) -> Result<Self> {
         let mut store = Self::empty(cwd, &paths::text(session_dir), persist)?;
         store.new_session(None);
@@ -235,7 +290,8 @@ impl SessionStore {
             parents: Vec::new(),
             labels: Labels::default(),
             leaf_id: None,
-            has_assistant: false,
+            seen: MessagesSeen::default(),
+            saved_at: SavedAt::default(),
         }
     }
 
@@ -312,7 +368,7 @@ impl SessionStore {
         self.labels.clear();
         self.leaf_id = None;
         self.flushed = false;
-        self.has_assistant = false;
+        self.seen = MessagesSeen::default();
         if self.persist {
             let name = paths::session_file_name(&timestamp, &self.session_id);
             self.session_file = Some(paths::join(&self.session_dir, &name));
@@ -324,12 +380,12 @@ impl SessionStore {
         self.by_id.clear();
         self.labels.clear();
         self.leaf_id = None;
-        self.has_assistant = false;
+        self.seen = MessagesSeen::default();
         self.by_id.reserve(self.entries.len());
         for (index, entry) in self.entries.iter().enumerate() {
             self.by_id.insert(entry.id().to_owned(), index);
             self.leaf_id = Some(entry.id().to_owned());
-            self.has_assistant |= entry.is_assistant_message();
+            self.seen.note(entry);
             if entry.kind() == "label" {
                 let raw = entry.raw();
                 if let Some(target) = raw.get("targetId").and_then(Value::as_str) {

@@ -115,8 +115,13 @@ impl ToolArgs {
     }
 }
 
-/// Validates `raw` for the tool `name`; the error is the result text of the failed call.
-pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, ArgsError> {
+/// Validates `raw` for the tool `name`; the error is the result text of the failed call,
+/// worded as `wording` says.
+pub(crate) fn prepare(
+    name: &str,
+    raw: &Value,
+    wording: schema::ValidationWording,
+) -> Result<ToolArgs, ArgsError> {
     let Some(node) = schema::node_for(name) else {
         return Err(ArgsError::UnknownTool(name.to_owned()));
     };
@@ -127,7 +132,7 @@ pub(crate) fn prepare(name: &str, raw: &Value) -> Result<ToolArgs, ArgsError> {
     };
     let mut args = received.clone();
     schema::convert(&node, &mut args);
-    let errors = schema::errors(&node, &args);
+    let errors = schema::errors(&node, &args, wording);
     if !errors.is_empty() {
         return Err(ArgsError::Invalid {
             tool: name.to_owned(),

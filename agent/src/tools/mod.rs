@@ -42,6 +42,7 @@ use crate::release::{Feature, RpcRelease};
 pub use extension_hooks::{BeforeCall, ExtensionHooks};
 pub(crate) use fs_error::node_message;
 pub use locks::FileLocks;
+pub use schema::ValidationWording;
 pub use selection::ToolSelection;
 pub(crate) use truncate::truncate_tail;
 pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
@@ -307,6 +308,11 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
+    /// How argument validation failures are worded in the release spoken.
+    fn validation_wording(&self) -> ValidationWording {
+        ValidationWording::for_release(self.release)
+    }
+
     /// A context for `cwd` with the reference's defaults and a fresh cancel token.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         Self {
@@ -378,7 +384,8 @@ impl PreparedCall {
             // A handler changed the arguments: they are taken as they are, not re-checked
             // beyond what the built-in tools need to run.
             match self.kind {
-                Prepared::Builtin(_) => match args::prepare(&name, &args) {
+                Prepared::Builtin(_) => match args::prepare(&name, &args, ctx.validation_wording())
+                {
                     Ok(parsed) => Prepared::Builtin(parsed),
                     Err(error) => return ToolOutcome::error(error.to_string()),
                 },
@@ -429,7 +436,16 @@ impl Prepared {
 /// does (`"5"` for a number, `5` for a string). On failure, the result the call ends with:
 /// `Tool NAME not found`, or `Validation failed for tool "NAME": ...`.
 pub fn prepare(name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
-    args::prepare(name, args)
+    prepare_worded(name, args, ValidationWording::default())
+}
+
+/// [`prepare`] with failures worded as `wording` says.
+fn prepare_worded(
+    name: &str,
+    args: &Value,
+    wording: ValidationWording,
+) -> Result<PreparedCall, ToolOutcome> {
+    args::prepare(name, args, wording)
         .map(|args| PreparedCall {
             kind: Prepared::Builtin(args),
             call: None,
@@ -458,7 +474,8 @@ pub fn prepare_call(
             },
             call,
         }),
-        _ => prepare(name, args).map(|prepared| PreparedCall { call, ..prepared }),
+        _ => prepare_worded(name, args, ctx.validation_wording())
+            .map(|prepared| PreparedCall { call, ..prepared }),
     }
 }
 

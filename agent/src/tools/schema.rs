@@ -296,11 +296,73 @@ fn is_integer_text(text: &str) -> bool {
     }
 }
 
-/// The validation errors of `value` against `node`, as `(path, message)` in TypeBox's order.
-pub(crate) fn errors(node: &Node, value: &Value) -> Vec<(String, String)> {
+/// How validation failures are worded (the release spoken decides it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ValidationWording {
+    /// TypeBox's: `must be string`, one `must have required properties a, b` at the first
+    /// missing property (pi before 1.5.0).
+    #[default]
+    TypeBox,
+    /// JSON Schema checks as pi-schema words them: `expected string, got object`, and
+    /// `missing` at each missing property (pi 1.5.0 on).
+    Schema,
+}
+
+impl ValidationWording {
+    /// How the given release words validation failures.
+    pub fn for_release(release: crate::release::RpcRelease) -> Self {
+        if release.has(crate::release::Feature::SchemaValidationMessages) {
+            Self::Schema
+        } else {
+            Self::TypeBox
+        }
+    }
+}
+
+/// The validation errors of `value` against `node`, as `(path, message)` in the order the
+/// wording's validator reports them.
+pub(crate) fn errors(
+    node: &Node,
+    value: &Value,
+    wording: ValidationWording,
+) -> Vec<(String, String)> {
     let mut found = Vec::new();
-    collect_errors(node, value, &mut Vec::new(), &mut found);
+    collect_errors(node, value, &mut Vec::new(), &mut found, wording);
     found
+}
+
+/// The JSON Schema type of a node.
+fn type_name(node: &Node) -> &'static str {
+    match node {
+        Node::String => "string",
+        Node::Number => "number",
+        Node::Boolean => "boolean",
+        Node::Array(_) => "array",
+        Node::Object(_) => "object",
+    }
+}
+
+/// What a value is, in JSON Schema's words (a whole number is an `integer`).
+fn value_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(number) => match number.as_f64() {
+            Some(n) if n.is_finite() && n.fract() == 0.0 => "integer",
+            _ => "number",
+        },
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn path_text(path: &[String]) -> String {
+    if path.is_empty() {
+        "root".to_string()
+    } else {
+        path.join(".")
+    }
 }
 
 fn collect_errors(
@@ -308,38 +370,37 @@ fn collect_errors(
     value: &Value,
     path: &mut Vec<String>,
     found: &mut Vec<(String, String)>,
+    wording: ValidationWording,
 ) {
-    let here = |path: &[String]| {
-        if path.is_empty() {
-            "root".to_string()
-        } else {
-            path.join(".")
-        }
+    let fits = match node {
+        Node::String => value.is_string(),
+        Node::Number => value.is_number(),
+        Node::Boolean => value.is_boolean(),
+        Node::Array(_) => value.is_array(),
+        Node::Object(_) => value.is_object(),
     };
-    match node {
-        Node::String if !value.is_string() => found.push((here(path), "must be string".into())),
-        Node::Number if !value.is_number() => found.push((here(path), "must be number".into())),
-        Node::Boolean if !value.is_boolean() => {
-            found.push((here(path), "must be boolean".into()));
-        }
-        Node::String | Node::Number | Node::Boolean => {}
-        Node::Array(items) => match value {
-            Value::Array(elements) => {
-                for (index, element) in elements.iter().enumerate() {
-                    path.push(index.to_string());
-                    collect_errors(items, element, path, found);
-                    path.pop();
-                }
+    if !fits {
+        let message = match wording {
+            ValidationWording::TypeBox => format!("must be {}", type_name(node)),
+            ValidationWording::Schema => {
+                format!("expected {}, got {}", type_name(node), value_type(value))
             }
-            _ => found.push((here(path), "must be array".into())),
-        },
-        Node::Object(properties) => {
-            let Value::Object(map) = value else {
-                found.push((here(path), "must be object".into()));
-                return;
-            };
-            collect_object_errors(properties, map, path, found);
+        };
+        found.push((path_text(path), message));
+        return;
+    }
+    match (node, value) {
+        (Node::Array(items), Value::Array(elements)) => {
+            for (index, element) in elements.iter().enumerate() {
+                path.push(index.to_string());
+                collect_errors(items, element, path, found, wording);
+                path.pop();
+            }
         }
+        (Node::Object(properties), Value::Object(map)) => {
+            collect_object_errors(properties, map, path, found, wording);
+        }
+        _ => {}
     }
 }
 
@@ -348,24 +409,36 @@ fn collect_object_errors(
     map: &Map<String, Value>,
     path: &mut Vec<String>,
     found: &mut Vec<(String, String)>,
+    wording: ValidationWording,
 ) {
     let missing: Vec<&str> = properties
         .iter()
         .filter(|(name, _, required)| *required && !map.contains_key(*name))
         .map(|(name, _, _)| *name)
         .collect();
-    if let Some(first) = missing.first() {
-        path.push((*first).to_string());
-        found.push((
-            path.join("."),
-            format!("must have required properties {}", missing.join(", ")),
-        ));
-        path.pop();
+    match wording {
+        ValidationWording::TypeBox => {
+            if let Some(first) = missing.first() {
+                path.push((*first).to_string());
+                found.push((
+                    path.join("."),
+                    format!("must have required properties {}", missing.join(", ")),
+                ));
+                path.pop();
+            }
+        }
+        ValidationWording::Schema => {
+            for name in missing {
+                path.push(name.to_string());
+                found.push((path.join("."), "missing".into()));
+                path.pop();
+            }
+        }
     }
     for (name, property, _) in properties {
         if let Some(field) = map.get(*name) {
             path.push((*name).to_string());
-            collect_errors(property, field, path, found);
+            collect_errors(property, field, path, found, wording);
             path.pop();
         }
     }

@@ -55,6 +55,7 @@ pub fn request(model: Model, text: &str) -> LlmRequest {
         thinking_level: ThinkingLevel::Off,
         session_id: None,
         thinking_budgets: Default::default(),
+        details: Default::default(),
     }
 }
 
@@ -182,6 +183,7 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
         session_id: case["sessionId"].as_str().map(str::to_owned),
         thinking_budgets: Default::default(),
+        details: Default::default(),
     }
 }
 

@@ -7,6 +7,8 @@
 use pi_rpc_protocol::model::Model;
 use serde_json::{Map, Value};
 
+use crate::provider::{LlmRequest, RequestDetails};
+
 /// How the model is told to think.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ThinkingFormat {
@@ -67,7 +69,18 @@ pub(crate) struct Compat {
 }
 
 impl Compat {
+    /// The switches of `model` as 0.84.1 detects them.
     pub(crate) fn of(model: &Model) -> Self {
+        Self::detect(model, RequestDetails::default())
+    }
+
+    /// The switches of the request's model, as the release that asked for `details` detects
+    /// them.
+    pub(crate) fn of_request(request: &LlmRequest) -> Self {
+        Self::detect(&request.model, request.details)
+    }
+
+    fn detect(model: &Model, details: RequestDetails) -> Self {
         let provider = model.provider.as_str();
         let url = model.base_url.as_str();
         let is_zai = matches!(provider, "zai" | "zai-coding-cn")
@@ -108,8 +121,13 @@ impl Compat {
             || is_nvidia
             || is_ant_ling
             || is_zai;
-        let developer_model = is_openrouter
-            && (model.id.starts_with("anthropic/") || model.id.starts_with("openai/"));
+        let developer_role = if details.developer_role_for_openai_only {
+            provider == "openai" || url.contains("api.openai.com")
+        } else {
+            let developer_model = is_openrouter
+                && (model.id.starts_with("anthropic/") || model.id.starts_with("openai/"));
+            developer_model || (!non_standard && !is_openrouter)
+        };
         let detected_format = if is_deepseek {
             "deepseek"
         } else if is_zai {
@@ -157,10 +175,7 @@ impl Compat {
         });
         Self {
             store: flag("supportsStore", !non_standard),
-            developer_role: flag(
-                "supportsDeveloperRole",
-                developer_model || (!non_standard && !is_openrouter),
-            ),
+            developer_role: flag("supportsDeveloperRole", developer_role),
             reasoning_effort: flag(
                 "supportsReasoningEffort",
                 !is_grok

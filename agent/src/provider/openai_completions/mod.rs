@@ -42,7 +42,7 @@ pub(crate) fn join_url(base_url: &str, path: &str) -> String {
 
 /// The JSON body sent for `request` (`long_cache_retention`: `PI_CACHE_RETENTION=long`).
 pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Value {
-    request::build_body(request, &Compat::of(&request.model), long_cache_retention)
+    request::build_body(request, &Compat::of_request(request), long_cache_retention)
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -60,7 +60,7 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     }
-    let compat = Compat::of(&request.model);
+    let compat = Compat::of_request(&request);
     let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
     let body = request::build_body(&request, &compat, long_retention);
     let body = super::hooks::before_request(body).await;

@@ -151,7 +151,7 @@ pub(crate) async fn run(
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let body = super::google::request::build_body(&request);
-    let body = super::hooks::before_google_request(&request.model.id, body).await;
+    let body = super::hooks::before_google_request(&request, body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,

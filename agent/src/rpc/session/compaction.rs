@@ -240,6 +240,7 @@ impl Session {
             cancel,
             reason,
             stream_options: self.config.settings.stream_options(),
+            release: self.release,
         };
         let tx = self.compaction.tx.clone();
         let extensions = super::extensions::tool_bridge(&self.extensions);

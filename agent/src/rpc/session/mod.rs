@@ -158,6 +158,7 @@ impl Session {
         let auto_compaction = init.config.settings.compaction_enabled();
         let http = init.config.settings.http_client();
         let mut store = init.store;
+        store.set_saved_at(crate::session::SavedAt::for_release(init.rpc_release));
         let resources = crate::resources::Resources::discover(
             &init.config.cwd,
             &init.config.agent_dir,

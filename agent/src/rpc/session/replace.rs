@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::waiting::{AfterShutdown, Replacement};
 use super::{Deferred, Session};
-use crate::session::SessionStore;
+use crate::session::{SavedAt, SessionStore};
 
 /// Why a replacement cannot be made; the text is what the client sees.
 #[derive(Debug, thiserror::Error)]
@@ -105,7 +105,8 @@ impl Session {
     /// The session `switch_session` would switch to: the file opened, and its working folder
     /// still there.
     pub(super) fn open_session_file(&self, path: &str) -> Result<SessionStore, ReplaceError> {
-        let store = SessionStore::open(Path::new(path), None, None)?;
+        let mut store = SessionStore::open(Path::new(path), None, None)?;
+        store.set_saved_at(SavedAt::for_release(self.release));
         let session_cwd = store.cwd();
         if let Some(file) = store.session_file()
             && !session_cwd.as_os_str().is_empty()
