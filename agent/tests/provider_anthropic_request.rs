@@ -10,7 +10,8 @@ use pi_agent::provider::anthropic::request_body;
 use pi_rpc_protocol::message::StopReason;
 use pi_rpc_protocol::model::ThinkingLevel;
 use provider_common::{
-    assert_case_body, case_request, done, js, model, request, run, sse_server, tools,
+    assert_case_body, case_request, done, js, model, request, run, sent_cached_then_uncached,
+    sse_server, tools,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -175,5 +176,35 @@ fn foreign_history_is_normalised_for_anthropic() {
                 {"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}],
               "is_error":false,"cache_control":{"type":"ephemeral"}}]},
         ])
+    );
+}
+
+#[tokio::test]
+async fn caching_off_sends_no_cache_control_and_no_session_affinity() {
+    let server = server().await;
+    let mut model = model(&server.uri());
+    model.compat = Some(
+        json!({"sendSessionAffinityHeaders": true})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let mut request = request(model, "hi");
+    request.tools = tools(&[json!({"name": "read", "description": "Read a file",
+        "parameters": {"type": "object", "properties": {}}})]);
+    let received = sent_cached_then_uncached(&server, request).await;
+    let body = |index: usize| String::from_utf8(received[index].body.clone()).unwrap();
+    assert_eq!(received[0].headers["x-session-affinity"], "sess-1");
+    assert_eq!(body(0).matches("\"cache_control\"").count(), 3);
+    assert!(received[1].headers.get("x-session-affinity").is_none());
+    assert!(!body(1).contains("cache_control"), "{}", body(1));
+    let sent: Value = serde_json::from_str(&body(1)).unwrap();
+    assert_eq!(
+        sent["system"],
+        json!([{"type": "text", "text": "You are a test."}])
+    );
+    assert_eq!(
+        sent["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
     );
 }

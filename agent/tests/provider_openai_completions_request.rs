@@ -13,7 +13,9 @@ use pi_agent::provider::RequestDetails;
 use pi_agent::provider::openai_completions::request_body;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::model::Model;
-use provider_common::{assert_case_body, done, js, request, run, sse_server, user};
+use provider_common::{
+    assert_case_body, done, js, request, run, sent_cached_then_uncached, sse_server, user,
+};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer};
@@ -166,4 +168,24 @@ fn from_1_6_0_only_openai_itself_gets_the_developer_role_by_default() {
             "{provider} at {base_url}"
         );
     }
+}
+
+#[tokio::test]
+async fn caching_off_sends_no_anthropic_cache_control_and_no_affinity_headers() {
+    let server = server().await;
+    let mut model = chat_model(&format!("{}/v1", server.uri()));
+    model.compat = Some(
+        json!({"cacheControlFormat": "anthropic", "sendSessionAffinityHeaders": true})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let received = sent_cached_then_uncached(&server, request(model, "hi")).await;
+    let body = |index: usize| String::from_utf8(received[index].body.clone()).unwrap();
+    assert_eq!(received[0].headers["x-session-affinity"], "sess-1");
+    assert!(body(0).contains("cache_control"), "{}", body(0));
+    for header in ["session_id", "x-client-request-id", "x-session-affinity"] {
+        assert!(received[1].headers.get(header).is_none(), "{header}");
+    }
+    assert!(!body(1).contains("cache_control"), "{}", body(1));
 }

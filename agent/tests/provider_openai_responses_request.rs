@@ -115,3 +115,34 @@ async fn a_thinking_signature_that_is_not_json_fails_before_sending() {
         Some("Unexpected token 'r', \"reasoning_content\" is not valid JSON")
     );
 }
+
+#[tokio::test]
+async fn caching_off_sends_no_session_and_asks_for_explicit_caching_where_supported() {
+    let server = server().await;
+    let mut model = responses_model(&format!("{}/v1", server.uri()));
+    let mut request = request(model.clone(), "hi");
+    request.session_id = Some("sess-1".to_owned());
+    request.cache_retention = pi_agent::provider::CacheRetention::Off;
+    assert_eq!(
+        done(&run(request.clone()).await).stop_reason,
+        StopReason::Stop
+    );
+    model.compat = Some(
+        json!({"supportsExplicitPromptCacheMode": true})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    request.model = model;
+    run(request).await;
+    let received = server.received_requests().await.unwrap();
+    let body = |index: usize| -> Value { serde_json::from_slice(&received[index].body).unwrap() };
+    for sent in &received {
+        assert!(sent.headers.get("session_id").is_none());
+        assert!(sent.headers.get("x-client-request-id").is_none());
+    }
+    assert!(body(0).get("prompt_cache_key").is_none());
+    assert!(body(0).get("prompt_cache_options").is_none());
+    assert!(body(1).get("prompt_cache_key").is_none());
+    assert_eq!(body(1)["prompt_cache_options"], json!({"mode": "explicit"}));
+}

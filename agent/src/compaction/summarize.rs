@@ -417,6 +417,8 @@ async fn call(
         tools: Vec::new(),
         thinking_level,
         session_id: Some(uuid::Uuid::now_v7().to_string()),
+        // A standalone request: nothing to route by, nothing worth caching (as the reference).
+        cache_retention: crate::provider::CacheRetention::Off,
         thinking_budgets: Default::default(),
         details: RequestDetails::for_release(context.release),
     };

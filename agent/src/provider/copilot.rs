@@ -82,6 +82,7 @@ mod tests {
             tools: Vec::new(),
             thinking_level: pi_rpc_protocol::model::ThinkingLevel::Off,
             session_id: None,
+            cache_retention: Default::default(),
             thinking_budgets: Default::default(),
             details: Default::default(),
         }

@@ -91,6 +91,8 @@ pub struct LlmRequest {
     pub thinking_level: ThinkingLevel,
     /// The session, for providers that use it for cache affinity.
     pub session_id: Option<String>,
+    /// Whether the provider may cache the prompt (the reference's `cacheRetention`).
+    pub cache_retention: CacheRetention,
     /// Token budgets per thinking level from the settings (`thinkingBudgets`), replacing the
     /// defaults where a wire format sends a budget.
     pub thinking_budgets: crate::config::ThinkingBudgets,
@@ -121,6 +123,18 @@ impl RequestDetails {
             google_automatic_continuation_off: release.has(Feature::GoogleAutomaticContinuationOff),
         }
     }
+}
+
+/// Whether a request may use the provider's prompt cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheRetention {
+    /// The retention `PI_CACHE_RETENTION` selects (`long`: one-hour entries where the model
+    /// supports them; otherwise the provider's default).
+    #[default]
+    Configured,
+    /// No cache markers and no session affinity (headers, `prompt_cache_key`): the prompt is
+    /// never sent again, as for compaction's summaries (the reference's `"none"`).
+    Off,
 }
 
 /// What a provider stream reports.
@@ -225,6 +239,13 @@ pub fn stream_with(
 }
 
 impl LlmRequest {
+    /// The session to route and cache by: none when caching is off.
+    pub fn cache_session(&self) -> Option<&String> {
+        self.session_id
+            .as_ref()
+            .filter(|_| self.cache_retention == CacheRetention::Configured)
+    }
+
     /// The key for the provider; `None` when the model's headers carry the authentication (or
     /// the credentials could not be resolved, which fails the call before any wire format runs).
     pub fn api_key(&self) -> Option<String> {

@@ -234,6 +234,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 tools: crate::tools::definitions(&tool_context),
                 thinking_level,
                 session_id: Some(session_id.clone()),
+                cache_retention: Default::default(),
                 thinking_budgets: stream_options.thinking_budgets,
                 details: RequestDetails::for_release(release),
             };

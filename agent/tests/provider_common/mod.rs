@@ -54,6 +54,7 @@ pub fn request(model: Model, text: &str) -> LlmRequest {
         tools: Vec::new(),
         thinking_level: ThinkingLevel::Off,
         session_id: None,
+        cache_retention: Default::default(),
         thinking_budgets: Default::default(),
         details: Default::default(),
     }
@@ -110,6 +111,19 @@ pub async fn run(request: LlmRequest) -> Vec<ProviderEvent> {
 }
 
 /// The final message of a finished stream.
+/// Sends `request` for the session `sess-1` twice, with caching on and then off, and returns
+/// what `server` received.
+pub async fn sent_cached_then_uncached(
+    server: &wiremock::MockServer,
+    mut request: LlmRequest,
+) -> Vec<wiremock::Request> {
+    request.session_id = Some("sess-1".to_owned());
+    run(request.clone()).await;
+    request.cache_retention = pi_agent::provider::CacheRetention::Off;
+    run(request).await;
+    server.received_requests().await.unwrap()
+}
+
 pub fn done(events: &[ProviderEvent]) -> &AssistantMessage {
     match events.last() {
         Some(ProviderEvent::Done(message)) => message,
@@ -182,6 +196,10 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         tools: tools(fixtures["tools"].as_array().unwrap()),
         thinking_level: ThinkingLevel::parse(case["thinkingLevel"].as_str().unwrap()).unwrap(),
         session_id: case["sessionId"].as_str().map(str::to_owned),
+        cache_retention: match case["cacheRetention"].as_str() {
+            Some("none") => pi_agent::provider::CacheRetention::Off,
+            _ => Default::default(),
+        },
         thinking_budgets: Default::default(),
         details: Default::default(),
     }

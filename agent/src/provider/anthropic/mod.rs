@@ -41,11 +41,12 @@ pub fn messages_url(base_url: &str) -> String {
 
 /// The JSON body sent for `request`. `long_cache_retention` is what `PI_CACHE_RETENTION=long`
 /// selects (one-hour cache entries); [`stream`](super::stream) reads that variable per request.
+/// A request with caching off carries no `cache_control`.
 pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Value {
     let oauth = request.api_key().as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
-    let cache_control = cache_control(compat, long_cache_retention);
-    build_body(request, compat, &cache_control, oauth)
+    let cache_control = cache_control(compat, request.cache_retention, long_cache_retention);
+    build_body(request, compat, cache_control.as_ref(), oauth)
 }
 
 /// Whether a key is a Claude subscription (OAuth) token.
@@ -154,7 +155,7 @@ fn build_headers(
                 pairs.push(("anthropic-beta".into(), betas.join(",")));
             }
             if compat.session_affinity_headers
-                && let Some(session) = &request.session_id
+                && let Some(session) = request.cache_session()
             {
                 pairs.push(("x-session-affinity".into(), session.clone()));
             }

@@ -11,10 +11,10 @@ use pi_rpc_protocol::message::{AgentMessage, ToolResultMessage};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
-use super::super::LlmRequest;
 use super::super::json::js_trim;
 use super::super::options::{clamp_to_context, estimate_context_tokens, fit_thinking};
 use super::super::transform::transform_messages;
+use super::super::{CacheRetention, LlmRequest};
 use super::names::to_claude_code_name;
 
 /// Minimum tokens left for the answer beside a thinking budget.
@@ -52,12 +52,18 @@ impl Compat {
     }
 }
 
-/// The `cache_control` object for the current cache retention setting.
-pub(crate) fn cache_control(compat: Compat, long_retention: bool) -> Value {
-    if long_retention && compat.long_cache_retention {
-        json!({"type": "ephemeral", "ttl": "1h"})
+/// The `cache_control` object for the current cache retention setting; none when caching is off.
+pub(crate) fn cache_control(
+    compat: Compat,
+    retention: CacheRetention,
+    long_retention: bool,
+) -> Option<Value> {
+    if retention == CacheRetention::Off {
+        None
+    } else if long_retention && compat.long_cache_retention {
+        Some(json!({"type": "ephemeral", "ttl": "1h"}))
     } else {
-        json!({"type": "ephemeral"})
+        Some(json!({"type": "ephemeral"}))
     }
 }
 
@@ -65,7 +71,7 @@ pub(crate) fn cache_control(compat: Compat, long_retention: bool) -> Value {
 pub(crate) fn build_body(
     request: &LlmRequest,
     compat: Compat,
-    cache_control: &Value,
+    cache_control: Option<&Value>,
     oauth: bool,
 ) -> Value {
     let model = &request.model;
@@ -81,18 +87,13 @@ pub(crate) fn build_body(
     body.insert("stream".to_owned(), Value::Bool(true));
     let mut system = Vec::new();
     if oauth {
-        system.push(json!({
-            "type": "text",
-            "text": "You are Claude Code, Anthropic's official CLI for Claude.",
-            "cache_control": cache_control,
-        }));
+        system.push(cached_text(
+            "You are Claude Code, Anthropic's official CLI for Claude.",
+            cache_control,
+        ));
     }
     if !request.system_prompt.is_empty() {
-        system.push(json!({
-            "type": "text",
-            "text": request.system_prompt,
-            "cache_control": cache_control,
-        }));
+        system.push(cached_text(&request.system_prompt, cache_control));
     }
     if !system.is_empty() {
         body.insert("system".to_owned(), Value::Array(system));
@@ -199,7 +200,7 @@ pub(crate) fn normalize_tool_call_id(id: &str) -> String {
 fn convert_tools(
     request: &LlmRequest,
     compat: Compat,
-    cache_control: &Value,
+    cache_control: Option<&Value>,
     oauth: bool,
 ) -> Vec<Value> {
     // Later definitions of a name replace earlier ones in the earlier one's place.
@@ -238,7 +239,10 @@ fn convert_tools(
                     "required": schema.get("required").cloned().unwrap_or_else(|| json!([])),
                 }),
             );
-            if compat.cache_control_on_tools && index + 1 == count {
+            if compat.cache_control_on_tools
+                && index + 1 == count
+                && let Some(cache_control) = cache_control
+            {
                 out.insert("cache_control".to_owned(), cache_control.clone());
             }
             Value::Object(out)
@@ -256,7 +260,7 @@ fn image_block(data: &str, mime_type: &str) -> Value {
 fn convert_messages(
     history: &[AgentMessage],
     compat: Compat,
-    cache_control: &Value,
+    cache_control: Option<&Value>,
     oauth: bool,
 ) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
@@ -306,7 +310,9 @@ fn convert_messages(
         }
         index += 1;
     }
-    mark_last_user_message(&mut out, cache_control);
+    if let Some(cache_control) = cache_control {
+        mark_last_user_message(&mut out, cache_control);
+    }
     out
 }
 
@@ -396,6 +402,15 @@ fn tool_result(result: &ToolResultMessage) -> Value {
         "content": content,
         "is_error": result.is_error,
     })
+}
+
+/// A system text block, with `cache_control` when caching is on.
+fn cached_text(text: &str, cache_control: Option<&Value>) -> Value {
+    let mut block = json!({"type": "text", "text": text});
+    if let Some(cache_control) = cache_control {
+        block["cache_control"] = cache_control.clone();
+    }
+    block
 }
 
 /// Caches the conversation so far: `cache_control` on the last block of a final user message.

@@ -4,8 +4,9 @@
 //! Blank texts are left out (`<empty>` stands for a user message or tool result with nothing
 //! else), consecutive tool results share one user message, Claude models that cache get a
 //! `cachePoint` after the system prompt and on the last user message (`ttl: "1h"` with
-//! `PI_CACHE_RETENTION=long`), and Claude thinking is `adaptive` with an effort (Opus 4.6+,
-//! Sonnet 4.6+) or `enabled` with a token budget and the interleaved-thinking beta.
+//! `PI_CACHE_RETENTION=long`; none with caching off), and Claude thinking is `adaptive` with an
+//! effort (Opus 4.6+, Sonnet 4.6+) or `enabled` with a token budget and the interleaved-thinking
+//! beta.
 
 use base64::Engine;
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
@@ -15,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::options::{clamp_to_context, estimate_context_tokens, fit_thinking};
 use super::super::transform::transform_messages;
-use super::super::{LlmRequest, stored_env};
+use super::super::{CacheRetention, LlmRequest, stored_env};
 
 const EMPTY_TEXT: &str = "<empty>";
 
@@ -73,6 +74,9 @@ fn adaptive_thinking(model: &Model) -> bool {
 }
 
 fn caches(model: &Model, request: &LlmRequest) -> bool {
+    if request.cache_retention == CacheRetention::Off {
+        return false;
+    }
     if !candidates(model).iter().any(|c| c.contains("claude")) {
         return stored_env(request, "AWS_BEDROCK_FORCE_CACHE").as_deref() == Some("1");
     }
@@ -339,4 +343,40 @@ pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
         body.insert("additionalModelRequestFields".into(), Value::Object(fields));
     }
     Ok(Value::Object(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_points_follow_the_system_prompt_and_last_user_message_unless_caching_is_off() {
+        let model = json!({"id": "anthropic.claude-sonnet-4-5", "name": "m",
+            "api": "bedrock-converse-stream", "provider": "amazon-bedrock",
+            "baseUrl": "http://127.0.0.1:1", "reasoning": false, "input": ["text"],
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 1000, "maxTokens": 100});
+        let user = json!({"role": "user", "content": "hi", "timestamp": 1});
+        let mut request = LlmRequest {
+            model: serde_json::from_value(model).unwrap_or_else(|error| panic!("{error}")),
+            auth: Ok(Default::default()),
+            system_prompt: "Be brief.".to_owned(),
+            messages: vec![std::sync::Arc::new(
+                serde_json::from_value(user).unwrap_or_else(|error| panic!("{error}")),
+            )],
+            tools: Vec::new(),
+            thinking_level: ThinkingLevel::Off,
+            session_id: Some("sess-1".to_owned()),
+            cache_retention: CacheRetention::Configured,
+            thinking_budgets: Default::default(),
+        };
+        let body = build_body(&request).unwrap_or_else(|error| panic!("{error}"));
+        let point = json!({"cachePoint": {"type": "default"}});
+        assert_eq!(body["system"][1], point);
+        assert_eq!(body["messages"][0]["content"][1], point);
+        request.cache_retention = CacheRetention::Off;
+        let body = build_body(&request).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(body["system"], json!([{"text": "Be brief."}]));
+        assert_eq!(body["messages"][0]["content"], json!([{"text": "hi"}]));
+    }
 }

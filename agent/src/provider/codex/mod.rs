@@ -71,7 +71,7 @@ pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
     body.insert("input".into(), Value::Array(input));
     body.insert("text".into(), json!({"verbosity": "low"}));
     body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-    if let Some(session) = &request.session_id {
+    if let Some(session) = request.cache_session() {
         let key: String = session.chars().take(64).collect();
         body.insert("prompt_cache_key".into(), json!(key));
     }
@@ -160,7 +160,7 @@ pub(crate) async fn run(
         ),
         ("accept".to_owned(), "text/event-stream".to_owned()),
     ];
-    if let Some(session) = &request.session_id {
+    if let Some(session) = request.cache_session() {
         let session: String = session.chars().take(64).collect();
         extra.push(("session-id".to_owned(), session.clone()));
         extra.push(("x-client-request-id".to_owned(), session));

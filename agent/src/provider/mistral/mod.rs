@@ -51,7 +51,7 @@ pub(crate) async fn run(
             .is_some_and(|value| matches!(value, Value::String(v) if !v.is_empty()))
     });
     let mut extra = vec![("accept".to_owned(), "text/event-stream".to_owned())];
-    if let Some(session) = request.session_id.as_ref().filter(|_| !affinity_set) {
+    if let Some(session) = request.cache_session().filter(|_| !affinity_set) {
         extra.push(("x-affinity".to_owned(), session.clone()));
     }
     let headers = match bearer_headers(&request, &key, extra) {

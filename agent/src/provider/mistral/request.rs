@@ -182,7 +182,7 @@ pub fn build_body(request: &LlmRequest) -> Value {
     } else if reasoning {
         body.insert("prompt_mode".into(), json!("reasoning"));
     }
-    if let Some(session) = &request.session_id {
+    if let Some(session) = request.cache_session() {
         body.insert("prompt_cache_key".into(), json!(session));
     }
     Value::Object(body)

@@ -70,7 +70,7 @@ pub(crate) async fn run(
     };
     let mut extra = Vec::new();
     if compat.session_affinity_headers
-        && let Some(session) = &request.session_id
+        && let Some(session) = request.cache_session()
     {
         if compat.openrouter_affinity {
             extra.push(("x-session-id".to_owned(), session.clone()));

@@ -15,10 +15,10 @@ use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::model::Model;
 use serde_json::{Map, Value, json};
 
-use super::super::LlmRequest;
 use super::super::json::js_trim;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
 use super::super::transform::transform_messages;
+use super::super::{CacheRetention, LlmRequest};
 use super::compat::Compat;
 
 mod thinking;
@@ -33,9 +33,10 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat, long_retention: 
     body.insert("model".into(), json!(model.id));
     body.insert("messages".into(), Value::Null);
     body.insert("stream".into(), json!(true));
-    let long = long_retention && compat.long_cache_retention;
+    let caching = request.cache_retention == CacheRetention::Configured;
+    let long = caching && long_retention && compat.long_cache_retention;
     if (model.base_url.contains("api.openai.com") || long)
-        && let Some(session) = &request.session_id
+        && let Some(session) = request.cache_session()
     {
         let key: String = session.chars().take(64).collect();
         body.insert("prompt_cache_key".into(), json!(key));
@@ -61,7 +62,7 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat, long_retention: 
     } else {
         None
     };
-    if compat.anthropic_cache_control {
+    if compat.anthropic_cache_control && caching {
         let cache_control = if long {
             json!({"type": "ephemeral", "ttl": "1h"})
         } else {

@@ -82,7 +82,7 @@ pub(crate) async fn run(
         Err(text) => return fail_early(partial, text, tx).await,
     };
     let mut extra = Vec::new();
-    if let Some(session) = &request.session_id {
+    if let Some(session) = request.cache_session() {
         let format = match request
             .model
             .compat

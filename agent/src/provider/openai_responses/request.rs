@@ -1,8 +1,9 @@
 //! The Responses request body, built as the reference builds it.
 //!
 //! Keys in the reference's order: `model`, `input`, `stream`, `prompt_cache_key` (the session,
-//! at most 64 characters), `prompt_cache_retention` (`24h` with `PI_CACHE_RETENTION=long`),
-//! `store: false`, `max_output_tokens` (at least 16), `tools`, `reasoning` (`{effort, summary:
+//! at most 64 characters), `prompt_cache_retention` (`24h` with `PI_CACHE_RETENTION=long`);
+//! with caching off neither, but `prompt_cache_options: {mode: "explicit"}` where the model's
+//! `supportsExplicitPromptCacheMode` allows; then `store: false`, `max_output_tokens` (at least 16), `tools`, `reasoning` (`{effort, summary:
 //! "auto"}` plus `include: ["reasoning.encrypted_content"]` when thinking, else the model's
 //! `off` effort, `none` by default), then the model's `samplingParams`.
 //!
@@ -17,11 +18,11 @@ use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
-use super::super::LlmRequest;
 use super::super::json::{JsonError, parse_strict};
 use super::super::openai_completions::request::short_hash;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
 use super::super::transform::transform_messages;
+use super::super::{CacheRetention, LlmRequest};
 
 /// Providers whose `call|item` tool-call ids are kept (with the item id normalised).
 pub(crate) const TOOL_CALL_ID_PROVIDERS: &[&str] = &["openai", "openai-codex", "opencode"];
@@ -62,12 +63,16 @@ pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<V
     body.insert("model".into(), json!(model.id));
     body.insert("input".into(), Value::Array(input));
     body.insert("stream".into(), json!(true));
-    if let Some(session) = &request.session_id {
+    let caching = request.cache_retention == CacheRetention::Configured;
+    if let Some(session) = request.cache_session() {
         let key: String = session.chars().take(64).collect();
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    if long_retention && compat_flag("supportsLongCacheRetention").unwrap_or(true) {
+    if caching && long_retention && compat_flag("supportsLongCacheRetention").unwrap_or(true) {
         body.insert("prompt_cache_retention".into(), json!("24h"));
+    }
+    if !caching && compat_flag("supportsExplicitPromptCacheMode").unwrap_or(false) {
+        body.insert("prompt_cache_options".into(), json!({"mode": "explicit"}));
     }
     body.insert("store".into(), json!(false));
     let context = estimate_context_tokens(request);
