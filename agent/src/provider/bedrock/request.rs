@@ -368,6 +368,7 @@ mod tests {
             thinking_level: ThinkingLevel::Off,
             session_id: Some("sess-1".to_owned()),
             cache_retention: CacheRetention::Configured,
+            details: Default::default(),
             thinking_budgets: Default::default(),
         };
         let body = build_body(&request).unwrap_or_else(|error| panic!("{error}"));
