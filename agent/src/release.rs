@@ -80,6 +80,9 @@ pub enum Feature {
     /// The turn an abort ends between tool calls and the next model call stops as `aborted`,
     /// not `error` (1.5.2).
     AbortedTurnIsAborted,
+    /// OpenAI Responses requests name their session header `session-id`, not `session_id`
+    /// (1.5.2).
+    ResponsesSessionHeaderDashed,
     /// Chat Completions requests send the system prompt as `developer` only to OpenAI's own API
     /// by default, `system` to every other host (1.6.0).
     DeveloperRoleForOpenAiOnly,
@@ -113,7 +116,9 @@ impl Feature {
             | Feature::ReadStructuredContent
             | Feature::ArgumentsError => RpcRelease(1, 3, 0),
             Feature::CostFromProvider | Feature::SchemaValidationMessages => RpcRelease(1, 5, 0),
-            Feature::AbortedTurnIsAborted => RpcRelease(1, 5, 2),
+            Feature::AbortedTurnIsAborted | Feature::ResponsesSessionHeaderDashed => {
+                RpcRelease(1, 5, 2)
+            }
             Feature::DeveloperRoleForOpenAiOnly | Feature::GoogleAutomaticContinuationOff => {
                 RpcRelease(1, 6, 0)
             }

@@ -112,6 +112,8 @@ pub struct RequestDetails {
     /// Google: the SDK parameters `before_provider_request` handlers see carry
     /// `config.automaticContinuation: false` (1.6.0), an SDK switch that is never sent.
     pub google_automatic_continuation_off: bool,
+    /// OpenAI Responses: the session header is `session-id`, not `session_id` (1.5.2).
+    pub responses_session_header_dashed: bool,
 }
 
 impl RequestDetails {
@@ -121,6 +123,7 @@ impl RequestDetails {
         Self {
             developer_role_for_openai_only: release.has(Feature::DeveloperRoleForOpenAiOnly),
             google_automatic_continuation_off: release.has(Feature::GoogleAutomaticContinuationOff),
+            responses_session_header_dashed: release.has(Feature::ResponsesSessionHeaderDashed),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The OpenAI Responses wire format (`api: "openai-responses"`).
 //!
 //! `POST {baseUrl}/responses` with the key as a bearer token, the session headers
-//! (`session_id` and `x-client-request-id`, or OpenRouter's `x-session-id`) when there is a
-//! session, and the model's own headers. The body is built by `request`, the streamed events
+//! (`session_id`, from 1.5.2 `session-id`, and `x-client-request-id`, or OpenRouter's
+//! `x-session-id`) when there is a session, and the model's own headers. The body is built by `request`, the streamed events
 //! read by `events`. HTTP errors read `OpenAI API error (<status>): <detail>`.
 
 mod codex;
@@ -102,7 +102,12 @@ pub(crate) async fn run(
             extra.push(("x-session-id".to_owned(), session.clone()));
         } else {
             if format == "openai" {
-                extra.push(("session_id".to_owned(), session.clone()));
+                let name = if request.details.responses_session_header_dashed {
+                    "session-id"
+                } else {
+                    "session_id"
+                };
+                extra.push((name.to_owned(), session.clone()));
             }
             extra.push(("x-client-request-id".to_owned(), session.clone()));
         }
