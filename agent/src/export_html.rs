@@ -16,7 +16,7 @@ use thiserror::Error;
 
 use crate::paths::{PathError, create_regular_file};
 use crate::session::SessionStore;
-use crate::tools::ToolDefinition;
+use crate::tools::ToolSet;
 
 /// Why a session cannot be exported; the text is what the client sees.
 #[derive(Debug, Error)]
@@ -37,7 +37,7 @@ pub enum ExportError {
 pub fn export(
     store: &SessionStore,
     system_prompt: &str,
-    tools: &[ToolDefinition],
+    tools: &ToolSet,
     output_path: Option<&str>,
 ) -> Result<String, ExportError> {
     let file = store.session_file().ok_or(ExportError::InMemory)?;
@@ -227,7 +227,7 @@ fn message_html(message: &AgentMessage, out: &mut String) {
 }
 
 /// The whole page as text (see [`write_page`]).
-pub fn render(store: &SessionStore, system_prompt: &str, tools: &[ToolDefinition]) -> String {
+pub fn render(store: &SessionStore, system_prompt: &str, tools: &ToolSet) -> String {
     let mut page = Vec::new();
     // Writing into memory cannot fail.
     let _ = write_page(&mut page, store, system_prompt, tools);
@@ -239,7 +239,7 @@ pub fn write_page(
     out: &mut impl Write,
     store: &SessionStore,
     system_prompt: &str,
-    tools: &[ToolDefinition],
+    tools: &ToolSet,
 ) -> io::Result<()> {
     let header = store.header();
     let title = store
@@ -287,7 +287,7 @@ fn write_data(
     out: &mut impl Write,
     store: &SessionStore,
     system_prompt: &str,
-    tools: &[ToolDefinition],
+    tools: &ToolSet,
 ) -> io::Result<()> {
     let mut piece = Vec::with_capacity(64 * 1024);
     piece.extend_from_slice(b"{\"header\":");
@@ -309,6 +309,7 @@ fn write_data(
     piece.extend_from_slice(&json(&system_prompt)?);
     piece.extend_from_slice(b",\"tools\":");
     let tools: Vec<Value> = tools
+        .definitions()
         .iter()
         .map(|tool| {
             json!({

@@ -153,11 +153,11 @@ impl Resources {
     pub fn system_prompt(
         &self,
         cwd: &Path,
-        extension_tools: &[crate::tools::ToolDefinition],
+        extension_tools: &[std::sync::Arc<dyn crate::tools::Tool>],
         extension_prompts: &[crate::system_prompt::ToolPrompt],
     ) -> String {
-        let tools = crate::tools::select_active(&self.tools, extension_tools);
-        let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
+        let tools = crate::tools::ToolSet::for_run(&self.tools, extension_tools);
+        let names = tools.names();
         // Skills with `disable-model-invocation` are not offered to the model.
         let skills: Vec<PromptSkill<'_>> = self
             .skills

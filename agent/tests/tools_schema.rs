@@ -2,10 +2,14 @@
 #![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
 
 use pi_agent::tools::{
-    ToolContext, ToolOutcome, ToolSelection, builtin_tools, prepare, prepare_call,
-    repair_call_arguments,
+    PreparedCall, ToolContext, ToolOutcome, ToolSelection, ToolSet, prepare, repair_call_arguments,
 };
 use serde_json::{Value, json};
+
+/// A call of a run whose tools and release are `ctx`'s, prepared.
+fn prepare_call(ctx: &ToolContext, name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
+    ToolSet::for_run(&ctx.selection, &[]).prepare(name, args, ctx.validation_wording())
+}
 
 /// The schema without its descriptions (ours are worded differently from the reference's).
 fn without_descriptions(value: &Value) -> Value {
@@ -23,7 +27,7 @@ fn without_descriptions(value: &Value) -> Value {
 
 #[test]
 fn the_builtin_tools_come_in_the_reference_order_with_its_schemas() {
-    let tools = builtin_tools();
+    let tools = ToolSet::builtin().definitions();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
     assert_eq!(
         names,
@@ -81,7 +85,7 @@ fn grep_find_and_ls_are_found_only_when_the_tools_flag_names_them() {
     let mut ctx = ToolContext::new(".");
     let args = json!({ "pattern": "x" });
     assert_eq!(
-        prepare_call(&ctx, "call-1", "grep", &args).unwrap_err(),
+        prepare_call(&ctx, "grep", &args).unwrap_err(),
         ToolOutcome::error("Tool grep not found")
     );
     ctx.selection = ToolSelection {
@@ -94,11 +98,11 @@ fn grep_find_and_ls_are_found_only_when_the_tools_flag_names_them() {
         ..ToolSelection::default()
     };
     for name in ["grep", "find", "ls"] {
-        let prepared = prepare_call(&ctx, "call-1", name, &args).unwrap();
+        let prepared = prepare_call(&ctx, name, &args).unwrap();
         assert_eq!(prepared.name(), name);
     }
     assert_eq!(
-        prepare_call(&ctx, "call-1", "bash", &json!({ "command": "true" })).unwrap_err(),
+        prepare_call(&ctx, "bash", &json!({ "command": "true" })).unwrap_err(),
         ToolOutcome::error("Tool bash not found")
     );
 }
@@ -119,7 +123,7 @@ fn missing_arguments_are_listed_with_the_arguments_received() {
 fn from_1_5_0_failures_are_worded_as_schema_checks() {
     let mut ctx = ToolContext::new("/tmp");
     ctx.release = "1.5.0".parse().unwrap();
-    let failure = |name: &str, args: Value| match prepare_call(&ctx, "call-1", name, &args) {
+    let failure = |name: &str, args: Value| match prepare_call(&ctx, name, &args) {
         Ok(prepared) => panic!("{name} {args} passed validation as {prepared:?}"),
         Err(outcome) => outcome.text(),
     };

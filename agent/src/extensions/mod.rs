@@ -7,6 +7,7 @@ mod bash;
 mod discover;
 mod node;
 mod protocol;
+mod tool;
 mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::provider::hooks::HookFuture;
 use crate::system_prompt::ToolPrompt;
 use crate::tools::{
-    BeforeCall, ExtensionHooks, ToolContent, ToolDefinition, ToolOutcome, ToolUpdate,
+    BeforeCall, ExtensionHooks, Tool, ToolContent, ToolDefinition, ToolOutcome, ToolUpdate,
 };
 
 /// A tool an extension registered, as the host reports it.
@@ -358,17 +358,21 @@ impl ToolBridge {
         self.registry().prompts.clone()
     }
 
-    /// Whether an extension registered a tool called `name`.
-    pub fn has(&self, name: &str) -> bool {
-        self.registry()
-            .definitions
-            .iter()
-            .any(|tool| tool.name == name)
+    /// The tools extensions registered, each run in the host through this bridge.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.definitions()
+            .into_iter()
+            .map(|definition| {
+                let tool: Arc<dyn Tool> =
+                    Arc::new(super::tool::ExtensionTool::new(definition, self.clone()));
+                tool
+            })
+            .collect()
     }
 
     /// Runs the tool `name` in the host: partial results go to `on_update`, `cancel` aborts the
     /// tool's signal (the tool decides how to end). A throw is a failed call with its message.
-    pub async fn execute(
+    pub(super) async fn execute(
         &self,
         call_id: &str,
         name: &str,
@@ -422,25 +426,8 @@ impl ToolBridge {
 
 /// The bridge as the tools, the run loop and compaction see it.
 impl ExtensionHooks for ToolBridge {
-    fn definitions(&self) -> Vec<ToolDefinition> {
-        ToolBridge::definitions(self)
-    }
-
-    fn has(&self, name: &str) -> bool {
-        ToolBridge::has(self, name)
-    }
-
-    fn execute<'a>(
-        &'a self,
-        call_id: &'a str,
-        name: &'a str,
-        args: &'a Value,
-        cancel: &'a CancellationToken,
-        on_update: &'a mut (dyn FnMut(ToolUpdate) + Send),
-    ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(ToolBridge::execute(
-            self, call_id, name, args, cancel, on_update,
-        ))
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        ToolBridge::tools(self)
     }
 
     fn before_call<'a>(

@@ -15,7 +15,7 @@ pub(super) fn run(input: &str, output: Option<&str>) -> Result<u8, Stop> {
     }
     let store = SessionStore::open(Path::new(&resolved), None, None)
         .map_err(|error| Stop::error(error.to_string()))?;
-    let written = crate::export_html::export(&store, "", &[], output)
+    let written = crate::export_html::export(&store, "", &crate::tools::ToolSet::default(), output)
         .map_err(|error| Stop::error(error.to_string()))?;
     super::write_stdout(format!("Exported to: {written}\n").as_bytes());
     Ok(0)

@@ -66,6 +66,9 @@ pub struct RunSpec {
     pub skip_initial_steering_poll: bool,
     /// Working folder, cancel signal and settings of the tools.
     pub tool_context: crate::tools::ToolContext,
+    /// What extensions do for the run: their tools, run in the extension host, their handlers
+    /// around tool calls and model requests, the system prompt rebuilt after registrations.
+    pub hooks: Option<Arc<dyn crate::tools::ExtensionHooks>>,
     /// The HTTP client.
     pub http: reqwest::Client,
     /// Transport settings of the model calls (provider-level retries).
@@ -161,6 +164,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         session_id,
         skip_initial_steering_poll,
         tool_context,
+        hooks,
         http,
         stream_options,
         cancel,
@@ -199,7 +203,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 context.push(message);
             }
             // Extensions' `context` handlers may rewrite what this request sends.
-            let transformed = match &tool_context.extension_tools {
+            let transformed = match &hooks {
                 Some(bridge) => {
                     // From 0.87.0 the handlers no longer see the `system` messages.
                     let hide_system = release.has(crate::release::Feature::ContextHidesSystem);
@@ -223,15 +227,14 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 model: model.clone(),
                 auth: auth.clone(),
                 // Rebuilt when extensions registered tools during the run, as in the reference.
-                system_prompt: tool_context
-                    .extension_tools
+                system_prompt: hooks
                     .as_ref()
                     .and_then(|hooks| hooks.refreshed_system_prompt())
                     .unwrap_or_else(|| system_prompt.clone()),
                 messages: crate::convert::block_images(messages, stream_options.block_images),
                 // Taken per request: a tool an extension registers during the run is offered
                 // from the next request on, as in the reference.
-                tools: crate::tools::definitions(&tool_context),
+                tools: tools::offered(&tool_context, hooks.as_ref()).definitions(),
                 thinking_level,
                 session_id: Some(session_id.clone()),
                 cache_retention: Default::default(),
@@ -259,7 +262,8 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             }
             let results = match context.last().map(|message| &**message) {
                 Some(AgentMessage::Assistant(assistant)) => {
-                    tools::execute_calls(assistant, &tool_context, emitter, release).await?
+                    tools::execute_calls(assistant, &tool_context, hooks.as_ref(), emitter, release)
+                        .await?
                 }
                 _ => Vec::new(),
             };

@@ -7,6 +7,7 @@ use pi_rpc_protocol::event::{
     Event, MessageEvent, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent,
 };
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, ToolResultMessage};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -14,7 +15,17 @@ use tokio::sync::mpsc;
 
 use super::{Emitter, SessionGone};
 use crate::release::RpcRelease;
-use crate::tools::{ToolContent, ToolContext, ToolOutcome, ToolUpdate};
+use crate::tools::{
+    BeforeCall, ExtensionHooks, PreparedCall, ToolContent, ToolContext, ToolOutcome, ToolSet,
+    ToolUpdate,
+};
+
+/// The tools offered now: the built-in ones and those extensions registered (a tool registered
+/// during the run from the next model request on), as the tool flags select them.
+pub(super) fn offered(context: &ToolContext, hooks: Option<&Arc<dyn ExtensionHooks>>) -> ToolSet {
+    let extension_tools = hooks.map_or_else(Vec::new, |hooks| hooks.tools());
+    ToolSet::for_run(&context.selection, &extension_tools)
+}
 
 enum ToolMessage {
     Update(usize, ToolUpdate),
@@ -26,6 +37,7 @@ enum ToolMessage {
 pub(super) async fn execute_calls(
     assistant: &AssistantMessage,
     context: &ToolContext,
+    hooks: Option<&Arc<dyn ExtensionHooks>>,
     emitter: &Emitter,
     release: RpcRelease,
 ) -> Result<Vec<ToolResultMessage>, SessionGone> {
@@ -67,7 +79,7 @@ pub(super) async fn execute_calls(
                 call.name
             )))
         } else {
-            crate::tools::prepare_call(context, &call.id, &call.name, &args)
+            offered(context, hooks).prepare(&call.name, &args, context.validation_wording())
         };
         match prepared {
             Err(outcome) => {
@@ -78,6 +90,8 @@ pub(super) async fn execute_calls(
                 outcomes.push(None);
                 let tx = tx.clone();
                 let context = context.clone();
+                let hooks = hooks.cloned();
+                let call_id = call.id.clone();
                 tokio::spawn(async move {
                     let updates = tx.clone();
                     let mut on_update = move |update: ToolUpdate| {
@@ -85,7 +99,15 @@ pub(super) async fn execute_calls(
                         let _ = updates.send(ToolMessage::Update(index, update));
                     };
                     let started = Instant::now();
-                    let outcome = prepared.run(&context, &mut on_update).await;
+                    let outcome = run_call(
+                        prepared,
+                        &call_id,
+                        args,
+                        &context,
+                        hooks.as_deref(),
+                        &mut on_update,
+                    )
+                    .await;
                     let _ = tx.send(ToolMessage::Done(index, outcome, started.elapsed()));
                 });
             }
@@ -130,6 +152,40 @@ pub(super) async fn execute_calls(
         results.push(result);
     }
     Ok(results)
+}
+
+/// Runs a prepared call between the extensions' `tool_call` handlers (which may change its
+/// arguments or block it) and their `tool_result` handlers (which may change its result).
+/// `sent`: the arguments as the model sent them.
+async fn run_call(
+    prepared: PreparedCall,
+    call_id: &str,
+    sent: Value,
+    context: &ToolContext,
+    hooks: Option<&dyn ExtensionHooks>,
+    on_update: &mut (dyn FnMut(ToolUpdate) + Send),
+) -> ToolOutcome {
+    let Some(hooks) = hooks else {
+        return prepared.run(call_id, context, on_update).await;
+    };
+    let (tool, prepared) = prepared.into_parts();
+    let name = tool.name().to_owned();
+    let args = match hooks.before_call(call_id, &name, &sent).await {
+        BeforeCall::Fail(text) => return ToolOutcome::error(text),
+        BeforeCall::Run(args) => args,
+    };
+    let prepared = if args == sent {
+        prepared
+    } else {
+        // A handler changed the arguments: they are taken as they are, not re-checked beyond
+        // what the built-in tools need to run.
+        match tool.prepare(&args, context.validation_wording()) {
+            Ok(prepared) => prepared,
+            Err(error) => return ToolOutcome::error(error.to_string()),
+        }
+    };
+    let outcome = tool.run(call_id, prepared, context, on_update).await;
+    hooks.after_call(call_id, &name, &args, outcome).await
 }
 
 async fn fail_truncated_calls(

@@ -7,7 +7,7 @@ use super::{js, schema};
 
 /// Why a call's arguments do not make a call (the result text of the failed call).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ArgsError {
+pub enum ArgsError {
     /// No built-in tool has this name.
     #[error("Tool {0} not found")]
     UnknownTool(String),
@@ -89,39 +89,14 @@ pub(crate) struct LsArgs {
     pub(crate) limit: Option<f64>,
 }
 
-/// Validated arguments of one of the tools.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ToolArgs {
-    Read(ReadArgs),
-    Bash(BashArgs),
-    Edit(EditArgs),
-    Write(WriteArgs),
-    Grep(GrepArgs),
-    Find(FindArgs),
-    Ls(LsArgs),
-}
-
-impl ToolArgs {
-    pub(crate) fn name(&self) -> &'static str {
-        match self {
-            Self::Read(_) => "read",
-            Self::Bash(_) => "bash",
-            Self::Edit(_) => "edit",
-            Self::Write(_) => "write",
-            Self::Grep(_) => "grep",
-            Self::Find(_) => "find",
-            Self::Ls(_) => "ls",
-        }
-    }
-}
-
-/// Validates `raw` for the tool `name`; the error is the result text of the failed call,
-/// worded as `wording` says.
-pub(crate) fn prepare(
+/// Checks `raw` against the schema of the built-in tool `name`, coerced as the reference
+/// coerces it; the error is the result text of the failed call, worded as `wording` says. The
+/// coerced arguments are what the tool's own `from_checked` reads.
+pub(crate) fn check(
     name: &str,
     raw: &Value,
     wording: schema::ValidationWording,
-) -> Result<ToolArgs, ArgsError> {
+) -> Result<Value, ArgsError> {
     let Some(node) = schema::node_for(name) else {
         return Err(ArgsError::UnknownTool(name.to_owned()));
     };
@@ -140,19 +115,45 @@ pub(crate) fn prepare(
             received: js::stringify_pretty(&received),
         });
     }
-    let map = args.as_object().cloned().unwrap_or_default();
-    Ok(match name {
-        "read" => ToolArgs::Read(ReadArgs {
-            path: string_field(&map, "path"),
+    Ok(args)
+}
+
+/// The fields of checked arguments (an object; anything else reads as an empty one).
+fn fields(args: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    args.as_object()
+        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+impl ReadArgs {
+    /// `read`'s arguments out of checked ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            path: string_field(map, "path"),
             offset: map.get("offset").and_then(Value::as_f64),
             limit: map.get("limit").and_then(Value::as_f64),
-        }),
-        "bash" => ToolArgs::Bash(BashArgs {
-            command: string_field(&map, "command"),
+        }
+    }
+}
+
+impl BashArgs {
+    /// `bash`'s arguments out of checked ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            command: string_field(map, "command"),
             timeout: map.get("timeout").and_then(Value::as_f64),
-        }),
-        "edit" => ToolArgs::Edit(EditArgs {
-            path: string_field(&map, "path"),
+        }
+    }
+}
+
+impl EditArgs {
+    /// `edit`'s arguments out of checked (and repaired) ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            path: string_field(map, "path"),
             edits: map
                 .get("edits")
                 .and_then(Value::as_array)
@@ -167,30 +168,58 @@ pub(crate) fn prepare(
                         .collect()
                 })
                 .unwrap_or_default(),
-        }),
-        "grep" => ToolArgs::Grep(GrepArgs {
-            pattern: string_field(&map, "pattern"),
-            path: optional_string(&map, "path"),
-            glob: optional_string(&map, "glob"),
+        }
+    }
+}
+
+impl WriteArgs {
+    /// `write`'s arguments out of checked ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            path: string_field(map, "path"),
+            content: string_field(map, "content"),
+        }
+    }
+}
+
+impl GrepArgs {
+    /// `grep`'s arguments out of checked ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            pattern: string_field(map, "pattern"),
+            path: optional_string(map, "path"),
+            glob: optional_string(map, "glob"),
             ignore_case: map.get("ignoreCase").and_then(Value::as_bool) == Some(true),
             literal: map.get("literal").and_then(Value::as_bool) == Some(true),
             context: map.get("context").and_then(Value::as_f64),
             limit: map.get("limit").and_then(Value::as_f64),
-        }),
-        "find" => ToolArgs::Find(FindArgs {
-            pattern: string_field(&map, "pattern"),
-            path: optional_string(&map, "path"),
+        }
+    }
+}
+
+impl FindArgs {
+    /// `find`'s arguments out of checked ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            pattern: string_field(map, "pattern"),
+            path: optional_string(map, "path"),
             limit: map.get("limit").and_then(Value::as_f64),
-        }),
-        "ls" => ToolArgs::Ls(LsArgs {
-            path: optional_string(&map, "path"),
+        }
+    }
+}
+
+impl LsArgs {
+    /// `ls`'s arguments out of checked ones.
+    pub(crate) fn from_checked(args: &Value) -> Self {
+        let map = fields(args);
+        Self {
+            path: optional_string(map, "path"),
             limit: map.get("limit").and_then(Value::as_f64),
-        }),
-        _ => ToolArgs::Write(WriteArgs {
-            path: string_field(&map, "path"),
-            content: string_field(&map, "content"),
-        }),
-    })
+        }
+    }
 }
 
 fn optional_string(map: &Map<String, Value>, key: &str) -> Option<String> {

@@ -92,7 +92,7 @@ fn to_value(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-pub(crate) async fn run(
+pub(super) async fn run(
     args: BashArgs,
     ctx: &ToolContext,
     on_update: &mut (dyn FnMut(ToolUpdate) + Send),

@@ -13,7 +13,7 @@ use super::{
 
 const CONTEXT_LINES: usize = 4;
 
-pub(crate) async fn run(args: EditArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) async fn run(args: EditArgs, ctx: &ToolContext) -> ToolResult {
     if args.edits.is_empty() {
         return Err(ToolError::new(
             "Edit tool input is invalid. edits must contain at least one replacement.",

@@ -1,16 +1,17 @@
-//! What extensions do for a run, as the layers below them see it: the tools they registered,
-//! their handlers around each tool call (`tool_call`, `tool_result`) and around the messages of
-//! each model request (`context`), the system prompt rebuilt once they register tools, and
-//! compaction's `session_before_compact` handlers. The extension host implements it
-//! (`extensions::ToolBridge`); the tools, the run loop and compaction call it without knowing
-//! the host.
+//! What extensions do for a run, as the layers below them see it: the tools they registered
+//! (each a [`Tool`], run in the extension host), their handlers around each tool call
+//! (`tool_call`, `tool_result`) and around the messages of each model request (`context`), the
+//! system prompt rebuilt once they register tools, and compaction's `session_before_compact`
+//! handlers. The extension host implements it (`extensions::ToolBridge`); the run loop and
+//! compaction call it without knowing the host.
+
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
-use super::{ToolDefinition, ToolOutcome, ToolUpdate};
+use super::{Tool, ToolOutcome};
 
 /// What the `tool_call` handlers decided.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,23 +24,9 @@ pub enum BeforeCall {
 
 /// The extensions' part in a run; see the module's documentation.
 pub trait ExtensionHooks: Send + Sync + std::fmt::Debug {
-    /// The tools extensions registered, as the model sees them, in registration order (a run
-    /// sees a tool registered during it from its next model request on).
-    fn definitions(&self) -> Vec<ToolDefinition>;
-
-    /// Whether an extension registered a tool called `name`.
-    fn has(&self, name: &str) -> bool;
-
-    /// Runs the extension tool `name` for the call `call_id`: partial results go to
-    /// `on_update`, `cancel` aborts the tool's signal. A throw is a failed call with its message.
-    fn execute<'a>(
-        &'a self,
-        call_id: &'a str,
-        name: &'a str,
-        args: &'a Value,
-        cancel: &'a CancellationToken,
-        on_update: &'a mut (dyn FnMut(ToolUpdate) + Send),
-    ) -> BoxFuture<'a, ToolOutcome>;
+    /// The tools extensions registered, in registration order (a run sees a tool registered
+    /// during it from its next model request on).
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
 
     /// The `tool_call` handlers, before the call `call_id` runs: they may change its arguments
     /// or block it.

@@ -17,7 +17,7 @@ use super::{ToolContext, ToolError, ToolOutcome, ToolResult, path, text_block};
 /// Results returned when the call gives no limit.
 const DEFAULT_LIMIT: f64 = 1000.0;
 
-pub(crate) async fn run(args: FindArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) async fn run(args: FindArgs, ctx: &ToolContext) -> ToolResult {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }

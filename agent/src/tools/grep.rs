@@ -21,7 +21,7 @@ const DEFAULT_LIMIT: f64 = 100.0;
 /// Longest row text, in UTF-16 units as the reference counts, before it is cut.
 const MAX_LINE_LENGTH: usize = super::schema::GREP_LINE;
 
-pub(crate) async fn run(args: GrepArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) async fn run(args: GrepArgs, ctx: &ToolContext) -> ToolResult {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }

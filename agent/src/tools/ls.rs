@@ -14,7 +14,7 @@ use super::{ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, path, tex
 /// Entries listed when the call gives no limit.
 const DEFAULT_LIMIT: f64 = 500.0;
 
-pub(crate) async fn run(args: LsArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) async fn run(args: LsArgs, ctx: &ToolContext) -> ToolResult {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }

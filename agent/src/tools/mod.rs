@@ -2,9 +2,10 @@
 //! `bash`, `edit` and `write`, and the optional `grep`, `find` and `ls` (offered with `--tools`): the same names and parameter schemas, the same argument coercion and validation errors,
 //! the same result texts, `details` objects, truncation rules and streamed partial results.
 //!
-//! The run loop calls [`prepare`] when a tool call starts (unknown tools and invalid arguments
-//! fail there, before execution, as in the reference) and then [`PreparedCall::run`];
-//! [`execute`] does both.
+//! Every tool implements [`Tool`]; a run offers a [`ToolSet`]. The run loop calls
+//! [`ToolSet::prepare`] when a tool call starts (unknown tools and invalid arguments fail there,
+//! before execution, as in the reference) and then [`PreparedCall::run`]; [`execute`] does both
+//! for a built-in tool.
 
 mod args;
 mod bash;
@@ -25,11 +26,11 @@ mod regular_file;
 mod schema;
 mod selection;
 pub mod shell;
+mod tool;
 mod truncate;
 mod write;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use pi_rpc_protocol::content::{ImageContent, TextContent, UserContent};
 use serde::Serialize;
@@ -39,11 +40,13 @@ use tokio_util::sync::CancellationToken;
 use crate::js;
 use crate::release::{Feature, RpcRelease};
 
+pub use args::ArgsError;
 pub use extension_hooks::{BeforeCall, ExtensionHooks};
 pub(crate) use fs_error::node_message;
 pub use locks::FileLocks;
 pub use schema::ValidationWording;
 pub use selection::ToolSelection;
+pub use tool::{OnUpdate, Prepared, PreparedCall, Tool, ToolSet};
 pub(crate) use truncate::truncate_tail;
 pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
@@ -56,45 +59,6 @@ pub struct ToolDefinition {
     pub description: String,
     /// JSON schema of the arguments, keys in the reference's order.
     pub parameters: Value,
-}
-
-/// The built-in tools, in the reference's order: the four default ones, then `grep`, `find` and
-/// `ls`, which are offered only when `--tools` names them.
-pub fn builtin_tools() -> Vec<ToolDefinition> {
-    schema::definitions()
-}
-
-/// The tools a run offers the model: the built-in ones, then those extensions registered (one
-/// with a built-in tool's name replaces it in place). The tool flags ([`ToolContext::selection`]) decide which of them are active, and in what order.
-pub fn definitions(ctx: &ToolContext) -> Vec<ToolDefinition> {
-    active(&ctx.selection, ctx.extension_tools.as_ref())
-}
-
-/// The active tools for `selection`: the built-in ones, then those of `extension_tools` (see
-/// [`definitions`]).
-pub fn active(
-    selection: &ToolSelection,
-    extension_tools: Option<&Arc<dyn ExtensionHooks>>,
-) -> Vec<ToolDefinition> {
-    let extensions = extension_tools.map_or_else(Vec::new, |hooks| hooks.definitions());
-    select_active(selection, &extensions)
-}
-
-/// The active tools for `selection` among the built-in ones and `extensions` (extension tools
-/// as the model sees them; one with a built-in tool's name replaces it in place).
-pub fn select_active(
-    selection: &ToolSelection,
-    extensions: &[ToolDefinition],
-) -> Vec<ToolDefinition> {
-    let mut tools = builtin_tools();
-    for tool in extensions {
-        match tools.iter_mut().find(|builtin| builtin.name == tool.name) {
-            Some(builtin) => *builtin = tool.clone(),
-            None => tools.push(tool.clone()),
-        }
-    }
-    let names: Vec<&str> = extensions.iter().map(|tool| tool.name).collect();
-    selection.select(tools, &names)
 }
 
 /// A block of a tool result: text or a base64 image.
@@ -298,9 +262,6 @@ pub struct ToolContext {
     pub temp_dir: Option<PathBuf>,
     /// Serialises `edit` and `write` calls on the same file; share one per session.
     pub file_locks: FileLocks,
-    /// What extensions do for the run: their tools, run in the extension host, and their
-    /// handlers around tool calls.
-    pub extension_tools: Option<Arc<dyn ExtensionHooks>>,
     /// Which tools are active (`--tools`, `--no-tools`...); a call of another one is not found.
     pub selection: ToolSelection,
     /// The release of pi's RPC protocol spoken (what the tools' results say).
@@ -309,7 +270,7 @@ pub struct ToolContext {
 
 impl ToolContext {
     /// How argument validation failures are worded in the release spoken.
-    fn validation_wording(&self) -> ValidationWording {
+    pub fn validation_wording(&self) -> ValidationWording {
         ValidationWording::for_release(self.release)
     }
 
@@ -326,157 +287,17 @@ impl ToolContext {
             shell_command_prefix: None,
             temp_dir: None,
             file_locks: FileLocks::default(),
-            extension_tools: None,
             selection: ToolSelection::default(),
             release: RpcRelease::DEFAULT,
         }
     }
 }
 
-/// A tool call whose arguments passed validation, ready to run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PreparedCall {
-    kind: Prepared,
-    /// The call's id and arguments as the model sent them, for extensions' `tool_call` and
-    /// `tool_result` handlers (prepared by [`prepare_call`]).
-    call: Option<(String, Value)>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Prepared {
-    Builtin(args::ToolArgs),
-    /// A tool an extension registered; its arguments go to it as the model sent them.
-    Extension {
-        call_id: String,
-        name: String,
-        args: Value,
-    },
-}
-
-impl PreparedCall {
-    /// The tool name.
-    pub fn name(&self) -> &str {
-        match &self.kind {
-            Prepared::Builtin(args) => args.name(),
-            Prepared::Extension { name, .. } => name,
-        }
-    }
-
-    /// Runs the tool, between the extensions' `tool_call` handlers (which may change its
-    /// arguments or block it) and their `tool_result` handlers (which may change its result).
-    /// `on_update` receives streamed partial results (`bash` and extension tools stream).
-    pub async fn run(
-        self,
-        ctx: &ToolContext,
-        on_update: &mut (dyn FnMut(ToolUpdate) + Send),
-    ) -> ToolOutcome {
-        let (Some((call_id, sent)), Some(bridge)) = (&self.call, &ctx.extension_tools) else {
-            return self.kind.run(ctx, on_update).await;
-        };
-        let name = self.name().to_owned();
-        let args = match bridge.before_call(call_id, &name, sent).await {
-            BeforeCall::Fail(text) => return ToolOutcome::error(text),
-            BeforeCall::Run(args) => args,
-        };
-        let kind = if &args == sent {
-            self.kind
-        } else {
-            // A handler changed the arguments: they are taken as they are, not re-checked
-            // beyond what the built-in tools need to run.
-            match self.kind {
-                Prepared::Builtin(_) => match args::prepare(&name, &args, ctx.validation_wording())
-                {
-                    Ok(parsed) => Prepared::Builtin(parsed),
-                    Err(error) => return ToolOutcome::error(error.to_string()),
-                },
-                Prepared::Extension { call_id, name, .. } => Prepared::Extension {
-                    call_id,
-                    name,
-                    args: args.clone(),
-                },
-            }
-        };
-        let outcome = kind.run(ctx, on_update).await;
-        bridge.after_call(call_id, &name, &args, outcome).await
-    }
-}
-
-impl Prepared {
-    async fn run(
-        self,
-        ctx: &ToolContext,
-        on_update: &mut (dyn FnMut(ToolUpdate) + Send),
-    ) -> ToolOutcome {
-        let result = match self {
-            Prepared::Builtin(args::ToolArgs::Read(args)) => read::run(args, ctx).await,
-            Prepared::Builtin(args::ToolArgs::Bash(args)) => bash::run(args, ctx, on_update).await,
-            Prepared::Builtin(args::ToolArgs::Edit(args)) => edit::run(args, ctx).await,
-            Prepared::Builtin(args::ToolArgs::Write(args)) => write::run(args, ctx).await,
-            Prepared::Builtin(args::ToolArgs::Grep(args)) => grep::run(args, ctx).await,
-            Prepared::Builtin(args::ToolArgs::Find(args)) => find::run(args, ctx).await,
-            Prepared::Builtin(args::ToolArgs::Ls(args)) => ls::run(args, ctx).await,
-            Prepared::Extension {
-                call_id,
-                name,
-                args,
-            } => {
-                let Some(bridge) = &ctx.extension_tools else {
-                    return ToolOutcome::error(format!("Tool {name} not found"));
-                };
-                return bridge
-                    .execute(&call_id, &name, &args, &ctx.cancel, on_update)
-                    .await;
-            }
-        };
-        result.unwrap_or_else(|error| ToolOutcome::error(error.message))
-    }
-}
-
-/// Looks the tool up and validates `args` against its schema, coercing them as the reference
-/// does (`"5"` for a number, `5` for a string). On failure, the result the call ends with:
-/// `Tool NAME not found`, or `Validation failed for tool "NAME": ...`.
+/// Looks the built-in tool up and checks `args` against its schema, coercing them as the
+/// reference does (`"5"` for a number, `5` for a string). On failure, the result the call ends
+/// with: `Tool NAME not found`, or `Validation failed for tool "NAME": ...`.
 pub fn prepare(name: &str, args: &Value) -> Result<PreparedCall, ToolOutcome> {
-    prepare_worded(name, args, ValidationWording::default())
-}
-
-/// [`prepare`] with failures worded as `wording` says.
-fn prepare_worded(
-    name: &str,
-    args: &Value,
-    wording: ValidationWording,
-) -> Result<PreparedCall, ToolOutcome> {
-    args::prepare(name, args, wording)
-        .map(|args| PreparedCall {
-            kind: Prepared::Builtin(args),
-            call: None,
-        })
-        .map_err(|error| ToolOutcome::error(error.to_string()))
-}
-
-/// [`prepare`] for a run: a tool an extension registered (which takes precedence over a
-/// built-in tool of its name) is prepared to run in the extension host, as call `call_id`.
-pub fn prepare_call(
-    ctx: &ToolContext,
-    call_id: &str,
-    name: &str,
-    args: &Value,
-) -> Result<PreparedCall, ToolOutcome> {
-    if !definitions(ctx).iter().any(|tool| tool.name == name) {
-        return Err(ToolOutcome::error(format!("Tool {name} not found")));
-    }
-    let call = Some((call_id.to_owned(), args.clone()));
-    match &ctx.extension_tools {
-        Some(bridge) if bridge.has(name) => Ok(PreparedCall {
-            kind: Prepared::Extension {
-                call_id: call_id.to_owned(),
-                name: name.to_owned(),
-                args: args.clone(),
-            },
-            call,
-        }),
-        _ => prepare_worded(name, args, ctx.validation_wording())
-            .map(|prepared| PreparedCall { call, ..prepared }),
-    }
+    ToolSet::builtin().prepare(name, args, ValidationWording::default())
 }
 
 /// Rewrites a tool call's arguments in place as the reference's argument preparation rewrites
@@ -487,7 +308,7 @@ pub fn repair_call_arguments(name: &str, args: &mut serde_json::Map<String, Valu
     args::repair_in_place(name, args);
 }
 
-/// Prepares and runs a tool call in one step.
+/// Prepares and runs a call of a built-in tool in one step.
 pub async fn execute(
     name: &str,
     args: &Value,
@@ -495,7 +316,7 @@ pub async fn execute(
     on_update: &mut (dyn FnMut(ToolUpdate) + Send),
 ) -> ToolOutcome {
     match prepare(name, args) {
-        Ok(prepared) => prepared.run(ctx, on_update).await,
+        Ok(prepared) => prepared.run("", ctx, on_update).await,
         Err(outcome) => outcome,
     }
 }

@@ -16,7 +16,7 @@ use crate::release::Feature;
 const NON_VISION_NOTE: &str =
     "[Current model does not support images. The image will be omitted from this request.]";
 
-pub(crate) async fn run(args: ReadArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) async fn run(args: ReadArgs, ctx: &ToolContext) -> ToolResult {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }

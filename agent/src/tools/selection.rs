@@ -1,8 +1,6 @@
 //! Which tools a session offers the model: `--tools`, `--no-tools`, `--no-builtin-tools` and
 //! `--exclude-tools`, applied as the reference pi applies them.
 
-use super::ToolDefinition;
-
 /// The tools active when no flag says otherwise.
 const DEFAULT_ACTIVE: [&str; 4] = ["read", "bash", "edit", "write"];
 
@@ -21,8 +19,9 @@ pub struct ToolSelection {
 }
 
 impl ToolSelection {
-    /// Whether a tool of this name may be offered at all.
-    fn allows(&self, name: &str) -> bool {
+    /// Whether a tool of this name may be offered at all (`--tools` names it, or there is no
+    /// `--tools` and no `--no-tools`; `--exclude-tools` does not name it).
+    pub fn allows(&self, name: &str) -> bool {
         let allowed = match &self.tools {
             Some(tools) => tools.iter().any(|tool| tool == name),
             None => !self.no_tools,
@@ -31,52 +30,62 @@ impl ToolSelection {
     }
 
     /// The active tools out of `available` (the built-in tools, those extensions replaced in
-    /// place, then the other extension tools), in the order the model sees them: first the
-    /// names `--tools` gives (or the default four), then the other allowed ones in `available`'s
-    /// order: with `--tools`, those it names; otherwise those in `extension_names`. Names that
-    /// name no available tool are dropped.
-    pub fn select(
+    /// place, then the other extension tools; `name_of` names each), in the order the model
+    /// sees them: first the names `--tools` gives (or the default four), then the other allowed
+    /// ones in `available`'s order: with `--tools`, those it names; otherwise those in
+    /// `extension_names`. Names that name no available tool are dropped.
+    pub fn select<T>(
         &self,
-        available: Vec<ToolDefinition>,
+        available: Vec<T>,
+        name_of: impl Fn(&T) -> &str,
         extension_names: &[&str],
-    ) -> Vec<ToolDefinition> {
-        let initial: Vec<&str> = match &self.tools {
-            Some(tools) => tools.iter().map(String::as_str).collect(),
-            None if self.no_tools || self.no_builtin_tools => Vec::new(),
-            None => DEFAULT_ACTIVE.to_vec(),
-        };
-        let mut names: Vec<&str> = initial
-            .into_iter()
-            .filter(|name| self.allows(name))
-            .collect();
-        for tool in &available {
-            let extra = match &self.tools {
-                Some(_) => self.allows(tool.name),
-                None => extension_names.contains(&tool.name) && self.allows(tool.name),
+    ) -> Vec<T> {
+        let chosen: Vec<usize> = {
+            let initial: Vec<&str> = match &self.tools {
+                Some(tools) => tools.iter().map(String::as_str).collect(),
+                None if self.no_tools || self.no_builtin_tools => Vec::new(),
+                None => DEFAULT_ACTIVE.to_vec(),
             };
-            if extra {
-                names.push(tool.name);
+            let mut names: Vec<&str> = initial
+                .into_iter()
+                .filter(|name| self.allows(name))
+                .collect();
+            for tool in &available {
+                let name = name_of(tool);
+                let extra = match &self.tools {
+                    Some(_) => self.allows(name),
+                    None => extension_names.contains(&name) && self.allows(name),
+                };
+                if extra {
+                    names.push(name);
+                }
             }
-        }
-        let mut active: Vec<ToolDefinition> = Vec::new();
-        for name in names {
-            if active.iter().any(|tool| tool.name == name) {
-                continue;
+            let mut chosen: Vec<usize> = Vec::new();
+            for name in names {
+                // The first tool of a name stands for it; a name is offered once.
+                if let Some(index) = available.iter().position(|tool| name_of(tool) == name)
+                    && !chosen.contains(&index)
+                {
+                    chosen.push(index);
+                }
             }
-            if let Some(tool) = available.iter().find(|tool| tool.name == name) {
-                active.push(tool.clone());
-            }
-        }
-        active
+            chosen
+        };
+        let mut slots: Vec<Option<T>> = available.into_iter().map(Some).collect();
+        chosen
+            .into_iter()
+            .filter_map(|index| slots[index].take())
+            .collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::ToolDefinition;
 
     fn names(selection: &ToolSelection, extensions: &[&'static str]) -> Vec<&'static str> {
-        let mut available = crate::tools::builtin_tools();
+        let mut available = crate::tools::schema::definitions();
         for name in extensions {
             available.push(ToolDefinition {
                 name,
@@ -85,7 +94,7 @@ mod tests {
             });
         }
         selection
-            .select(available, extensions)
+            .select(available, |tool| tool.name, extensions)
             .into_iter()
             .map(|tool| tool.name)
             .collect()

@@ -5,7 +5,7 @@ use super::{
     ToolContext, ToolError, ToolOutcome, ToolResult, fs_error, js, path, regular_file, text_block,
 };
 
-pub(crate) async fn run(args: WriteArgs, ctx: &ToolContext) -> ToolResult {
+pub(super) async fn run(args: WriteArgs, ctx: &ToolContext) -> ToolResult {
     let absolute = path::resolve_to_cwd(&args.path, &ctx.cwd);
     let _turn = ctx.file_locks.acquire(&absolute).await;
     let check_abort = || {

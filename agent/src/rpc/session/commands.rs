@@ -191,8 +191,7 @@ impl Session {
             }
             Command::ExportHtml(export) => {
                 let system_prompt = self.system_prompt();
-                let bridge = super::extensions::tool_bridge(&self.extensions);
-                let tools = crate::tools::active(&self.resources.tools, bridge.as_ref());
+                let tools = self.active_tools();
                 let written = crate::export_html::export(
                     &self.store,
                     &system_prompt,

@@ -205,32 +205,41 @@ impl Session {
     /// among its tools.
     pub(super) fn system_prompt(&self) -> String {
         let (tools, prompts) = host_bridge(&self.extensions)
-            .map(|bridge| (bridge.definitions(), bridge.prompts()))
+            .map(|bridge| (bridge.tools(), bridge.prompts()))
             .unwrap_or_default();
         self.resources
             .system_prompt(&self.config.cwd, &tools, &prompts)
     }
 
-    /// A run's system prompt and tool context. Unless `before_agent_start` handlers gave the
-    /// run its prompt, the run rebuilds it when extensions register tools during it, as the
-    /// reference does before each model request.
+    /// A run's system prompt, tool context and extension hooks. Unless `before_agent_start`
+    /// handlers gave the run its prompt, the run rebuilds it when extensions register tools
+    /// during it, as the reference does before each model request.
     pub(super) fn run_prompt_and_tools(
         &mut self,
         cancel: tokio_util::sync::CancellationToken,
-    ) -> (String, crate::tools::ToolContext) {
+    ) -> (
+        String,
+        crate::tools::ToolContext,
+        Option<std::sync::Arc<dyn crate::tools::ExtensionHooks>>,
+    ) {
         let given = self.take_extension_system_prompt();
-        let mut context = self.tool_context(cancel);
+        let context = self.tool_context(cancel);
+        let mut hooks = tool_bridge(&self.extensions);
         if given.is_none()
             && let Some(bridge) = host_bridge(&self.extensions)
         {
             let resources = self.resources.clone();
             let cwd = self.config.cwd.clone();
             let bridge = bridge.with_prompt_refresh(move |bridge| {
-                resources.system_prompt(&cwd, &bridge.definitions(), &bridge.prompts())
+                resources.system_prompt(&cwd, &bridge.tools(), &bridge.prompts())
             });
-            context.extension_tools = Some(std::sync::Arc::new(bridge));
+            hooks = Some(std::sync::Arc::new(bridge));
         }
-        (given.unwrap_or_else(|| self.system_prompt()), context)
+        (
+            given.unwrap_or_else(|| self.system_prompt()),
+            context,
+            hooks,
+        )
     }
 
     /// Sends `event` to the host, to be completed as `pending`; false when the host is gone.

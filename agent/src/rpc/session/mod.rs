@@ -465,13 +465,13 @@ impl Session {
     /// Starts a run that delivers `prompts` first.
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
         let cancel = CancellationToken::new();
-        let (system_prompt, tool_context) = self.run_prompt_and_tools(cancel.clone());
+        let (system_prompt, tool_context, hooks) = self.run_prompt_and_tools(cancel.clone());
         let crate::config::RequestModel { model, auth } =
             self.config.registry.resolve(&self.shown_model());
         let prompts = self.with_system_declaration(
             prompts,
             &system_prompt,
-            &crate::tools::definitions(&tool_context),
+            &self.active_tools().definitions(),
         );
         let spec = RunSpec {
             prompts,
@@ -483,6 +483,7 @@ impl Session {
             session_id: self.store.session_id().to_owned(),
             skip_initial_steering_poll,
             tool_context,
+            hooks,
             http: self.http.clone(),
             stream_options: self.config.settings.stream_options(),
             cancel: cancel.clone(),
@@ -528,7 +529,6 @@ impl Session {
         context.auto_resize_images = self.config.settings.auto_resize_images();
         context.bash_env.extend(self.config.settings.proxy_env());
         context.file_locks = self.file_locks.clone();
-        context.extension_tools = extensions::tool_bridge(&self.extensions);
         context.selection = self.resources.tools.clone();
         context
     }

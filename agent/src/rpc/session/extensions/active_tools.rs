@@ -3,20 +3,12 @@
 //! a `setActiveTools` replaces the tool flags' choice by the given names, as the reference
 //! replaces its active tools, until the extensions are loaded afresh for a replaced session.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
-use super::{Session, host_bridge, tool_bridge};
-use crate::tools::{ToolDefinition, ToolSelection};
-
-/// Whether the tool flags let a tool of this name be offered at all (`--tools` names it, or
-/// there is no `--tools` and no `--no-tools`; `--exclude-tools` does not name it).
-fn allows(selection: &ToolSelection, name: &str) -> bool {
-    let allowed = match &selection.tools {
-        Some(tools) => tools.iter().any(|tool| tool == name),
-        None => !selection.no_tools,
-    };
-    allowed && !selection.exclude_tools.iter().any(|tool| tool == name)
-}
+use super::{Session, host_bridge};
+use crate::tools::{Tool, ToolSelection, ToolSet};
 
 impl Session {
     /// The selection the tool flags made (before any `setActiveTools`).
@@ -27,40 +19,40 @@ impl Session {
             .unwrap_or_else(|| self.resources.tools.clone())
     }
 
+    /// The tools extensions registered (none without a live host).
+    fn extension_tools(&self) -> Vec<Arc<dyn Tool>> {
+        host_bridge(&self.extensions)
+            .map(|bridge| bridge.tools())
+            .unwrap_or_default()
+    }
+
+    /// The tools a run offers now: those the tool flags (or `setActiveTools`) choose among the
+    /// built-in ones and those extensions registered.
+    pub(in crate::rpc::session) fn active_tools(&self) -> ToolSet {
+        ToolSet::for_run(&self.resources.tools, &self.extension_tools())
+    }
+
     /// Every tool the agent may offer: the built-in ones (an extension tool of the same name
     /// in place), then the extension tools, those the tool flags allow.
-    fn all_tools(&self) -> Vec<ToolDefinition> {
-        let selection = self.flag_selection();
-        let mut tools = crate::tools::builtin_tools();
-        if let Some(bridge) = host_bridge(&self.extensions) {
-            for tool in bridge.definitions() {
-                match tools.iter_mut().find(|builtin| builtin.name == tool.name) {
-                    Some(builtin) => *builtin = tool,
-                    None => tools.push(tool),
-                }
-            }
-        }
-        tools.retain(|tool| allows(&selection, tool.name));
-        tools
+    fn all_tools(&self) -> ToolSet {
+        ToolSet::available(&self.extension_tools()).allowed_by(&self.flag_selection())
     }
 
     /// Tells the host the tools' state, for its getters.
     pub(in crate::rpc::session) async fn send_tools_state(&mut self) {
-        let bridge = tool_bridge(&self.extensions);
+        let extension_tools = self.extension_tools();
         let all = self.all_tools();
-        let active = crate::tools::active(&self.resources.tools, bridge.as_ref());
-        let extension_tools = bridge
-            .map(|bridge| bridge.definitions())
-            .unwrap_or_default();
-        let builtins: Vec<Value> = crate::tools::builtin_tools()
+        let active = self.active_tools();
+        let builtins: Vec<Value> = ToolSet::builtin()
+            .definitions()
             .into_iter()
             .map(|tool| {
                 json!({"name": tool.name, "description": tool.description, "parameters": tool.parameters})
             })
             .collect();
-        let all: Vec<&str> = all.iter().map(|tool| tool.name).collect();
-        let active: Vec<&str> = active.iter().map(|tool| tool.name).collect();
-        let registered: Vec<&str> = extension_tools.iter().map(|tool| tool.name).collect();
+        let all = all.names();
+        let active = active.names();
+        let registered: Vec<&str> = extension_tools.iter().map(|tool| tool.name()).collect();
         let selection = self.flag_selection();
         let flags = json!({
             "tools": selection.tools,
@@ -86,7 +78,7 @@ impl Session {
         let all = self.all_tools();
         let mut active: Vec<String> = Vec::new();
         for name in names {
-            if all.iter().any(|tool| tool.name == name) && !active.contains(&name) {
+            if all.get(&name).is_some() && !active.contains(&name) {
                 active.push(name);
             }
         }
@@ -103,7 +95,7 @@ impl Session {
 
     /// After extensions registered tools: once `setActiveTools` chose the tools, a newly
     /// registered one joins them, as in the reference. `before`: the tool names before.
-    pub(in crate::rpc::session) async fn tools_registered(&mut self, before: &[&str]) {
+    pub(in crate::rpc::session) async fn tools_registered(&mut self, before: &[String]) {
         let chosen = self
             .extensions
             .as_ref()
@@ -111,9 +103,10 @@ impl Session {
         if chosen {
             let added: Vec<String> = self
                 .all_tools()
-                .iter()
-                .filter(|tool| !before.contains(&tool.name))
-                .map(|tool| tool.name.to_owned())
+                .names()
+                .into_iter()
+                .filter(|name| !before.iter().any(|old| old == name))
+                .map(str::to_owned)
                 .collect();
             if let Some(active) = &mut self.resources.tools.tools {
                 active.extend(added);
@@ -123,8 +116,12 @@ impl Session {
     }
 
     /// The tool names the agent may offer now.
-    pub(in crate::rpc::session) fn all_tool_names(&self) -> Vec<&'static str> {
-        self.all_tools().iter().map(|tool| tool.name).collect()
+    pub(in crate::rpc::session) fn all_tool_names(&self) -> Vec<String> {
+        self.all_tools()
+            .names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
     }
 
     /// The extensions are loaded afresh (a replaced session): the tool flags choose again.
