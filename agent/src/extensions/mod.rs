@@ -7,12 +7,14 @@ mod bash;
 mod discover;
 mod node;
 mod protocol;
+mod run_hooks;
 mod tool;
 mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{HostMessage, OutgoingCustomMessage, RegisteredCommand};
+pub use run_hooks::ExtensionRunHooks;
 pub use tools::{RegisteredTool, ToolBridge};
 
 use std::path::Path;

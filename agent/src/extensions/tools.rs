@@ -8,7 +8,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use futures_util::future::BoxFuture;
 use pi_rpc_protocol::message::AgentMessage;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -16,10 +15,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::provider::hooks::HookFuture;
+use crate::run::BeforeCall;
 use crate::system_prompt::ToolPrompt;
-use crate::tools::{
-    BeforeCall, ExtensionHooks, Tool, ToolContent, ToolDefinition, ToolOutcome, ToolUpdate,
-};
+use crate::tools::{Tool, ToolContent, ToolDefinition, ToolOutcome, ToolUpdate};
 
 /// A tool an extension registered, as the host reports it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -134,25 +132,6 @@ pub struct ToolBridge {
     /// What the extensions registered, shared by every clone: a run sees a tool registered
     /// during it from its next model request on, as in the reference.
     registry: Arc<RwLock<Registry>>,
-    /// A run's way to rebuild its system prompt once the registered tools change.
-    prompt_refresh: Option<PromptRefresh>,
-}
-
-/// Rebuilds a run's system prompt from the registered tools (see
-/// [`ToolBridge::with_prompt_refresh`]).
-#[derive(Clone)]
-struct PromptRefresh {
-    /// The registry's version the run's system prompt was built from.
-    version: u64,
-    build: Arc<dyn Fn(&ToolBridge) -> String + Send + Sync>,
-}
-
-impl std::fmt::Debug for PromptRefresh {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PromptRefresh")
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
 }
 
 /// The registered tools and the events extensions handle.
@@ -173,30 +152,12 @@ impl ToolBridge {
             calls,
             next_id: Arc::new(AtomicU64::new(0)),
             registry: Arc::default(),
-            prompt_refresh: None,
         }
     }
 
-    /// This bridge for a run whose system prompt `build` makes from the registered tools: once
-    /// they change, [`ToolBridge::refreshed_system_prompt`] gives the prompt built anew, as the
-    /// reference rebuilds it before each model request.
-    pub fn with_prompt_refresh(
-        mut self,
-        build: impl Fn(&ToolBridge) -> String + Send + Sync + 'static,
-    ) -> Self {
-        let version = self.registry().version;
-        self.prompt_refresh = Some(PromptRefresh {
-            version,
-            build: Arc::new(build),
-        });
-        self
-    }
-
-    /// The run's system prompt built anew when the registered tools changed since the run
-    /// began; `None` to keep the one it has.
-    pub fn refreshed_system_prompt(&self) -> Option<String> {
-        let refresh = self.prompt_refresh.as_ref()?;
-        (self.registry().version != refresh.version).then(|| (refresh.build)(self))
+    /// Counts the registry's updates: a run's system prompt is built anew once it changed.
+    pub(super) fn registry_version(&self) -> u64 {
+        self.registry().version
     }
 
     /// Takes what the extensions registered now (every clone sees it).
@@ -421,47 +382,6 @@ impl ToolBridge {
         let mut line = message.to_string().into_bytes();
         line.push(b'\n');
         self.writer.send(line).await.is_ok()
-    }
-}
-
-/// The bridge as the tools, the run loop and compaction see it.
-impl ExtensionHooks for ToolBridge {
-    fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        ToolBridge::tools(self)
-    }
-
-    fn before_call<'a>(
-        &'a self,
-        call_id: &'a str,
-        name: &'a str,
-        args: &'a Value,
-    ) -> BoxFuture<'a, BeforeCall> {
-        Box::pin(ToolBridge::before_call(self, call_id, name, args))
-    }
-
-    fn after_call<'a>(
-        &'a self,
-        call_id: &'a str,
-        name: &'a str,
-        args: &'a Value,
-        outcome: ToolOutcome,
-    ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(ToolBridge::after_call(self, call_id, name, args, outcome))
-    }
-
-    fn transform_context<'a>(
-        &'a self,
-        messages: &'a [&'a AgentMessage],
-    ) -> BoxFuture<'a, Option<Vec<AgentMessage>>> {
-        Box::pin(ToolBridge::transform_context(self, messages))
-    }
-
-    fn refreshed_system_prompt(&self) -> Option<String> {
-        ToolBridge::refreshed_system_prompt(self)
-    }
-
-    fn before_compact(&self, event: Value) -> BoxFuture<'_, Option<Value>> {
-        Box::pin(ToolBridge::before_compact(self, event))
     }
 }
 

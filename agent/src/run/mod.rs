@@ -3,7 +3,10 @@
 //! session between turns, and reports every event to the session in the reference's order.
 
 mod arguments;
+mod hooks;
 mod tools;
+
+pub use hooks::{BeforeCall, RunHooks};
 
 use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
@@ -68,7 +71,7 @@ pub struct RunSpec {
     pub tool_context: crate::tools::ToolContext,
     /// What extensions do for the run: their tools, run in the extension host, their handlers
     /// around tool calls and model requests, the system prompt rebuilt after registrations.
-    pub hooks: Option<Arc<dyn crate::tools::ExtensionHooks>>,
+    pub hooks: Option<Arc<dyn RunHooks>>,
     /// The HTTP client.
     pub http: reqwest::Client,
     /// Transport settings of the model calls (provider-level retries).
@@ -229,7 +232,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 // Rebuilt when extensions registered tools during the run, as in the reference.
                 system_prompt: hooks
                     .as_ref()
-                    .and_then(|hooks| hooks.refreshed_system_prompt())
+                    .and_then(|hooks| hooks.system_prompt())
                     .unwrap_or_else(|| system_prompt.clone()),
                 messages: crate::convert::block_images(messages, stream_options.block_images),
                 // Taken per request: a tool an extension registers during the run is offered

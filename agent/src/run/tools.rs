@@ -13,16 +13,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use super::hooks::{BeforeCall, RunHooks};
 use super::{Emitter, SessionGone};
 use crate::release::RpcRelease;
-use crate::tools::{
-    BeforeCall, ExtensionHooks, PreparedCall, ToolContent, ToolContext, ToolOutcome, ToolSet,
-    ToolUpdate,
-};
+use crate::tools::{PreparedCall, ToolContent, ToolContext, ToolOutcome, ToolSet, ToolUpdate};
 
 /// The tools offered now: the built-in ones and those extensions registered (a tool registered
 /// during the run from the next model request on), as the tool flags select them.
-pub(super) fn offered(context: &ToolContext, hooks: Option<&Arc<dyn ExtensionHooks>>) -> ToolSet {
+pub(super) fn offered(context: &ToolContext, hooks: Option<&Arc<dyn RunHooks>>) -> ToolSet {
     let extension_tools = hooks.map_or_else(Vec::new, |hooks| hooks.tools());
     ToolSet::for_run(&context.selection, &extension_tools)
 }
@@ -37,7 +35,7 @@ enum ToolMessage {
 pub(super) async fn execute_calls(
     assistant: &AssistantMessage,
     context: &ToolContext,
-    hooks: Option<&Arc<dyn ExtensionHooks>>,
+    hooks: Option<&Arc<dyn RunHooks>>,
     emitter: &Emitter,
     release: RpcRelease,
 ) -> Result<Vec<ToolResultMessage>, SessionGone> {
@@ -162,7 +160,7 @@ async fn run_call(
     call_id: &str,
     sent: Value,
     context: &ToolContext,
-    hooks: Option<&dyn ExtensionHooks>,
+    hooks: Option<&dyn RunHooks>,
     on_update: &mut (dyn FnMut(ToolUpdate) + Send),
 ) -> ToolOutcome {
     let Some(hooks) = hooks else {

@@ -11,7 +11,6 @@ mod args;
 mod bash;
 mod diff;
 mod edit;
-mod extension_hooks;
 mod find;
 mod fs_error;
 mod grep;
@@ -41,7 +40,6 @@ use crate::js;
 use crate::release::{Feature, RpcRelease};
 
 pub use args::ArgsError;
-pub use extension_hooks::{BeforeCall, ExtensionHooks};
 pub(crate) use fs_error::node_message;
 pub use locks::FileLocks;
 pub use schema::ValidationWording;

@@ -243,7 +243,7 @@ impl Session {
             release: self.release,
         };
         let tx = self.compaction.tx.clone();
-        let extensions = super::extensions::tool_bridge(&self.extensions);
+        let extensions = super::extensions::host_bridge(&self.extensions);
         let before_event =
             preparation.before_compact_event(custom_instructions.as_deref(), reason, will_retry);
         tokio::spawn(async move {

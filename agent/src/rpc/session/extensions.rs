@@ -25,7 +25,7 @@ mod prompt;
 
 pub(super) use access::{
     accepts_lines, accepts_run_events, handles_event, host_bridge, next_message, provider_hooks,
-    streaming_changed, tool_bridge,
+    streaming_changed,
 };
 pub(super) use lifecycle::PreparedSession;
 
@@ -220,21 +220,24 @@ impl Session {
     ) -> (
         String,
         crate::tools::ToolContext,
-        Option<std::sync::Arc<dyn crate::tools::ExtensionHooks>>,
+        Option<std::sync::Arc<dyn crate::run::RunHooks>>,
     ) {
+        use crate::extensions::ExtensionRunHooks;
         let given = self.take_extension_system_prompt();
         let context = self.tool_context(cancel);
-        let mut hooks = tool_bridge(&self.extensions);
-        if given.is_none()
-            && let Some(bridge) = host_bridge(&self.extensions)
-        {
-            let resources = self.resources.clone();
-            let cwd = self.config.cwd.clone();
-            let bridge = bridge.with_prompt_refresh(move |bridge| {
-                resources.system_prompt(&cwd, &bridge.tools(), &bridge.prompts())
-            });
-            hooks = Some(std::sync::Arc::new(bridge));
-        }
+        let hooks = host_bridge(&self.extensions).map(|bridge| {
+            let hooks = if given.is_some() {
+                ExtensionRunHooks::new(bridge)
+            } else {
+                ExtensionRunHooks::rebuilding_prompt(
+                    bridge,
+                    self.resources.clone(),
+                    self.config.cwd.clone(),
+                )
+            };
+            let hooks: std::sync::Arc<dyn crate::run::RunHooks> = std::sync::Arc::new(hooks);
+            hooks
+        });
         (
             given.unwrap_or_else(|| self.system_prompt()),
             context,

@@ -25,18 +25,9 @@ pub(in crate::rpc::session) fn handles_event(extensions: &Option<Extensions>, ki
         .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
 }
 
-/// What extensions do for a run (their tools and their handlers around tool calls, requests
-/// and compaction); `None` without a live host.
-pub(in crate::rpc::session) fn tool_bridge(
-    extensions: &Option<Extensions>,
-) -> Option<std::sync::Arc<dyn crate::tools::ExtensionHooks>> {
-    let bridge: std::sync::Arc<dyn crate::tools::ExtensionHooks> =
-        std::sync::Arc::new(host_bridge(extensions)?);
-    Some(bridge)
-}
-
-/// The live host's bridge itself, for what only the session asks of it (provider hooks, a
-/// `bash` command run by extensions, the tools' prompt lines).
+/// The live host's bridge: what extensions do for a run (its hooks), a compaction
+/// (`session_before_compact`), a model call (provider hooks) and a `bash` command, and the
+/// tools they registered; `None` without a live host.
 pub(in crate::rpc::session) fn host_bridge(
     extensions: &Option<Extensions>,
 ) -> Option<crate::extensions::ToolBridge> {

@@ -1,9 +1,9 @@
-//! What extensions do for a run, as the layers below them see it: the tools they registered
-//! (each a [`Tool`], run in the extension host), their handlers around each tool call
-//! (`tool_call`, `tool_result`) and around the messages of each model request (`context`), the
-//! system prompt rebuilt once they register tools, and compaction's `session_before_compact`
-//! handlers. The extension host implements it (`extensions::ToolBridge`); the run loop and
-//! compaction call it without knowing the host.
+//! What a run takes from outside the loop besides its history and model: the extensions' part,
+//! as the loop sees it. The tools they registered (each a [`Tool`], offered beside the built-in
+//! ones), their handlers around each tool call (`tool_call`, `tool_result`) and around the
+//! messages of each model request (`context`), and the system prompt rebuilt once they register
+//! tools. The extensions implement it (`extensions::ExtensionRunHooks`); the loop calls it
+//! without knowing them, and the tools never see it.
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
 
-use super::{Tool, ToolOutcome};
+use crate::tools::{Tool, ToolOutcome};
 
 /// What the `tool_call` handlers decided.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,8 +22,8 @@ pub enum BeforeCall {
     Fail(String),
 }
 
-/// The extensions' part in a run; see the module's documentation.
-pub trait ExtensionHooks: Send + Sync + std::fmt::Debug {
+/// The hooks a run takes in its `RunSpec`; see the module's documentation.
+pub trait RunHooks: Send + Sync + std::fmt::Debug {
     /// The tools extensions registered, in registration order (a run sees a tool registered
     /// during it from its next model request on).
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
@@ -56,10 +56,5 @@ pub trait ExtensionHooks: Send + Sync + std::fmt::Debug {
 
     /// The run's system prompt built anew when extensions registered tools since the run began;
     /// `None` to keep the one it has.
-    fn refreshed_system_prompt(&self) -> Option<String>;
-
-    /// The `session_before_compact` handlers of a compaction (`event`, the event record):
-    /// `{cancel: true}`, `{compaction: {summary, firstKeptEntryId, tokensBefore}}`, or `None`
-    /// to go on.
-    fn before_compact(&self, event: Value) -> BoxFuture<'_, Option<Value>>;
+    fn system_prompt(&self) -> Option<String>;
 }

@@ -1,0 +1,99 @@
+//! The extensions' part in a run ([`RunHooks`]): their tools and their `tool_call`,
+//! `tool_result` and `context` handlers through the host's [`ToolBridge`], and the run's system
+//! prompt built anew from the resources once they register tools during the run.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use pi_rpc_protocol::message::AgentMessage;
+use serde_json::Value;
+
+use super::ToolBridge;
+use crate::resources::Resources;
+use crate::run::{BeforeCall, RunHooks};
+use crate::tools::{Tool, ToolOutcome};
+
+/// The hooks of one run; see the module's documentation.
+#[derive(Debug)]
+pub struct ExtensionRunHooks {
+    bridge: ToolBridge,
+    prompt: Option<PromptSource>,
+}
+
+/// What a run's system prompt is built from when the registered tools change.
+#[derive(Debug)]
+struct PromptSource {
+    resources: Resources,
+    cwd: PathBuf,
+    /// The registry's version the run's system prompt was built from.
+    version: u64,
+}
+
+impl ExtensionRunHooks {
+    /// Hooks whose run keeps the system prompt it was given (`before_agent_start` handlers
+    /// gave it).
+    pub fn new(bridge: ToolBridge) -> Self {
+        Self {
+            bridge,
+            prompt: None,
+        }
+    }
+
+    /// Hooks whose run's system prompt `resources` build for `cwd` from the tools registered
+    /// now, and build anew once they change, as the reference does before each model request.
+    pub fn rebuilding_prompt(bridge: ToolBridge, resources: Resources, cwd: PathBuf) -> Self {
+        let version = bridge.registry_version();
+        Self {
+            bridge,
+            prompt: Some(PromptSource {
+                resources,
+                cwd,
+                version,
+            }),
+        }
+    }
+}
+
+impl RunHooks for ExtensionRunHooks {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.bridge.tools()
+    }
+
+    fn before_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+    ) -> BoxFuture<'a, BeforeCall> {
+        Box::pin(self.bridge.before_call(call_id, name, args))
+    }
+
+    fn after_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+        outcome: ToolOutcome,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(self.bridge.after_call(call_id, name, args, outcome))
+    }
+
+    fn transform_context<'a>(
+        &'a self,
+        messages: &'a [&'a AgentMessage],
+    ) -> BoxFuture<'a, Option<Vec<AgentMessage>>> {
+        Box::pin(self.bridge.transform_context(messages))
+    }
+
+    fn system_prompt(&self) -> Option<String> {
+        let source = self.prompt.as_ref()?;
+        (self.bridge.registry_version() != source.version).then(|| {
+            source.resources.system_prompt(
+                &source.cwd,
+                &self.bridge.tools(),
+                &self.bridge.prompts(),
+            )
+        })
+    }
+}
