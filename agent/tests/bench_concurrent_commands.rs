@@ -17,7 +17,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use bench_support::{Implementation, implementations, measured_pid, median, mib, ms, peak_rss_kib};
+use bench_support::{
+    Implementation, implementations, measured_pid, median_run_of_three, mib, ms, peak_rss_kib,
+};
 use serde_json::{Value, json};
 use support::{Agent, DEFAULT_ARGS, TestEnv, mock};
 use tokio::io::AsyncWriteExt;
@@ -155,22 +157,6 @@ async fn burst_while_streaming(implementation: &Implementation, count: usize) ->
     Ok(figures)
 }
 
-/// Median of three fresh runs by time; the peak memory of the median run.
-async fn median_of_three<F, Fut>(measure: F) -> Result<Figures>
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = Result<Figures>>,
-{
-    let mut runs = Vec::with_capacity(3);
-    for _ in 0..3 {
-        runs.push(measure().await?);
-    }
-    let times: Vec<Duration> = runs.iter().map(|run| run.elapsed).collect();
-    let middle = median(&times);
-    let index = times.iter().position(|time| *time == middle).unwrap_or(0);
-    Ok(runs.swap_remove(index))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a benchmark; run it with --ignored --release"]
 async fn commands_at_once() -> Result<()> {
@@ -180,9 +166,14 @@ async fn commands_at_once() -> Result<()> {
     println!("|---|---|---|---|---|");
     for count in sizes() {
         for implementation in implementations() {
-            let idle = median_of_three(|| idle_burst(&implementation, count)).await?;
-            let streaming =
-                median_of_three(|| burst_while_streaming(&implementation, count)).await?;
+            let idle =
+                median_run_of_three(|| idle_burst(&implementation, count), |run| run.elapsed)
+                    .await?;
+            let streaming = median_run_of_three(
+                || burst_while_streaming(&implementation, count),
+                |run| run.elapsed,
+            )
+            .await?;
             println!(
                 "| {count} | {} | {} | {} | {} |",
                 implementation.label,

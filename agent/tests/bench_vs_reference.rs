@@ -17,7 +17,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use bench_support::{Implementation, implementations, measured_pid, peak_rss_kib};
+use bench_support::{
+    Implementation, implementations, measured_pid, median_run_of_three, peak_rss_kib,
+};
 use serde_json::json;
 use support::{Agent, DEFAULT_ARGS, TestEnv, mock};
 
@@ -112,20 +114,6 @@ async fn delta_throughput(implementation: &Implementation, coalesce: bool) -> Re
     Ok(elapsed)
 }
 
-/// The median of three runs of `measure`.
-async fn median_of_three<F, Fut>(measure: F) -> Result<Duration>
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = Result<Duration>>,
-{
-    let mut times = Vec::with_capacity(3);
-    for _ in 0..3 {
-        times.push(measure().await?);
-    }
-    times.sort();
-    Ok(times[1])
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a benchmark; run it with --ignored --release"]
 async fn compare_with_reference() -> Result<()> {
@@ -137,8 +125,10 @@ async fn compare_with_reference() -> Result<()> {
     for implementation in implementations() {
         let start = start_up(&env, &implementation).await?;
         let rss = conversation_peak_rss(&implementation).await?;
-        let coalesced = median_of_three(|| delta_throughput(&implementation, true)).await?;
-        let per_event = median_of_three(|| delta_throughput(&implementation, false)).await?;
+        let coalesced =
+            median_run_of_three(|| delta_throughput(&implementation, true), |time| *time).await?;
+        let per_event =
+            median_run_of_three(|| delta_throughput(&implementation, false), |time| *time).await?;
         println!(
             "| {} | {:.1} ms | {:.1} MiB | {:.1} ms | {:.1} ms |",
             implementation.label,

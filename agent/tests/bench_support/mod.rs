@@ -90,6 +90,21 @@ pub fn median<T: Ord + Copy>(values: &[T]) -> T {
     sorted[sorted.len() / 2]
 }
 
+/// Runs `measure` three times, one after the other, and keeps the run whose `time` is the
+/// median.
+pub async fn median_run_of_three<T, F, Fut>(measure: F, time: impl Fn(&T) -> Duration) -> Result<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut runs = Vec::with_capacity(3);
+    for _ in 0..3 {
+        runs.push(measure().await?);
+    }
+    runs.sort_by_key(|run| time(run));
+    Ok(runs.swap_remove(1))
+}
+
 /// Milliseconds with one decimal.
 pub fn ms(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
