@@ -324,22 +324,26 @@ impl Session {
             }
             _ => {}
         }
-        if output::carries_long_text(&event) {
-            self.write_streamed(event).await;
-            return;
-        }
-        // The event goes as soon as it is text (and is dropped before the line waits for the
-        // writer); the ended message is kept as it came.
-        let line = self.encode_sized(&event, output::may_be_long(&event)).await;
-        let ended = match event {
-            Event::MessageEnd(end) => Some(end.message),
-            _ => None,
-        };
-        if let Some(line) = line {
-            self.write_line(line).await;
-        }
-        if let Some(message) = ended {
-            self.record_ended_message(Arc::new(message)).await;
+        match event {
+            // The ended message is written from the copy the session keeps.
+            Event::MessageEnd(end) => {
+                let message = Arc::new(end.message);
+                self.write_long(output::MessageEndRecord {
+                    message: Arc::clone(&message),
+                })
+                .await;
+                self.record_ended_message(message).await;
+            }
+            event if output::may_be_long(&event) => self.write_long(event).await,
+            event if output::carries_long_text(&event) => self.write_streamed(event).await,
+            // The event goes as soon as it is text (and is dropped before the line waits for
+            // the writer).
+            event => {
+                if let Some(line) = self.encode(&event).await {
+                    drop(event);
+                    self.write_line(line).await;
+                }
+            }
         }
     }
 

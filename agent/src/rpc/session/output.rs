@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, TurnEndEvent};
-use pi_rpc_protocol::framing::{encode_record, encode_record_exact, write_record};
+use pi_rpc_protocol::framing::{encode_record, write_record};
 use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
 use serde::{Serialize, Serializer};
 use tokio::sync::mpsc;
@@ -31,9 +31,9 @@ struct TurnEndRecord {
 /// `message_end` as [`Event::MessageEnd`] writes it, sharing its message.
 #[derive(Serialize)]
 #[serde(tag = "type", rename = "message_end")]
-struct MessageEndRecord {
+pub(super) struct MessageEndRecord {
     #[serde(serialize_with = "shared")]
-    message: Arc<AgentMessage>,
+    pub(super) message: Arc<AgentMessage>,
 }
 
 /// `agent_end` as [`Event::AgentEnd`] writes it, sharing its messages.
@@ -73,25 +73,10 @@ impl Session {
 
     /// A record as its line, once the output has room for it.
     pub(super) async fn encode<T: Serialize>(&mut self, record: &T) -> Option<Vec<u8>> {
-        self.encode_sized(record, false).await
-    }
-
-    /// [`Self::encode`]; a record that may be `long` is measured first and encoded into a
-    /// buffer of its size (see [`encode_record_exact`]).
-    pub(super) async fn encode_sized<T: Serialize>(
-        &mut self,
-        record: &T,
-        long: bool,
-    ) -> Option<Vec<u8>> {
         if self.out.ready().await.is_err() {
             self.output_closed = true;
         }
-        let encoded = if long {
-            encode_record_exact(record)
-        } else {
-            encode_record(record)
-        };
-        encoded
+        encode_record(record)
             .inspect_err(|error| tracing::error!(%error, "cannot serialise a record"))
             .ok()
     }
@@ -115,7 +100,7 @@ impl Session {
 
     /// Writes a record that may be long: measured first, [streamed](Self::write_streamed) when
     /// it is long, else encoded as one line.
-    async fn write_long<T: Serialize + Send + 'static>(&mut self, record: T) {
+    pub(super) async fn write_long<T: Serialize + Send + 'static>(&mut self, record: T) {
         match pi_rpc_protocol::json::encoded_len(&record) {
             Ok(len) if len > LONG_LINE_BYTES => self.write_streamed(record).await,
             _ => self.write(&record).await,
