@@ -1,5 +1,7 @@
 //! Answers to each command, worded and ordered as the reference answers them.
 
+mod stats;
+
 use pi_rpc_protocol::command::{Command, PromptCommand, QueueMessageCommand, StreamingBehavior};
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, TextContent, UserContent};
 use pi_rpc_protocol::event::{Event, SessionInfoChangedEvent, ThinkingLevelChangedEvent};
@@ -12,19 +14,19 @@ use pi_rpc_protocol::response::{
 use pi_rpc_protocol::{Request, RequestId, Response};
 use serde::Serialize;
 
-use super::answer::{MessagesJson, stream_answer};
-use super::{Deferred, Session, log_store_error};
 use crate::js::now_ms;
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
 };
 use crate::release::{Disposition, Feature};
+use crate::rpc::session::answer::{MessagesJson, stream_answer};
+use crate::rpc::session::{Deferred, Session, log_store_error};
 
 /// The error of a prompt sent while a run is in progress without `streamingBehavior`.
 const ALREADY_PROCESSING: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
 
 impl Session {
-    pub(super) async fn handle_command(&mut self, request: Request) {
+    pub(in crate::rpc::session) async fn handle_command(&mut self, request: Request) {
         let Request { id, command } = request;
         let kind = command.type_name();
         match command {
@@ -51,8 +53,10 @@ impl Session {
                 }
             }
             Command::NewSession(new_session) => {
-                let then =
-                    super::waiting::AfterShutdown::NewSession(id, new_session.parent_session);
+                let then = crate::rpc::session::waiting::AfterShutdown::NewSession(
+                    id,
+                    new_session.parent_session,
+                );
                 self.begin_replacement(then).await;
             }
             Command::GetEntries(get) => {
@@ -174,15 +178,16 @@ impl Session {
                 self.respond(id, kind, &text).await;
             }
             Command::SwitchSession(switch) => {
-                let replacement = super::waiting::Replacement::Switch(switch.session_path);
+                let replacement =
+                    crate::rpc::session::waiting::Replacement::Switch(switch.session_path);
                 self.request_replacement(id, replacement).await;
             }
             Command::Fork(fork) => {
-                let replacement = super::waiting::Replacement::Fork(fork.entry_id);
+                let replacement = crate::rpc::session::waiting::Replacement::Fork(fork.entry_id);
                 self.request_replacement(id, replacement).await;
             }
             Command::Clone(_) => {
-                self.request_replacement(id, super::waiting::Replacement::Clone)
+                self.request_replacement(id, crate::rpc::session::waiting::Replacement::Clone)
                     .await;
             }
             Command::GetSessionStats(_) => {
@@ -212,8 +217,7 @@ impl Session {
             Command::GetCommands(_) => {
                 let extension_commands = self.extension_commands();
                 let builtin = self.builtin_commands.clone();
-                let commands =
-                    super::stats::commands_data(extension_commands, builtin, &self.resources);
+                let commands = stats::commands_data(extension_commands, builtin, &self.resources);
                 self.respond(id, kind, &commands).await;
             }
             Command::ClearQueue(_) => self.clear_queue(id).await,
@@ -243,7 +247,7 @@ impl Session {
 
     /// Cancels the run and any retry wait; true when the agent was busy, so that an answer
     /// must wait for `agent_settled`.
-    pub(super) fn stop_activity(&mut self) -> bool {
+    pub(in crate::rpc::session) fn stop_activity(&mut self) -> bool {
         if let Some(wait) = &self.retry_wait {
             wait.cancel();
         }
@@ -253,7 +257,7 @@ impl Session {
         self.streaming
     }
 
-    pub(super) async fn respond<T: Serialize>(
+    pub(in crate::rpc::session) async fn respond<T: Serialize>(
         &mut self,
         id: Option<RequestId>,
         kind: &str,
@@ -299,7 +303,11 @@ impl Session {
 
     /// A prompt past the extensions' commands and `input` handlers: queued during a run, else
     /// answered and run.
-    pub(super) async fn accept_prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
+    pub(in crate::rpc::session) async fn accept_prompt(
+        &mut self,
+        id: Option<RequestId>,
+        mut prompt: PromptCommand,
+    ) {
         prompt.message = self.resources.expand(&prompt.message);
         if self.streaming {
             let Some(behavior) = prompt.streaming_behavior else {
@@ -317,7 +325,7 @@ impl Session {
             return;
         }
         if self.compaction.blocks_prompts() {
-            let error = super::compaction::PROMPT_WHILE_COMPACTING;
+            let error = crate::rpc::session::compaction::PROMPT_WHILE_COMPACTING;
             self.write(&Response::error(id, Some("prompt"), error))
                 .await;
             return;
@@ -404,7 +412,7 @@ impl Session {
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.
-    pub(super) async fn set_thinking_level(&mut self, level: ThinkingLevel) {
+    pub(in crate::rpc::session) async fn set_thinking_level(&mut self, level: ThinkingLevel) {
         let effective = match &self.model {
             Some(model) => clamp_thinking_level(model, level),
             None => ThinkingLevel::Off,
@@ -423,7 +431,7 @@ impl Session {
     }
 
     /// Switches to `model`, keeping the thinking level where the new model allows it.
-    pub(super) async fn switch_model(
+    pub(in crate::rpc::session) async fn switch_model(
         &mut self,
         model: Model,
         explicit_level: Option<ThinkingLevel>,
@@ -473,12 +481,15 @@ impl Session {
         (!trimmed.is_empty()).then(|| trimmed.to_owned())
     }
 
-    pub(super) async fn finish_new_session(
+    pub(in crate::rpc::session) async fn finish_new_session(
         &mut self,
         id: Option<RequestId>,
         parent_session: Option<String>,
     ) {
-        let then = super::waiting::AfterShutdown::NewSession(id.clone(), parent_session.clone());
+        let then = crate::rpc::session::waiting::AfterShutdown::NewSession(
+            id.clone(),
+            parent_session.clone(),
+        );
         if self.shutdown_for_extensions(then, "new").await {
             return;
         }

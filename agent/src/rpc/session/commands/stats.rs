@@ -8,8 +8,8 @@ use pi_rpc_protocol::response::{ContextUsage, SessionStats, TokenTotals};
 use pi_rpc_protocol::session::SessionEntry;
 use pi_rpc_protocol::usage::Usage;
 
-use super::Session;
 use crate::compaction::estimate::{context_tokens, estimate_context};
+use crate::rpc::session::Session;
 
 /// Running totals of usage.
 #[derive(Default)]
@@ -29,7 +29,7 @@ impl Totals {
 }
 
 impl Session {
-    pub(super) fn session_stats(&self) -> SessionStats {
+    pub(in crate::rpc::session) fn session_stats(&self) -> SessionStats {
         let (mut user, mut assistant, mut tool_results, mut total, mut tool_calls) =
             (0, 0, 0, 0, 0);
         let mut totals = Totals::default();
@@ -137,7 +137,7 @@ impl Session {
 /// `get_commands` data: the commands of loaded extensions (`extension_commands`), those of the
 /// reference's built-in extensions it always lists (`builtin`), then prompt templates, then
 /// skills as `skill:NAME`.
-pub(super) fn commands_data(
+pub(in crate::rpc::session) fn commands_data(
     extension_commands: Vec<serde_json::Value>,
     builtin: Vec<serde_json::Value>,
     resources: &crate::resources::Resources,
