@@ -1,8 +1,15 @@
 //! `--help`: what pi-agent does with each option.
 
-/// The help text, ending with a newline.
-pub fn help_text() -> String {
+use crate::extensions::HelpFlag;
+
+/// Where a flag's description starts in the list of the extensions' flags.
+const FLAG_COLUMN: usize = 30;
+
+/// The help text, ending with a newline; `extension_flags`: the flags the loaded extensions
+/// registered, listed after the options as the reference lists them.
+pub fn help_text(extension_flags: &[HelpFlag]) -> String {
     let version = super::PI_VERSION;
+    let extension_flags = extension_flags_text(extension_flags);
     format!(
         "pi-agent {version}: a pi-compatible coding agent (read, bash, edit, write and more)
 
@@ -62,7 +69,7 @@ Accepted for compatibility, without effect (they belong to pi's terminal UI or i
 start-up, which pi-agent does not have):
   --theme <path>, --no-themes, --tui-mode regular|fullscreen, --verbose, --offline
 
-Long options that pi-agent does not know go to the extensions that register them.
+Long options that pi-agent does not know go to the extensions that register them.{extension_flags}
 
 Examples:
   pi-agent -p \"List the Rust files in src/\"
@@ -73,4 +80,23 @@ Examples:
   pi-agent --export session.jsonl page.html
 "
     )
+}
+
+/// The `Extension CLI Flags:` section (after a line break), one flag a line with its
+/// description in a column (JavaScript's `padEnd`: a longer usage is not cut); empty without
+/// flags.
+fn extension_flags_text(flags: &[HelpFlag]) -> String {
+    if flags.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("\nExtension CLI Flags:\n");
+    for flag in flags {
+        let usage = format!("  {}", flag.usage);
+        let padding = FLAG_COLUMN.saturating_sub(crate::js::utf16_len(&usage));
+        text.push_str(&usage);
+        text.extend(std::iter::repeat_n(' ', padding));
+        text.push_str(&flag.description);
+        text.push('\n');
+    }
+    text
 }

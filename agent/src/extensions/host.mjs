@@ -33,8 +33,10 @@
 // To the agent:
 //   {type:"loaded", commands:[{name, description, path}], tools:[{name, description,
 //    parameters, promptSnippet, promptGuidelines, path}], events:[type], error?,
-//    flagErrors?:[text]}                         flagErrors: command-line flags no extension
-//                                                registered, or without their value
+//    flags:[{usage, description}], flagErrors?:[text]}
+//                                                flags: the registered flags as --help lists
+//                                                them; flagErrors: command-line flags no
+//                                                extension registered, or without their value
 //   {type:"registered", commands, tools, events}  as "loaded", when an extension registers a
 //                                                command, tool or handler after loading
 //   {type:"ui", request:{method, ...}}           an extension_ui_request, without type and id
@@ -137,7 +139,7 @@ function api(extension) {
 			registeredLate(extension);
 		},
 		registerFlag(name, options) {
-			extension.flags.set(name, { name, ...options });
+			extension.flags.set(name, { name, extensionPath: extension.path, ...options });
 			if (options?.default !== undefined && !flagValues.has(name)) flagValues.set(name, options.default);
 		},
 		getFlag(name) {
@@ -463,7 +465,25 @@ async function loadAll(first) {
 		return;
 	}
 	const flagErrors = applyFlags();
-	send({ type: "loaded", ...registrations(), flagErrors: first && flagErrors.length > 0 ? flagErrors : undefined });
+	send({
+		type: "loaded",
+		...registrations(),
+		flags: helpFlags(),
+		flagErrors: first && flagErrors.length > 0 ? flagErrors : undefined,
+	});
+}
+
+/**
+ * The registered flags as `--help` lists them, in pi's words: `--name`, with ` <value>` when it
+ * takes a text, and its description (else the extension that registered it).
+ */
+function helpFlags() {
+	return extensions.flatMap((extension) =>
+		[...extension.flags.values()].map((flag) => ({
+			usage: `--${flag.name}${flag.type === "string" ? " <value>" : ""}`,
+			description: `${flag.description ?? `Registered by ${flag.extensionPath}`}`,
+		})),
+	);
 }
 
 /** What the loaded extensions registered, as the agent needs it. */

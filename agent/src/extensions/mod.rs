@@ -13,7 +13,7 @@ mod tools;
 
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
-pub use protocol::{HostMessage, OutgoingCustomMessage, RegisteredCommand};
+pub use protocol::{HelpFlag, HostMessage, OutgoingCustomMessage, RegisteredCommand};
 pub use run_hooks::ExtensionRunHooks;
 pub use tools::{RegisteredTool, ToolBridge};
 
@@ -123,6 +123,18 @@ pub async fn start(
         .map(Some)
 }
 
+/// The flags the extensions `discovery` finds register, as `--help` lists them: their host is
+/// started, loaded and stopped. None, and no Node.js looked for, without extensions.
+pub async fn help_flags(discovery: Discovery<'_>, mode: UiMode) -> Result<Vec<HelpFlag>, Error> {
+    let files = discover(discovery)?;
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let node = find_node()?;
+    let host = Host::start(&node, files, discovery.cwd, &[], mode, false).await?;
+    Ok(host.help_flags)
+}
+
 /// The mode the extensions are told they run in (`ctx.mode`). Only RPC mode has a client to
 /// show the extension UI (`ctx.hasUI`); print and JSON modes give the extensions a UI that does
 /// nothing and answers every dialog with its default, as the reference does.
@@ -152,6 +164,8 @@ pub struct Host {
     pub events: Vec<String>,
     /// The loaded files.
     pub files: Vec<ExtensionFile>,
+    /// The flags the extensions registered when they were first loaded, for `--help`.
+    pub help_flags: Vec<HelpFlag>,
 }
 
 impl Host {
@@ -201,6 +215,7 @@ impl Host {
             commands: Vec::new(),
             events: Vec::new(),
             files,
+            help_flags: Vec::new(),
         };
         let extensions: Vec<&Path> = host.files.iter().map(|file| file.path.as_path()).collect();
         let init = to_json(&ToHost::Init {
@@ -221,9 +236,11 @@ impl Host {
                 commands,
                 tools,
                 events,
+                flags,
                 ..
             }) => {
                 host.loaded(commands, &tools, events);
+                host.help_flags = flags;
                 host.messages = messages;
                 Ok(host)
             }

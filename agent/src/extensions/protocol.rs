@@ -23,6 +23,15 @@ pub struct RegisteredCommand {
     pub path: String,
 }
 
+/// A flag an extension registered, as `--help` lists it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct HelpFlag {
+    /// `--name`, with ` <value>` when the flag takes a text.
+    pub usage: String,
+    /// Its description, else which extension registered it.
+    pub description: String,
+}
+
 /// A message from the host.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -39,6 +48,9 @@ pub enum HostMessage {
         /// Why loading failed.
         #[serde(default)]
         error: Option<String>,
+        /// The flags the extensions registered, in their order.
+        #[serde(default)]
+        flags: Vec<HelpFlag>,
         /// At start-up: what is wrong with the command line's extension flags.
         #[serde(default, rename = "flagErrors")]
         flag_errors: Vec<String>,

@@ -5,6 +5,7 @@
 
 mod export;
 mod files;
+mod help;
 mod list_models;
 mod print;
 mod rpc;
@@ -95,12 +96,7 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
     // was asked for.
     let metadata_to_stdout = !cli.print && cli.mode.is_none();
     if cli.help {
-        let text = crate::cli::help_text();
-        if metadata_to_stdout {
-            write_stdout(text.as_bytes());
-        } else {
-            report(text.trim_end());
-        }
+        help::print(&cli, app, metadata_to_stdout)?;
         return Ok(0);
     }
     if let Some(input) = &cli.export {
@@ -168,13 +164,13 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
             project_trusted: init.resources.project_trust.unwrap_or(trusted),
             no_discovery: cli.no_extensions,
         };
-        let ui_mode = match app {
-            AppMode::Print => crate::extensions::UiMode::Print,
-            AppMode::Json => crate::extensions::UiMode::Json,
-            AppMode::Rpc | AppMode::Interactive => crate::extensions::UiMode::Rpc,
-        };
-        match crate::extensions::start(discovery, &cli.extension_flags, ui_mode, init.rpc_release)
-            .await
+        match crate::extensions::start(
+            discovery,
+            &cli.extension_flags,
+            ui_mode(app),
+            init.rpc_release,
+        )
+        .await
         {
             Ok(host) => init.extensions = host,
             Err(error) => return Err(Stop::error(error.to_string())),
@@ -196,6 +192,15 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
     // A read of stdin may still block a runtime thread; do not wait for it.
     runtime.shutdown_background();
     code
+}
+
+/// The mode the extensions are told they run in.
+fn ui_mode(app: AppMode) -> crate::extensions::UiMode {
+    match app {
+        AppMode::Print => crate::extensions::UiMode::Print,
+        AppMode::Json => crate::extensions::UiMode::Json,
+        AppMode::Rpc | AppMode::Interactive => crate::extensions::UiMode::Rpc,
+    }
 }
 
 /// Writes the mode's output; a closed stdout leaves nothing to do.

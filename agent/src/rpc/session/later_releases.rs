@@ -1,5 +1,6 @@
-//! Commands that later releases of pi added, answered when the session speaks such a release
-//! (`--rpc-release`) and refused as unknown before it, as those releases' predecessors do.
+//! What later releases of pi changed in the session: their commands (answered in
+//! `commands/`) refused as unknown before them, as those releases' predecessors do, and the
+//! `system` messages and token estimates of later releases.
 
 use pi_rpc_protocol::message::{AgentMessage, SystemMessage};
 use pi_rpc_protocol::{CommandError, RequestId, Response};
@@ -28,24 +29,6 @@ impl Session {
         let response = Response::error(id.clone(), error.command(), error.to_string());
         self.write(&response).await;
         false
-    }
-
-    /// `clear_queue` (0.84.4): every queued steering and follow-up message leaves its queue;
-    /// `queue_update` says so, then the answer lists the texts taken.
-    pub(super) async fn clear_queue(&mut self, id: Option<RequestId>) {
-        if !self
-            .known_in_release(&id, "clear_queue", Feature::ClearQueue)
-            .await
-        {
-            return;
-        }
-        let steering = std::mem::take(&mut self.steering_texts);
-        let follow_up = std::mem::take(&mut self.follow_up_texts);
-        self.steering_queue.clear();
-        self.follow_up_queue.clear();
-        self.emit_queue_update().await;
-        let data = json!({"steering": steering, "followUp": follow_up});
-        self.respond(id, "clear_queue", &data).await;
     }
 }
 

@@ -13,7 +13,6 @@ mod queue;
 mod replace;
 mod retry;
 mod start;
-mod stats;
 mod waiting;
 
 use std::collections::VecDeque;

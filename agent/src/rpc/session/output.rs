@@ -13,6 +13,7 @@ use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::event::{AgentEndEvent, Event, MessageEvent, TurnEndEvent};
 use pi_rpc_protocol::framing::{encode_record, write_record};
 use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
+use pi_rpc_protocol::{RequestId, Response};
 use serde::{Serialize, Serializer};
 use tokio::sync::mpsc;
 
@@ -69,6 +70,23 @@ impl Session {
         if let Some(line) = self.encode(record).await {
             self.write_line(line).await;
         }
+    }
+
+    /// Writes the success response of `kind` with `data` (an error response should `data` not
+    /// encode).
+    pub(super) async fn respond<T: Serialize>(
+        &mut self,
+        id: Option<RequestId>,
+        kind: &str,
+        data: &T,
+    ) {
+        let response = match Response::with_data(id.clone(), kind, data) {
+            Ok(response) => response,
+            Err(error) => {
+                Response::error(id, Some(kind), format!("cannot encode the result: {error}"))
+            }
+        };
+        self.write(&response).await;
     }
 
     /// A record as its line, once the output has room for it.

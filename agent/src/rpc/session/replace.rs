@@ -1,5 +1,5 @@
-//! Commands that replace the session: `switch_session`, `fork` and `clone` (and the state reset
-//! `new_session` shares with them). As in the reference, a replacement asks the extensions'
+//! Replacing the session, for `new_session`, `switch_session`, `fork` and `clone`
+//! (`commands/session.rs`). As in the reference, a replacement asks the extensions'
 //! `session_before_*` handlers first and checks its target while a run goes on; only then is
 //! the run aborted, and the answer waits for it to settle. A replacement that cannot be made
 //! (an unknown entry, a file that is not a session) is answered at once and leaves the run
@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
+use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::response::CancelledResult;
-use pi_rpc_protocol::{RequestId, Response};
 use serde::Serialize;
 
 use super::waiting::{AfterShutdown, Replacement};
@@ -41,22 +41,6 @@ struct ForkResult {
 }
 
 impl Session {
-    /// `switch_session`, `fork` or `clone` from the client.
-    pub(super) async fn request_replacement(
-        &mut self,
-        id: Option<RequestId>,
-        replacement: Replacement,
-    ) {
-        if matches!(replacement, Replacement::Clone) && self.store.leaf_id().is_none() {
-            let message = "Cannot clone session: no current entry selected";
-            self.write(&Response::error(id, Some("clone"), message))
-                .await;
-            return;
-        }
-        self.begin_replacement(AfterShutdown::Replace(id, replacement))
-            .await;
-    }
-
     /// Starts a replacement (a command, or a command's `ctx` call): the extensions'
     /// `session_before_*` handlers first, which may cancel it while a run goes on.
     pub(super) async fn begin_replacement(&mut self, then: AfterShutdown) {
@@ -196,6 +180,39 @@ impl Session {
                 }
             },
         }
+    }
+
+    /// Carries out `new_session` and answers it (after the extensions' `session_shutdown`
+    /// and `session_start` handlers).
+    pub(super) async fn finish_new_session(
+        &mut self,
+        id: Option<RequestId>,
+        parent_session: Option<String>,
+    ) {
+        let then = AfterShutdown::NewSession(id.clone(), parent_session.clone());
+        if self.shutdown_for_extensions(then, "new").await {
+            return;
+        }
+        let previous = self.store.session_file();
+        self.session_generation += 1;
+        self.abort_bash();
+        self.pending_bash.clear();
+        self.messages.clear();
+        self.steering_texts.clear();
+        self.follow_up_texts.clear();
+        self.steering_queue.clear();
+        self.follow_up_queue.clear();
+        self.session_name = None;
+        match self.take_prepared_session() {
+            Some(prepared) => self.store = prepared.store,
+            None => {
+                self.store.new_session(parent_session.as_deref());
+            }
+        }
+        self.start_on_store();
+        let result = CancelledResult { cancelled: false };
+        self.respond_replaced(id, "new_session", &result, "new", previous)
+            .await;
     }
 
     /// Rebuilds the conversation state from the store, as a new runtime starts on a session

@@ -1,15 +1,15 @@
-//! `get_session_stats` (message counts and token/cost totals over every entry of the session
-//! (compacted history included), and the context usage of the active conversation), and the
-//! `get_commands` listing.
+//! `get_session_stats`: message counts and token/cost totals over every entry of the session
+//! (compacted history included), and the context usage of the active conversation.
 
+use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::{ContextUsage, SessionStats, TokenTotals};
 use pi_rpc_protocol::session::SessionEntry;
 use pi_rpc_protocol::usage::Usage;
 
-use super::Session;
 use crate::compaction::estimate::{context_tokens, estimate_context};
+use crate::rpc::session::Session;
 
 /// Running totals of usage.
 #[derive(Default)]
@@ -29,7 +29,12 @@ impl Totals {
 }
 
 impl Session {
-    pub(super) fn session_stats(&self) -> SessionStats {
+    pub(super) async fn get_session_stats_command(&mut self, id: Option<RequestId>) {
+        let stats = self.session_stats();
+        self.respond(id, "get_session_stats", &stats).await;
+    }
+
+    fn session_stats(&self) -> SessionStats {
         let (mut user, mut assistant, mut tool_results, mut total, mut tool_calls) =
             (0, 0, 0, 0, 0);
         let mut totals = Totals::default();
@@ -132,34 +137,4 @@ impl Session {
             percent: Some(tokens as f64 / context_window as f64 * 100.0),
         })
     }
-}
-
-/// `get_commands` data: the commands of loaded extensions (`extension_commands`), those of the
-/// reference's built-in extensions it always lists (`builtin`), then prompt templates, then
-/// skills as `skill:NAME`.
-pub(super) fn commands_data(
-    extension_commands: Vec<serde_json::Value>,
-    builtin: Vec<serde_json::Value>,
-    resources: &crate::resources::Resources,
-) -> serde_json::Value {
-    use serde_json::json;
-    let mut commands = extension_commands;
-    commands.extend(builtin);
-    for template in &resources.templates {
-        commands.push(json!({
-            "name": template.name,
-            "description": template.description,
-            "source": "prompt",
-            "sourceInfo": template.source_info,
-        }));
-    }
-    for skill in &resources.skills {
-        commands.push(json!({
-            "name": format!("skill:{}", skill.name),
-            "description": skill.description,
-            "source": "skill",
-            "sourceInfo": skill.source_info,
-        }));
-    }
-    json!({ "commands": commands })
 }

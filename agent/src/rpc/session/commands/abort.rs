@@ -1,0 +1,32 @@
+//! `abort`: stops the run and any retry wait (and, from the release that has it, a `compact`
+//! command's compaction); answered at once when idle, else after `agent_settled`.
+
+use pi_rpc_protocol::{RequestId, Response};
+
+use crate::release::Feature;
+use crate::rpc::session::{Deferred, Session};
+
+impl Session {
+    pub(super) async fn abort_command(&mut self, id: Option<RequestId>) {
+        if self.release.has(Feature::AbortCancelsCompaction) {
+            self.cancel_manual_compaction().await;
+        }
+        if self.stop_activity() {
+            self.deferred.push(Deferred::Abort(id));
+        } else {
+            self.write(&Response::ok(id, "abort")).await;
+        }
+    }
+
+    /// Cancels the run and any retry wait; true when the agent was busy, so that an answer
+    /// must wait for `agent_settled`.
+    pub(in crate::rpc::session) fn stop_activity(&mut self) -> bool {
+        if let Some(wait) = &self.retry_wait {
+            wait.cancel();
+        }
+        if let Some(run) = &self.run {
+            run.cancel.cancel();
+        }
+        self.streaming
+    }
+}
