@@ -48,8 +48,9 @@ pub use tool::{OnUpdate, Prepared, PreparedCall, Tool, ToolSet};
 pub(crate) use truncate::truncate_tail;
 pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
-/// A tool as the model sees it: name, description and JSON schema of its arguments.
-#[derive(Debug, Clone, PartialEq)]
+/// A tool as the model sees it: name, description and JSON schema of its arguments (serialised
+/// as `{name, description, parameters}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDefinition {
     /// The tool name (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`, or an extension's).
     pub name: &'static str,

@@ -54,7 +54,7 @@ impl Session {
         bash: BashCommand,
         operations: Option<u64>,
     ) {
-        let bridge = operations.and(super::extensions::host_bridge(&self.extensions));
+        let bridge = operations.and(super::extensions::host_client(&self.extensions));
         let cancel = CancellationToken::new();
         self.bash_serial += 1;
         let serial = self.bash_serial;
