@@ -6,16 +6,23 @@
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs: the
 // agent appends them to this file (one module).
 //
+// The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
+// one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
+//
 // From the agent:
 //   {type:"init", cwd, extensions:[path], flags:[[name, value]]}
 //                                                load them, then give the flags of the command
 //                                                line (value: a text or null) to those that
 //                                                registered them; answer "loaded"
-//   {type:"reload"}                              for a replaced session: drop the loaded
+//   {type:"reload", fresh?}                      for a replaced session: drop the loaded
 //                                                extensions and call their factories again
-//                                                (modules stay imported); answer "loaded"
+//                                                (modules stay imported unless fresh);
+//                                                answer "loaded"
 //   {type:"streaming", value}                    whether the agent runs now (for the input
 //                                                event of pi.sendUserMessage)
+//   {type:"tools", ...} / {type:"model_state", ...}   the state pi.getAllTools & co, ctx.model
+//                                                & co answer from
+//   {type:"reply", id, value}                    the answer to a call of the host, by its id
 //   {type:"event", id, event}                    run the handlers of event.type; answer "done"
 //   {type:"command", id, name, args}             run a registered command; answer "done"
 //   {type:"ui_response", response}               an extension_ui_response from the client

@@ -2,9 +2,6 @@
 //! and as the system prompt lists them) and the events they handle. The host client shares one
 //! registry among its clones, so a run sees a tool registered during it.
 
-use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
-
 use super::protocol::RegisteredTool;
 use crate::system_prompt::ToolPrompt;
 use crate::tools::ToolDefinition;
@@ -41,29 +38,13 @@ pub(super) struct Registry {
     events: Vec<String>,
 }
 
-/// A tool name as the `&'static str` the built-in tools use: each distinct name registered is
-/// kept once for the life of the agent (extensions register few, but may register again).
-fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(kept) = names.get(name) {
-        return kept;
-    }
-    let kept: &'static str = Box::leak(name.to_owned().into_boxed_str());
-    names.insert(kept);
-    kept
-}
-
 impl Registry {
     /// What the extensions registered now, replacing what they registered before.
     pub(super) fn update(&mut self, tools: &[RegisteredTool], events: &[String]) {
         let definitions = tools
             .iter()
             .map(|tool| ToolDefinition {
-                name: intern(&tool.name),
+                name: tool.name.clone().into(),
                 description: tool.description.clone(),
                 parameters: tool.parameters.clone(),
             })

@@ -14,7 +14,7 @@ use super::protocol::{HostReply, ToHost};
 use crate::tools::{Tool, ToolContent, ToolOutcome, ToolUpdate};
 
 impl HostClient {
-    /// The tools extensions registered, each run in the host through this bridge.
+    /// The tools extensions registered, each run in the host through this client.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.definitions()
             .into_iter()

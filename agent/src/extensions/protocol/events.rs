@@ -66,9 +66,9 @@ pub enum HostEvent<'a> {
     AgentSettled,
     /// The model changed (`source`: `set` or `cycle`).
     ModelSelect {
-        model: Model,
+        model: Box<Model>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        previous_model: Option<Model>,
+        previous_model: Option<Box<Model>>,
         source: &'a str,
     },
     /// The client's `bash` command, before it runs.

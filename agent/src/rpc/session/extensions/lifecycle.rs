@@ -359,8 +359,8 @@ impl Session {
             return None;
         }
         Some(HostEvent::ModelSelect {
-            model: model.clone(),
-            previous_model: previous.cloned(),
+            model: Box::new(model.clone()),
+            previous_model: previous.cloned().map(Box::new),
             source,
         })
     }
