@@ -298,3 +298,80 @@ async fn read_messages(stdout: ChildStdout, actor: mpsc::Sender<HostInput>, clie
     }
     client.close();
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::process::Stdio;
+
+    use super::*;
+    use crate::extensions::protocol::HostEvent;
+
+    /// A host (a shell script) that reads the agent's three requests, then answers them out of
+    /// order, with a message of its own between the answers, and ends.
+    const SCRIPT: &str = r#"read a; read b; read c
+printf '%s\n' \
+  '{"type":"tool_update","id":2,"partialResult":{"content":[]}}' \
+  '{"type":"extension_error","extensionPath":"x.ts","event":"input","error":"boom"}' \
+  '{"type":"done","id":0}' \
+  '{"type":"intercepted","id":1,"result":{"block":true}}' \
+  '{"type":"tool_result","id":2,"result":{"content":[]},"isError":false}'
+"#;
+
+    #[tokio::test]
+    async fn replies_go_where_their_ids_say_and_the_actor_s_come_in_the_host_s_order() {
+        let mut host = tokio::process::Command::new("sh")
+            .args(["-c", SCRIPT])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let (stdin, stdout) = (host.stdin.take().unwrap(), host.stdout.take().unwrap());
+        let (client, mut actor) = HostClient::start(stdin, stdout);
+        let event = HostEvent::AgentSettled;
+        let asked = client.ask_actor(|id| ToHost::Event { id, event: &event });
+        assert_eq!(asked.await.unwrap(), 0);
+        let intercepted = client
+            .ask(|id| ToHost::Intercept { id, event: &event })
+            .await
+            .unwrap();
+        let args = serde_json::Value::Null;
+        let call = |id| ToHost::Tool {
+            id,
+            tool_call_id: "call",
+            name: "tool",
+            args: &args,
+        };
+        let (id, mut tool_replies) = client.open_stream(call).await.unwrap();
+        assert_eq!(id, 2);
+
+        assert!(matches!(
+            tool_replies.recv().await,
+            Some(HostReply::ToolUpdate { .. })
+        ));
+        assert!(matches!(
+            tool_replies.recv().await,
+            Some(HostReply::ToolResult {
+                is_error: false,
+                ..
+            })
+        ));
+        assert_eq!(tool_replies.recv().await, None);
+        assert!(matches!(
+            intercepted.await,
+            Ok(HostReply::Intercepted { .. })
+        ));
+        assert!(matches!(
+            actor.recv().await,
+            Some(HostInput::Message(HostMessage::ExtensionError { .. }))
+        ));
+        assert!(matches!(
+            actor.recv().await,
+            Some(HostInput::Reply(0, HostReply::Done { result: None }))
+        ));
+        // The host ended: the actor's channel closes, and no request is taken any more.
+        assert!(actor.recv().await.is_none());
+        let late = client.ask(|id| ToHost::Intercept { id, event: &event });
+        assert!(matches!(late.await, Err(SendError::Gone)));
+    }
+}

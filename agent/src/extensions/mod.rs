@@ -29,11 +29,10 @@ use std::process::Stdio;
 
 use pi_rpc_protocol::command::ExtensionUiResponse;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use serde_json::Value;
 use tokio::process::Child;
 use tokio::sync::mpsc;
 
-use protocol::{ToHost, ToolFlags};
+use protocol::{Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
 /// tools, UI and session parts appended (one module).
@@ -260,16 +259,6 @@ impl Host {
         registered: &[&str],
         selection: &crate::tools::ToolSelection,
     ) -> Result<(), SendError> {
-        let sources: serde_json::Map<String, Value> = self
-            .files
-            .iter()
-            .map(|file| {
-                (
-                    file.path.to_string_lossy().into_owned(),
-                    file.source_info.clone(),
-                )
-            })
-            .collect();
         let flags = ToolFlags {
             tools: &selection.tools,
             no_tools: selection.no_tools,
@@ -281,7 +270,7 @@ impl Host {
                 active,
                 builtins,
                 registered,
-                sources: &sources,
+                sources: Sources(&self.files),
                 flags,
             })
             .await
@@ -362,11 +351,10 @@ impl Host {
     }
 
     /// The `sourceInfo` of the extension loaded from `path`.
-    pub fn source_info(&self, path: &str) -> Value {
+    pub fn source_info(&self, path: &str) -> Option<&crate::resources::SourceInfo> {
         self.files
             .iter()
             .find(|file| file.path.as_os_str() == path)
-            .map(|file| file.source_info.clone())
-            .unwrap_or(Value::Null)
+            .map(|file| &file.source_info)
     }
 }

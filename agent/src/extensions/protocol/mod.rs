@@ -249,7 +249,7 @@ pub(super) enum ToHost<'a> {
         active: &'a [&'a str],
         builtins: &'a [ToolDefinition],
         registered: &'a [&'a str],
-        sources: &'a serde_json::Map<String, Value>,
+        sources: Sources<'a>,
         flags: ToolFlags<'a>,
     },
     Streaming {
@@ -294,6 +294,20 @@ pub(super) enum ToHost<'a> {
     BashAbort {
         id: u64,
     },
+}
+
+/// Where each extension file comes from (`sourceInfo`), by its path, in load order.
+#[derive(Debug)]
+pub(super) struct Sources<'a>(pub(super) &'a [super::ExtensionFile]);
+
+impl Serialize for Sources<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(
+            self.0
+                .iter()
+                .map(|file| (file.path.to_string_lossy(), &file.source_info)),
+        )
+    }
 }
 
 /// The tool flags of the command line, for `pi.getAllTools` / `pi.setActiveTools`.

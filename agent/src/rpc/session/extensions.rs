@@ -17,6 +17,7 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
+use pi_rpc_protocol::response::CancelledResult;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -39,7 +40,6 @@ use crate::extensions::{
     CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply, ReplyValue,
 };
 use crate::release::Disposition;
-use pi_rpc_protocol::response::CancelledResult;
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
 #[derive(Debug)]

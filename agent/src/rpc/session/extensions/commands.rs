@@ -69,7 +69,11 @@ impl Session {
                     entry.insert("description".into(), description.clone().into());
                 }
                 entry.insert("source".into(), "extension".into());
-                entry.insert("sourceInfo".into(), ext.host.source_info(&command.path));
+                let source_info = ext.host.source_info(&command.path);
+                entry.insert(
+                    "sourceInfo".into(),
+                    serde_json::to_value(source_info).unwrap_or_default(),
+                );
                 Value::Object(entry)
             })
             .collect()
