@@ -314,54 +314,6 @@ async function eachHandler(type, run) {
 	}
 }
 
-/** `input`: transforms chain; the first handler that handles the input ends it. */
-async function emitInput(event) {
-	const current = { ...event };
-	let action = "continue";
-	await eachHandler("input", async (handler) => {
-		const answer = await handler({ ...current }, context());
-		if (answer?.action === "handled") {
-			action = "handled";
-			return false;
-		}
-		if (answer?.action === "transform") {
-			action = "transform";
-			if (answer.text !== undefined) current.text = answer.text;
-			if (answer.images !== undefined) current.images = answer.images;
-		}
-	});
-	return action === "transform" ? { action, text: current.text, images: current.images } : { action };
-}
-
-/** `before_agent_start`: every handler may add a message; system prompt changes chain. */
-async function emitBeforeAgentStart(event) {
-	const messages = [];
-	let systemPrompt = event.systemPrompt;
-	let changed = false;
-	await eachHandler("before_agent_start", async (handler) => {
-		const answer = await handler({ ...event, systemPrompt }, context());
-		if (answer?.message) messages.push(answer.message);
-		if (answer?.systemPrompt !== undefined) {
-			systemPrompt = answer.systemPrompt;
-			changed = true;
-		}
-	});
-	return changed ? { messages, systemPrompt } : { messages };
-}
-
-/** `session_before_switch` / `session_before_fork`: the first handler that cancels wins. */
-async function emitCancellable(event) {
-	let cancel = false;
-	await eachHandler(event.type, async (handler) => {
-		const answer = await handler(event, context());
-		if (answer?.cancel === true) {
-			cancel = true;
-			return false;
-		}
-	});
-	return cancel ? { cancel } : {};
-}
-
 async function emit(event, id) {
 	if (event.type === "user_bash") return emitUserBash(event, id);
 	if (event.type === "session_before_switch" || event.type === "session_before_fork") return emitCancellable(event);
