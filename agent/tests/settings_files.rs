@@ -290,12 +290,7 @@ fn extension_paths_of_the_settings_come_between_cli_paths_and_discovered_ones() 
         })?;
         Ok(files
             .into_iter()
-            .map(|file| {
-                (
-                    file.path.display().to_string(),
-                    file.source_info["source"].as_str().unwrap_or("").to_owned(),
-                )
-            })
+            .map(|file| (file.path.display().to_string(), file.source_info.source))
             .collect())
     };
     let agent = |file: &str| d.agent.join(file).display().to_string();

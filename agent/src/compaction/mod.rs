@@ -17,7 +17,6 @@ pub mod estimate;
 pub mod files;
 pub mod summarize;
 
-use pi_rpc_protocol::event::CompactionReason;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
 
@@ -156,46 +155,6 @@ pub fn find_cut_point(
     CutPoint {
         first_kept_index: cut,
         turn_start_index,
-    }
-}
-
-impl Preparation {
-    /// The extensions' `session_before_compact` event for this compaction; fields the
-    /// reference leaves undefined are absent.
-    pub fn before_compact_event(
-        &self,
-        custom_instructions: Option<&str>,
-        reason: CompactionReason,
-        will_retry: bool,
-    ) -> Value {
-        let mut before_event = serde_json::json!({
-            "type": "session_before_compact",
-            "preparation": {
-                "firstKeptEntryId": self.first_kept_entry_id,
-                "messagesToSummarize": self.messages_to_summarize,
-                "turnPrefixMessages": self.turn_prefix_messages,
-                "isSplitTurn": self.is_split_turn,
-                "tokensBefore": self.tokens_before,
-                "previousSummary": self.previous_summary,
-            },
-            "customInstructions": custom_instructions,
-            "reason": reason,
-            "willRetry": will_retry,
-        });
-        // Absent, not null, as the reference's undefined fields.
-        if custom_instructions.is_none()
-            && let Some(fields) = before_event.as_object_mut()
-        {
-            fields.remove("customInstructions");
-        }
-        if self.previous_summary.is_none()
-            && let Some(preparation) = before_event
-                .get_mut("preparation")
-                .and_then(Value::as_object_mut)
-        {
-            preparation.remove("previousSummary");
-        }
-        before_event
     }
 }
 

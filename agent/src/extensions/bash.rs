@@ -4,17 +4,16 @@
 //! client sees the same `bash_execution_update` events and result.
 
 use std::future::Future;
-use std::sync::atomic::Ordering;
 
 use base64::Engine;
 use pi_rpc_protocol::response::BashResult;
-use serde_json::json;
-use tokio::sync::mpsc;
 
-use super::tools::{HOST_GONE, ToolBridge, ToolReply};
+use super::client::HostClient;
+use super::protocol::{HostReply, ToHost};
+use super::tools::HOST_GONE;
 use crate::user_bash::{Error, RemoteOutput, UserBash};
 
-impl ToolBridge {
+impl HostClient {
     /// Runs `bash` with the operations that the `user_bash` handlers of the event `operations`
     /// gave (the host keeps them): each piece of output goes to `on_chunk`, cancelling `bash`
     /// aborts the operations' signal. An `exec` that throws fails the command with its message,
@@ -30,45 +29,40 @@ impl ToolBridge {
         Fut: Future<Output = ()>,
     {
         let mut output = RemoteOutput::new(bash.temp_dir.clone());
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, mut replies) = mpsc::unbounded_channel();
-        self.calls.insert(id, tx);
         let command = match &bash.command_prefix {
             Some(prefix) => format!("{prefix}\n{}", bash.command),
             None => bash.command.clone(),
         };
-        let exec = json!({
-            "type": "bash_exec",
-            "id": id,
-            "operations": operations,
-            "command": command,
-            "cwd": bash.cwd,
-        });
-        if !self.send(&exec).await {
-            self.calls.remove(id);
+        let exec = |id| ToHost::BashExec {
+            id,
+            operations,
+            command: &command,
+            cwd: &bash.cwd,
+        };
+        let Ok((id, mut replies)) = self.open_stream(exec).await else {
             return Err(Error::Remote(HOST_GONE.into()));
-        }
+        };
         let mut cancelled = false;
         loop {
             tokio::select! {
                 reply = replies.recv() => match reply {
-                    Some(ToolReply::BashData(bytes)) => {
-                        let text = output.push(&bytes);
+                    Some(HostReply::BashData { data }) => {
+                        let text = output.push(&decode_data(&data));
                         on_chunk(text).await;
                     }
-                    Some(ToolReply::BashExit { exit_code, error }) => {
+                    Some(HostReply::BashExit { exit_code, error }) => {
                         let cancelled = cancelled || bash.cancel.is_cancelled();
                         return match error {
                             Some(error) if !cancelled => Err(Error::Remote(error)),
                             _ => Ok(output.finish(exit_code, cancelled)),
                         };
                     }
-                    Some(_) => {}
-                    None => return Err(Error::Remote(HOST_GONE.into())),
+                    Some(_) | None => return Err(Error::Remote(HOST_GONE.into())),
                 },
                 () = bash.cancel.cancelled(), if !cancelled => {
                     cancelled = true;
-                    self.send(&json!({"type": "bash_abort", "id": id})).await;
+                    // A host that is gone ends the command through its replies.
+                    let _ = self.send(&ToHost::BashAbort { id }).await;
                 }
             }
         }
@@ -76,7 +70,7 @@ impl ToolBridge {
 }
 
 /// The bytes of a piece of output (base64 on the host's protocol).
-pub(super) fn decode_data(data: &str) -> Vec<u8> {
+fn decode_data(data: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
         .decode(data)
         .unwrap_or_else(|_| data.as_bytes().to_vec())

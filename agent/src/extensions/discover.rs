@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Error;
+use crate::resources::SourceInfo;
 
 /// One extension file to load.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +15,7 @@ pub struct ExtensionFile {
     /// Its absolute path.
     pub path: PathBuf,
     /// Where it came from, as `get_commands` reports it.
-    pub source_info: Value,
+    pub source_info: SourceInfo,
 }
 
 /// Where to look.
@@ -35,8 +36,15 @@ pub struct Discovery<'a> {
 /// The files to load, each once.
 pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
     let mut files: Vec<ExtensionFile> = Vec::new();
-    let mut add = |path: PathBuf, source_info: Value| {
+    let mut add = |path: PathBuf, source: &str, scope: &str, base_dir: Option<&Path>| {
         if !files.iter().any(|known| known.path == path) {
+            let source_info = SourceInfo {
+                path: path.display().to_string(),
+                source: source.to_owned(),
+                scope: scope.to_owned(),
+                origin: "top-level".to_owned(),
+                base_dir: base_dir.map(|base| base.display().to_string()),
+            };
             files.push(ExtensionFile { path, source_info });
         }
     };
@@ -53,8 +61,7 @@ pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
             )));
         };
         for path in found {
-            let info = json!({"path": path.display().to_string(), "source": "cli", "scope": "temporary", "origin": "top-level"});
-            add(path, info);
+            add(path, "cli", "temporary", None);
         }
     }
     if discovery.no_discovery {
@@ -80,13 +87,11 @@ pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
             .map(|group| group.entries.as_slice())
             .unwrap_or_default();
         for path in settings_files(entries, base) {
-            let info = json!({"path": path.display().to_string(), "source": "local", "scope": scope, "origin": "top-level"});
-            add(path, info);
+            add(path, "local", scope, None);
         }
         for path in files_in(&base.join("extensions")) {
             if crate::resources::patterns::enabled_by_overrides(&path, entries, base) {
-                let info = json!({"path": path.display().to_string(), "source": "auto", "scope": scope, "origin": "top-level", "baseDir": base.display().to_string()});
-                add(path, info);
+                add(path, "auto", scope, Some(base));
             }
         }
     }
@@ -212,10 +217,10 @@ mod tests {
                 agent.join("extensions/pkg/index.ts"),
             ]
         );
-        assert_eq!(files[1].source_info["source"], "cli");
+        assert_eq!(files[1].source_info.source, "cli");
         assert_eq!(
-            files[2].source_info,
-            json!({"path": cwd.join(".pi/extensions/proj.ts").display().to_string(), "source": "auto", "scope": "project", "origin": "top-level", "baseDir": cwd.join(".pi").display().to_string()})
+            serde_json::to_value(&files[2].source_info).unwrap(),
+            serde_json::json!({"path": cwd.join(".pi/extensions/proj.ts").display().to_string(), "source": "auto", "scope": "project", "origin": "top-level", "baseDir": cwd.join(".pi").display().to_string()})
         );
         let untrusted = discover(Discovery {
             project_trusted: false,

@@ -6,16 +6,23 @@
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs: the
 // agent appends them to this file (one module).
 //
+// The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
+// one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
+//
 // From the agent:
 //   {type:"init", cwd, extensions:[path], flags:[[name, value]]}
 //                                                load them, then give the flags of the command
 //                                                line (value: a text or null) to those that
 //                                                registered them; answer "loaded"
-//   {type:"reload"}                              for a replaced session: drop the loaded
+//   {type:"reload", fresh?}                      for a replaced session: drop the loaded
 //                                                extensions and call their factories again
-//                                                (modules stay imported); answer "loaded"
+//                                                (modules stay imported unless fresh);
+//                                                answer "loaded"
 //   {type:"streaming", value}                    whether the agent runs now (for the input
 //                                                event of pi.sendUserMessage)
+//   {type:"tools", ...} / {type:"model_state", ...}   the state pi.getAllTools & co, ctx.model
+//                                                & co answer from
+//   {type:"reply", id, value}                    the answer to a call of the host, by its id
 //   {type:"event", id, event}                    run the handlers of event.type; answer "done"
 //   {type:"command", id, name, args}             run a registered command; answer "done"
 //   {type:"ui_response", response}               an extension_ui_response from the client
@@ -307,54 +314,6 @@ async function eachHandler(type, run) {
 			}
 		}
 	}
-}
-
-/** `input`: transforms chain; the first handler that handles the input ends it. */
-async function emitInput(event) {
-	const current = { ...event };
-	let action = "continue";
-	await eachHandler("input", async (handler) => {
-		const answer = await handler({ ...current }, context());
-		if (answer?.action === "handled") {
-			action = "handled";
-			return false;
-		}
-		if (answer?.action === "transform") {
-			action = "transform";
-			if (answer.text !== undefined) current.text = answer.text;
-			if (answer.images !== undefined) current.images = answer.images;
-		}
-	});
-	return action === "transform" ? { action, text: current.text, images: current.images } : { action };
-}
-
-/** `before_agent_start`: every handler may add a message; system prompt changes chain. */
-async function emitBeforeAgentStart(event) {
-	const messages = [];
-	let systemPrompt = event.systemPrompt;
-	let changed = false;
-	await eachHandler("before_agent_start", async (handler) => {
-		const answer = await handler({ ...event, systemPrompt }, context());
-		if (answer?.message) messages.push(answer.message);
-		if (answer?.systemPrompt !== undefined) {
-			systemPrompt = answer.systemPrompt;
-			changed = true;
-		}
-	});
-	return changed ? { messages, systemPrompt } : { messages };
-}
-
-/** `session_before_switch` / `session_before_fork`: the first handler that cancels wins. */
-async function emitCancellable(event) {
-	let cancel = false;
-	await eachHandler(event.type, async (handler) => {
-		const answer = await handler(event, context());
-		if (answer?.cancel === true) {
-			cancel = true;
-			return false;
-		}
-	});
-	return cancel ? { cancel } : {};
 }
 
 async function emit(event, id) {

@@ -1,9 +1,10 @@
-// pi-agent's extension host, part two: what runs for the agent's requests besides events:
-// registered tools ("tool", "tool_abort"), the interceptors whose answers change what follows
-// ("intercept": tool_call, tool_result, context, session_before_compact, provider hooks), the
-// `user_bash` operations that run a `bash` command ("bash_exec", "bash_abort"), and `pi.exec`.
-// The agent runs this file appended to host.mjs, as one module: it uses that file's `send`,
-// `context`, `extensions`, `eachHandler` and `errorText`.
+// pi-agent's extension host, part two: what the handlers answer, and what runs for the agent's
+// requests besides events: the events whose handlers decide (input, before_agent_start,
+// session_before_switch / _fork, user_bash), registered tools ("tool", "tool_abort"), the
+// interceptors whose answers change what follows ("intercept": tool_call, tool_result, context,
+// session_before_compact, provider hooks), the `user_bash` operations that run a `bash` command
+// ("bash_exec", "bash_abort"), and `pi.exec`. The agent runs this file appended to host.mjs, as
+// one module: it uses that file's `send`, `context`, `extensions`, `eachHandler` and `errorText`.
 
 import { spawn } from "node:child_process";
 
@@ -143,6 +144,54 @@ async function intercept(message) {
 		result = { error: errorText(error) };
 	}
 	send({ type: "intercepted", id: message.id, result });
+}
+
+/** `input`: transforms chain; the first handler that handles the input ends it. */
+async function emitInput(event) {
+	const current = { ...event };
+	let action = "continue";
+	await eachHandler("input", async (handler) => {
+		const answer = await handler({ ...current }, context());
+		if (answer?.action === "handled") {
+			action = "handled";
+			return false;
+		}
+		if (answer?.action === "transform") {
+			action = "transform";
+			if (answer.text !== undefined) current.text = answer.text;
+			if (answer.images !== undefined) current.images = answer.images;
+		}
+	});
+	return action === "transform" ? { action, text: current.text, images: current.images } : { action };
+}
+
+/** `before_agent_start`: every handler may add a message; system prompt changes chain. */
+async function emitBeforeAgentStart(event) {
+	const messages = [];
+	let systemPrompt = event.systemPrompt;
+	let changed = false;
+	await eachHandler("before_agent_start", async (handler) => {
+		const answer = await handler({ ...event, systemPrompt }, context());
+		if (answer?.message) messages.push(answer.message);
+		if (answer?.systemPrompt !== undefined) {
+			systemPrompt = answer.systemPrompt;
+			changed = true;
+		}
+	});
+	return changed ? { messages, systemPrompt } : { messages };
+}
+
+/** `session_before_switch` / `session_before_fork`: the first handler that cancels wins. */
+async function emitCancellable(event) {
+	let cancel = false;
+	await eachHandler(event.type, async (handler) => {
+		const answer = await handler(event, context());
+		if (answer?.cancel === true) {
+			cancel = true;
+			return false;
+		}
+	});
+	return cancel ? { cancel } : {};
 }
 
 /** `user_bash` operations waiting for the agent to run its command with them, by event id. */

@@ -4,31 +4,35 @@
 //! in JSON lines over the host's stdin and stdout; `host.mjs` describes the messages.
 
 mod bash;
+mod client;
 mod discover;
+mod intercept;
 mod node;
 mod protocol;
+mod registry;
 mod run_hooks;
 mod tool;
 mod tools;
 
+pub use client::{HostClient, HostInput, SendError};
 pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
-pub use protocol::{HelpFlag, HostMessage, OutgoingCustomMessage, RegisteredCommand};
+pub use protocol::{
+    BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
+    CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
+    OutgoingCustomMessage, RegisteredCommand, RegisteredTool, ReplyValue, UserBashResult,
+};
 pub use run_hooks::ExtensionRunHooks;
-pub use tools::{RegisteredTool, ToolBridge};
 
 use std::path::Path;
 use std::process::Stdio;
 
 use pi_rpc_protocol::command::ExtensionUiResponse;
-use pi_rpc_protocol::json::to_vec as to_json;
-use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use tokio::process::Child;
 use tokio::sync::mpsc;
 
-use protocol::ToHost;
-use tools::{ToolCalls, ToolReply};
+use protocol::{Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
 /// tools, UI and session parts appended (one module).
@@ -41,9 +45,6 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_session.mjs")
 );
-
-/// Host messages waiting for the session.
-const HOST_QUEUE: usize = 256;
 
 /// Why extensions cannot be started.
 #[derive(Debug, thiserror::Error)]
@@ -83,12 +84,12 @@ pub enum Error {
     /// The host ended or broke the protocol before reporting the extensions loaded.
     #[error("the extension host ended before loading the extensions")]
     HostEnded,
-    /// Starting or talking to the host failed.
+    /// Starting the host failed.
     #[error("extension host: {0}")]
     Io(#[from] std::io::Error),
-    /// A message could not be encoded.
-    #[error("extension host message: {0}")]
-    Json(#[from] serde_json::Error),
+    /// A message could not be sent to the host.
+    #[error(transparent)]
+    Send(#[from] SendError),
 }
 
 /// A command-line flag pi-agent does not know, for the extensions (`--name`, `--name value`,
@@ -154,14 +155,11 @@ pub enum UiMode {
 pub struct Host {
     // Killed when dropped: the host ends with the agent.
     _child: Child,
-    /// Lines for the host's stdin, written by one task (runs write tool calls too).
-    writer: mpsc::Sender<Vec<u8>>,
-    messages: mpsc::Receiver<HostMessage>,
-    tool_bridge: ToolBridge,
+    /// The one client of the host (runs, compactions and `bash` commands hold clones).
+    client: HostClient,
+    messages: mpsc::Receiver<HostInput>,
     /// Registered commands, in pi's order.
     pub commands: Vec<RegisteredCommand>,
-    /// Event types some extension handles.
-    pub events: Vec<String>,
     /// The loaded files.
     pub files: Vec<ExtensionFile>,
     /// The flags the extensions registered when they were first loaded, for `--help`.
@@ -201,47 +199,41 @@ impl Host {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::HostEnded);
         };
-        let (tx, mut messages) = mpsc::channel(HOST_QUEUE);
-        let tool_calls = ToolCalls::default();
-        tokio::spawn(read_messages(stdout, tx, tool_calls.clone()));
-        let (writer, lines) = mpsc::channel(HOST_QUEUE);
-        tokio::spawn(write_lines(stdin, lines));
-        let tool_bridge = ToolBridge::new(writer.clone(), tool_calls);
-        let mut host = Self {
-            _child: child,
-            writer,
-            messages: mpsc::channel(1).1,
-            tool_bridge,
-            commands: Vec::new(),
-            events: Vec::new(),
-            files,
-            help_flags: Vec::new(),
-        };
-        let extensions: Vec<&Path> = host.files.iter().map(|file| file.path.as_path()).collect();
-        let init = to_json(&ToHost::Init {
-            cwd,
-            extensions: &extensions,
-            flags,
-            mode,
-        })?;
-        host.send_line(init).await?;
+        let (client, mut messages) = HostClient::start(stdin, stdout);
+        let extensions: Vec<&Path> = files.iter().map(|file| file.path.as_path()).collect();
+        client
+            .send(&ToHost::Init {
+                cwd,
+                extensions: &extensions,
+                flags,
+                mode,
+            })
+            .await?;
         match messages.recv().await {
-            Some(HostMessage::Loaded {
+            Some(HostInput::Message(HostMessage::Loaded {
                 error: Some(error), ..
-            }) => Err(Error::Load(error)),
-            Some(HostMessage::Loaded { flag_errors, .. }) if !flag_errors.is_empty() => {
+            })) => Err(Error::Load(error)),
+            Some(HostInput::Message(HostMessage::Loaded { flag_errors, .. }))
+                if !flag_errors.is_empty() =>
+            {
                 Err(Error::Flags(flag_errors))
             }
-            Some(HostMessage::Loaded {
+            Some(HostInput::Message(HostMessage::Loaded {
                 commands,
                 tools,
                 events,
                 flags,
                 ..
-            }) => {
+            })) => {
+                let mut host = Self {
+                    _child: child,
+                    client,
+                    messages,
+                    commands: Vec::new(),
+                    files,
+                    help_flags: flags,
+                };
                 host.loaded(commands, &tools, events);
-                host.help_flags = flags;
-                host.messages = messages;
                 Ok(host)
             }
             _ => Err(Error::HostEnded),
@@ -255,77 +247,87 @@ impl Host {
         tools: &[RegisteredTool],
         events: Vec<String>,
     ) {
-        self.tool_bridge.update(tools, &events);
+        self.client.update(tools, &events);
         self.commands = commands;
-        self.events = events;
     }
 
     /// Loads the extensions afresh for a replaced session (their factories run again with new
     /// state; the modules are not evaluated again); a `Loaded` message follows, to hand to
     /// [`Host::loaded`].
-    pub async fn reload(&mut self) -> Result<(), Error> {
-        self.send(&ToHost::Reload { fresh: false }).await
+    pub async fn reload(&self) -> Result<(), SendError> {
+        self.client.send(&ToHost::Reload { fresh: false }).await
     }
 
     /// As [`Host::reload`], and the extensions' modules are evaluated afresh (`ctx.reload()`).
-    pub async fn reload_fresh(&mut self) -> Result<(), Error> {
-        self.send(&ToHost::Reload { fresh: true }).await
+    pub async fn reload_fresh(&self) -> Result<(), SendError> {
+        self.client.send(&ToHost::Reload { fresh: true }).await
     }
 
     /// Tells the host which tools the agent may offer (`all`, built-in and extension ones, in
     /// order), which it offers (`active`), the built-in definitions and every extension tool
-    /// it knows of and the tool flags (`{tools, noTools, exclude}`), for `pi.getActiveTools` /
+    /// it knows of and the tool flags' `selection`, for `pi.getActiveTools` /
     /// `pi.getAllTools` and the tools registered before the agent hears of them.
     pub async fn tools_state(
-        &mut self,
+        &self,
         all: &[&str],
         active: &[&str],
-        builtins: &[Value],
+        builtins: &[crate::tools::ToolDefinition],
         registered: &[&str],
-        flags: &Value,
-    ) -> Result<(), Error> {
-        let sources: serde_json::Map<String, Value> = self
-            .files
-            .iter()
-            .map(|file| {
-                (
-                    file.path.to_string_lossy().into_owned(),
-                    file.source_info.clone(),
-                )
+        selection: &crate::tools::ToolSelection,
+    ) -> Result<(), SendError> {
+        let flags = ToolFlags {
+            tools: &selection.tools,
+            no_tools: selection.no_tools,
+            exclude: &selection.exclude_tools,
+        };
+        self.client
+            .send(&ToHost::Tools {
+                all,
+                active,
+                builtins,
+                registered,
+                sources: Sources(&self.files),
+                flags,
             })
-            .collect();
-        self.send(&ToHost::Tools {
-            all,
-            active,
-            builtins,
-            registered,
-            sources: &sources,
-            flags,
-        })
-        .await
+            .await
     }
 
-    /// Sends the host a message the session composed (`model_state`, `reply`).
-    pub async fn send_value(&mut self, message: &Value) -> Result<(), Error> {
-        self.send_line(to_json(message)?).await
+    /// Tells the host the model, the thinking level and the levels the model supports, for
+    /// its getters; `models`: also every model and those with credentials (`provider/id`),
+    /// which do not change while the agent runs (at start-up and reloads).
+    pub async fn model_state(
+        &self,
+        model: &Model,
+        thinking_level: ThinkingLevel,
+        levels: &[ThinkingLevel],
+        models: Option<(&[&Model], &[String])>,
+    ) -> Result<(), SendError> {
+        self.client
+            .send(&ToHost::ModelState {
+                model,
+                thinking_level,
+                levels,
+                models: models.map(|(all, _)| all),
+                available: models.map(|(_, available)| available),
+            })
+            .await
+    }
+
+    /// Answers the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, `ctx.newSession()`).
+    pub async fn reply(&self, id: &str, value: &ReplyValue) -> Result<(), SendError> {
+        self.client.send(&ToHost::Reply { id, value }).await
     }
 
     /// Tells the host whether the agent runs now (without waiting: runs start from sync code).
     pub fn set_streaming(&self, value: bool) {
-        match to_json(&ToHost::Streaming { value }) {
-            Ok(mut line) => {
-                line.push(b'\n');
-                if self.writer.try_send(line).is_err() {
-                    tracing::warn!("cannot tell the extension host that the agent runs");
-                }
-            }
-            Err(error) => tracing::error!(%error, "cannot encode a message for the extension host"),
+        if let Err(error) = self.client.try_send(&ToHost::Streaming { value }) {
+            tracing::warn!(%error, "cannot tell the extension host that the agent runs");
         }
     }
 
     /// Whether some extension handles events of `kind`.
     pub fn handles(&self, kind: &str) -> bool {
-        self.events.iter().any(|event| event == kind)
+        self.client.handles(kind)
     }
 
     /// The registered command invoked as `/name`.
@@ -333,113 +335,42 @@ impl Host {
         self.commands.iter().find(|command| command.name == name)
     }
 
-    /// The tools extensions registered and their handlers around tool calls and model calls,
-    /// to hand to a run (it sees later registrations too).
-    pub fn tool_bridge(&self) -> ToolBridge {
-        self.tool_bridge.clone()
+    /// The host's client: the tools extensions registered and their handlers around tool
+    /// calls, model calls and compactions, to hand to a run (it sees later registrations too).
+    pub fn client(&self) -> HostClient {
+        self.client.clone()
     }
 
-    /// The next message; `None` once the host has ended.
-    pub async fn recv(&mut self) -> Option<HostMessage> {
+    /// The next message or reply to the session; `None` once the host has ended.
+    pub async fn recv(&mut self) -> Option<HostInput> {
         self.messages.recv().await
     }
 
-    /// Runs the handlers of `event` (an event record); `Done { id }` follows.
-    pub async fn emit(&mut self, id: u64, event: &Value) -> Result<(), Error> {
-        self.send(&ToHost::Event { id, event }).await
+    /// Runs the handlers of `event`; its `done` comes as [`HostInput::Reply`] with the id
+    /// returned.
+    pub async fn emit(&self, event: &HostEvent<'_>) -> Result<u64, SendError> {
+        self.client
+            .ask_actor(|id| ToHost::Event { id, event })
+            .await
     }
 
-    /// Runs the command `name`; `Done { id }` follows.
-    pub async fn run_command(&mut self, id: u64, name: &str, args: &str) -> Result<(), Error> {
-        self.send(&ToHost::Command { id, name, args }).await
+    /// Runs the command `name`; its `done` comes as [`HostInput::Reply`] with the id returned.
+    pub async fn run_command(&self, name: &str, args: &str) -> Result<u64, SendError> {
+        self.client
+            .ask_actor(|id| ToHost::Command { id, name, args })
+            .await
     }
 
     /// Hands a client's answer to the dialog it answers (the host ignores unknown ids).
-    pub async fn answer(&mut self, response: &ExtensionUiResponse) -> Result<(), Error> {
-        self.send(&ToHost::UiResponse { response }).await
+    pub async fn answer(&self, response: &ExtensionUiResponse) -> Result<(), SendError> {
+        self.client.send(&ToHost::UiResponse { response }).await
     }
 
     /// The `sourceInfo` of the extension loaded from `path`.
-    pub fn source_info(&self, path: &str) -> Value {
+    pub fn source_info(&self, path: &str) -> Option<&crate::resources::SourceInfo> {
         self.files
             .iter()
             .find(|file| file.path.as_os_str() == path)
-            .map(|file| file.source_info.clone())
-            .unwrap_or(Value::Null)
+            .map(|file| &file.source_info)
     }
-
-    async fn send(&mut self, message: &ToHost<'_>) -> Result<(), Error> {
-        self.send_line(to_json(message)?).await
-    }
-
-    async fn send_line(&mut self, mut line: Vec<u8>) -> Result<(), Error> {
-        line.push(b'\n');
-        self.writer.send(line).await.map_err(|_| {
-            std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the extension host ended")
-        })?;
-        Ok(())
-    }
-}
-
-/// Writes the lines for the host, in the order sent, until the host or the agent goes.
-async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = lines.recv().await {
-        if let Err(error) = async {
-            stdin.write_all(&line).await?;
-            stdin.flush().await
-        }
-        .await
-        {
-            tracing::error!(%error, "cannot write to the extension host");
-            return;
-        }
-    }
-}
-
-async fn read_messages(
-    stdout: ChildStdout,
-    messages: mpsc::Sender<HostMessage>,
-    tool_calls: ToolCalls,
-) {
-    let mut lines = BufReader::new(stdout).lines();
-    loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                tracing::error!(%error, "cannot read the extension host's output");
-                break;
-            }
-        };
-        match pi_rpc_protocol::surrogates::from_str::<HostMessage>(&line) {
-            Ok(HostMessage::ToolUpdate { id, partial_result }) => {
-                tool_calls.deliver(id, ToolReply::Update(partial_result));
-            }
-            Ok(HostMessage::ToolResult {
-                id,
-                result,
-                is_error,
-            }) => tool_calls.deliver(id, ToolReply::Result { result, is_error }),
-            Ok(HostMessage::Intercepted { id, result }) => {
-                tool_calls.deliver(id, ToolReply::Intercepted(result));
-            }
-            Ok(HostMessage::BashData { id, data }) => {
-                tool_calls.deliver(id, ToolReply::BashData(bash::decode_data(&data)));
-            }
-            Ok(HostMessage::BashExit {
-                id,
-                exit_code,
-                error,
-            }) => tool_calls.deliver(id, ToolReply::BashExit { exit_code, error }),
-            Ok(message) => {
-                if messages.send(message).await.is_err() {
-                    break;
-                }
-            }
-            Err(error) => {
-                tracing::warn!(%error, line, "unreadable message from the extension host")
-            }
-        }
-    }
-    tool_calls.fail_all();
 }

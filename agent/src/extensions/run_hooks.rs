@@ -1,5 +1,5 @@
 //! The extensions' part in a run ([`RunHooks`]): their tools and their `tool_call`,
-//! `tool_result` and `context` handlers through the host's [`ToolBridge`], and the run's system
+//! `tool_result` and `context` handlers through the [`HostClient`], and the run's system
 //! prompt built anew from the resources once they register tools during the run.
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use futures_util::future::BoxFuture;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
 
-use super::ToolBridge;
+use super::HostClient;
 use crate::resources::Resources;
 use crate::run::{BeforeCall, RunHooks};
 use crate::tools::{Tool, ToolOutcome};
@@ -17,7 +17,7 @@ use crate::tools::{Tool, ToolOutcome};
 /// The hooks of one run; see the module's documentation.
 #[derive(Debug)]
 pub struct ExtensionRunHooks {
-    bridge: ToolBridge,
+    client: HostClient,
     prompt: Option<PromptSource>,
 }
 
@@ -33,19 +33,19 @@ struct PromptSource {
 impl ExtensionRunHooks {
     /// Hooks whose run keeps the system prompt it was given (`before_agent_start` handlers
     /// gave it).
-    pub fn new(bridge: ToolBridge) -> Self {
+    pub fn new(client: HostClient) -> Self {
         Self {
-            bridge,
+            client,
             prompt: None,
         }
     }
 
     /// Hooks whose run's system prompt `resources` build for `cwd` from the tools registered
     /// now, and build anew once they change, as the reference does before each model request.
-    pub fn rebuilding_prompt(bridge: ToolBridge, resources: Resources, cwd: PathBuf) -> Self {
-        let version = bridge.registry_version();
+    pub fn rebuilding_prompt(client: HostClient, resources: Resources, cwd: PathBuf) -> Self {
+        let version = client.registry_version();
         Self {
-            bridge,
+            client,
             prompt: Some(PromptSource {
                 resources,
                 cwd,
@@ -57,7 +57,7 @@ impl ExtensionRunHooks {
 
 impl RunHooks for ExtensionRunHooks {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.bridge.tools()
+        self.client.tools()
     }
 
     fn before_call<'a>(
@@ -66,7 +66,7 @@ impl RunHooks for ExtensionRunHooks {
         name: &'a str,
         args: &'a Value,
     ) -> BoxFuture<'a, BeforeCall> {
-        Box::pin(self.bridge.before_call(call_id, name, args))
+        Box::pin(self.client.before_call(call_id, name, args))
     }
 
     fn after_call<'a>(
@@ -76,23 +76,23 @@ impl RunHooks for ExtensionRunHooks {
         args: &'a Value,
         outcome: ToolOutcome,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(self.bridge.after_call(call_id, name, args, outcome))
+        Box::pin(self.client.after_call(call_id, name, args, outcome))
     }
 
     fn transform_context<'a>(
         &'a self,
         messages: &'a [&'a AgentMessage],
     ) -> BoxFuture<'a, Option<Vec<AgentMessage>>> {
-        Box::pin(self.bridge.transform_context(messages))
+        Box::pin(self.client.transform_context(messages))
     }
 
     fn system_prompt(&self) -> Option<String> {
         let source = self.prompt.as_ref()?;
-        (self.bridge.registry_version() != source.version).then(|| {
+        (self.client.registry_version() != source.version).then(|| {
             source.resources.system_prompt(
                 &source.cwd,
-                &self.bridge.tools(),
-                &self.bridge.prompts(),
+                &self.client.tools(),
+                &self.client.prompts(),
             )
         })
     }

@@ -4,22 +4,22 @@
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::ToolBridge;
+use super::HostClient;
 use crate::tools::{
     ArgsError, OnUpdate, Prepared, Tool, ToolContext, ToolDefinition, ToolOutcome,
     ValidationWording,
 };
 
-/// A registered tool, run in the host through the bridge of the run that offers it.
+/// A registered tool, run in the host through the host client of the run that offers it.
 #[derive(Debug)]
 pub(super) struct ExtensionTool {
     definition: ToolDefinition,
-    bridge: ToolBridge,
+    client: HostClient,
 }
 
 impl ExtensionTool {
-    pub(super) fn new(definition: ToolDefinition, bridge: ToolBridge) -> Self {
-        Self { definition, bridge }
+    pub(super) fn new(definition: ToolDefinition, client: HostClient) -> Self {
+        Self { definition, client }
     }
 }
 
@@ -43,7 +43,7 @@ impl Tool for ExtensionTool {
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let args = call.into_args();
-            self.bridge
+            self.client
                 .execute(call_id, self.name(), &args, &ctx.cancel, on_update)
                 .await
         })

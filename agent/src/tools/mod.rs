@@ -32,6 +32,8 @@ mod write;
 use std::path::PathBuf;
 
 use pi_rpc_protocol::content::{ImageContent, TextContent, UserContent};
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -48,11 +50,12 @@ pub use tool::{OnUpdate, Prepared, PreparedCall, Tool, ToolSet};
 pub(crate) use truncate::truncate_tail;
 pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
-/// A tool as the model sees it: name, description and JSON schema of its arguments.
-#[derive(Debug, Clone, PartialEq)]
+/// A tool as the model sees it: name, description and JSON schema of its arguments (serialised
+/// as `{name, description, parameters}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDefinition {
     /// The tool name (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`, or an extension's).
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// What the tool does, for the model.
     pub description: String,
     /// JSON schema of the arguments, keys in the reference's order.

@@ -1,6 +1,8 @@
 //! The tools' JSON schemas and the reference's argument handling: coercion of near-miss values
 //! (TypeBox `Value.Convert`) and the validation errors a model sees.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value, json};
 
 use super::ToolDefinition;
@@ -12,7 +14,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
     let kb = DEFAULT_MAX_BYTES / 1024;
     vec![
         ToolDefinition {
-            name: "read",
+            name: Cow::Borrowed("read"),
             description: format!(
                 "Read a file. Text files come back as their lines, images (jpg, png, gif, webp, \
                  bmp) as attachments. Text output stops at {DEFAULT_MAX_LINES} lines or {kb}KB, \
@@ -30,7 +32,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "bash",
+            name: Cow::Borrowed("bash"),
             description: format!(
                 "Run a bash command in the working folder and get its stdout and stderr. Only the \
                  last {DEFAULT_MAX_LINES} lines or {kb}KB of output are returned, whichever is \
@@ -47,7 +49,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "edit",
+            name: Cow::Borrowed("edit"),
             description:
                 "Change one file by replacing exact text. Each edits[].oldText must match \
                           exactly one place in the file as it was before the call, and no two \
@@ -75,7 +77,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "write",
+            name: Cow::Borrowed("write"),
             description: "Write a file, creating it or replacing what it held. Missing parent \
                           folders are created."
                 .into(),
@@ -89,7 +91,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "grep",
+            name: Cow::Borrowed("grep"),
             description: format!(
                 "Search the contents of files for a pattern and get the matching lines with their \
                  file paths and line numbers. Files that .gitignore excludes are skipped. At most \
@@ -111,7 +113,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "find",
+            name: Cow::Borrowed("find"),
             description: format!(
                 "Find files by glob pattern and get their paths relative to the searched folder. \
                  Files that .gitignore excludes are skipped. At most {FIND_LIMIT} results or \
@@ -128,7 +130,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "ls",
+            name: Cow::Borrowed("ls"),
             description: format!(
                 "List a folder: its entries in alphabetical order, dotfiles included, folders \
                  marked with a trailing '/'. At most {LS_LIMIT} entries or {kb}KB of output come \

@@ -54,7 +54,7 @@ impl Session {
         bash: BashCommand,
         operations: Option<u64>,
     ) {
-        let bridge = operations.and(super::extensions::host_bridge(&self.extensions));
+        let client = operations.and(super::extensions::host_client(&self.extensions));
         let cancel = CancellationToken::new();
         self.bash_serial += 1;
         let serial = self.bash_serial;
@@ -82,9 +82,9 @@ impl Session {
                     let _ = tx.send(BashMessage::Update { id, delta }).await;
                 }
             };
-            let result = match (bridge, operations) {
-                (Some(bridge), Some(operations)) => {
-                    bridge.run_user_bash(operations, spec, on_chunk).await
+            let result = match (client, operations) {
+                (Some(client), Some(operations)) => {
+                    client.run_user_bash(operations, spec, on_chunk).await
                 }
                 _ => execute(spec, on_chunk).await,
             };

@@ -17,9 +17,32 @@ use super::waiting::CompactionEnd;
 use super::{Deferred, Session, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
+use crate::extensions::{CompactionPreparation, HostEvent};
 use crate::session::NewCompaction;
 
 mod auto;
+
+/// The extensions' `session_before_compact` event for a compaction.
+fn before_compact_event<'a>(
+    preparation: &'a Preparation,
+    custom_instructions: Option<&'a str>,
+    reason: CompactionReason,
+    will_retry: bool,
+) -> HostEvent<'a> {
+    HostEvent::SessionBeforeCompact {
+        preparation: CompactionPreparation {
+            first_kept_entry_id: &preparation.first_kept_entry_id,
+            messages_to_summarize: &preparation.messages_to_summarize,
+            turn_prefix_messages: &preparation.turn_prefix_messages,
+            is_split_turn: preparation.is_split_turn,
+            tokens_before: preparation.tokens_before,
+            previous_summary: preparation.previous_summary.as_deref(),
+        },
+        custom_instructions,
+        reason,
+        will_retry,
+    }
+}
 
 /// The error when a second overflow follows the compact-and-retry of the first.
 const OVERFLOW_AGAIN: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -243,9 +266,7 @@ impl Session {
             release: self.release,
         };
         let tx = self.compaction.tx.clone();
-        let extensions = super::extensions::host_bridge(&self.extensions);
-        let before_event =
-            preparation.before_compact_event(custom_instructions.as_deref(), reason, will_retry);
+        let extensions = super::extensions::host_client(&self.extensions);
         tokio::spawn(async move {
             let events = tx.clone();
             let mut on_event = move |event: Event| {
@@ -253,7 +274,15 @@ impl Session {
                 let _ = events.send(CompactionMessage::Event(serial, Box::new(event)));
             };
             let decision = match &extensions {
-                Some(extensions) => extensions.before_compact(before_event).await,
+                Some(extensions) => {
+                    let event = before_compact_event(
+                        &preparation,
+                        custom_instructions.as_deref(),
+                        reason,
+                        will_retry,
+                    );
+                    extensions.before_compact(&event).await
+                }
                 None => None,
             };
             let mut finished = Finished {
@@ -265,30 +294,24 @@ impl Session {
             };
             match decision
                 .as_ref()
-                .and_then(|answer| answer.get("compaction"))
+                .map(|decision| (decision.cancel.is_some(), decision.given()))
             {
-                _ if decision
-                    .as_ref()
-                    .is_some_and(|answer| answer.get("cancel").is_some()) => {}
-                Some(compaction) => {
-                    let field = |key: &str| compaction.get(key);
-                    if let Some(id) = field("firstKeptEntryId").and_then(|v| v.as_str()) {
-                        finished.first_kept_entry_id = id.to_owned();
+                Some((true, _)) => {}
+                Some((false, Some(given))) => {
+                    if let Some(id) = given.first_kept_entry_id {
+                        finished.first_kept_entry_id = id;
                     }
-                    if let Some(tokens) = field("tokensBefore").and_then(|v| v.as_u64()) {
+                    if let Some(tokens) = given.tokens_before {
                         finished.tokens_before = tokens;
                     }
-                    let text = field("summary")
-                        .and_then(|v| v.as_str())
-                        .unwrap_or_default();
                     finished.outcome = Ok(Summary {
-                        text: text.to_owned(),
+                        text: given.summary.unwrap_or_default(),
                         usage: Default::default(),
                         combined: false,
                     });
                     finished.from_extension = true;
                 }
-                None => {
+                Some((false, None)) | None => {
                     finished.outcome = summarize(
                         &preparation,
                         custom_instructions.as_deref(),

@@ -6,7 +6,10 @@
 //! session events (`agent_settled`, replacements, shutdown, compaction); `active_tools` the
 //! tools' state and `pi.setActiveTools`; `host_calls` the model's state and the other calls the
 //! host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). Extension tools and the
-//! `tool_call` / `tool_result` handlers run from the run itself (`crate::extensions::ToolBridge`).
+//! `tool_call` / `tool_result` handlers run from the run itself, through its clone of the host's
+//! one client (`crate::extensions::HostClient`): the actor's requests and the run's take their
+//! ids from the same counter, and the actor's replies reach it in order with the host's other
+//! messages.
 
 use std::collections::HashMap;
 
@@ -14,6 +17,8 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
+use pi_rpc_protocol::response::CancelledResult;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 mod access;
@@ -24,17 +29,19 @@ mod lifecycle;
 mod prompt;
 
 pub(super) use access::{
-    accepts_lines, accepts_run_events, handles_event, host_bridge, next_message, provider_hooks,
+    accepts_lines, accepts_run_events, handles_event, host_client, next_message, provider_hooks,
     streaming_changed,
 };
 pub(super) use lifecycle::PreparedSession;
 
 use super::waiting::{AfterShutdown, CompactionEnd};
 use super::{Session, log_store_error};
-use crate::extensions::{Host, HostMessage};
+use crate::extensions::{
+    CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply, ReplyValue,
+};
 use crate::release::Disposition;
 
-/// What a `done` from the host completes.
+/// What the reply (`done`) to the actor's request completes, by the request's id.
 #[derive(Debug)]
 enum Pending {
     /// `session_start` at start-up: commands are served once it is done.
@@ -81,8 +88,9 @@ pub(super) struct AfterReload {
     id: Option<RequestId>,
     command: &'static str,
     data: Value,
-    /// The `session_start` event.
-    event: Value,
+    /// The `session_start` event's reason (and the session file left).
+    reason: &'static str,
+    previous: Option<String>,
     /// How many more times `session_start` is emitted: the reference emits it twice to the
     /// new instances (once as they start, once as the RPC mode rebinds the session).
     again: u8,
@@ -98,8 +106,8 @@ pub(crate) struct Extensions {
     ready: bool,
     /// A run event whose handlers are running; later run events wait behind it.
     held: Option<Event>,
+    /// The actor's requests waiting for their `done`, by the id the host client gave them.
     pending: HashMap<u64, Pending>,
-    next_id: u64,
     /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
     next_turn: Vec<AgentMessage>,
     /// `sendUserMessage` messages sent by a running command (each the prompts of one run):
@@ -152,7 +160,6 @@ impl Extensions {
             ready: false,
             held: None,
             pending: HashMap::new(),
-            next_id: 0,
             next_turn: Vec::new(),
             after_command: Vec::new(),
             command_answer: None,
@@ -193,7 +200,10 @@ impl Session {
             ext.ready = true;
             return;
         }
-        let event = json!({"type": "session_start", "reason": "startup"});
+        let event = HostEvent::SessionStart {
+            reason: "startup",
+            previous_session_file: None,
+        };
         if !self.send_event(Pending::Startup, &event).await
             && let Some(ext) = &mut self.extensions
         {
@@ -204,8 +214,8 @@ impl Session {
     /// The system prompt of the next request: the tools extensions registered so far are
     /// among its tools.
     pub(super) fn system_prompt(&self) -> String {
-        let (tools, prompts) = host_bridge(&self.extensions)
-            .map(|bridge| (bridge.tools(), bridge.prompts()))
+        let (tools, prompts) = host_client(&self.extensions)
+            .map(|client| (client.tools(), client.prompts()))
             .unwrap_or_default();
         self.resources
             .system_prompt(&self.config.cwd, &tools, &prompts)
@@ -225,12 +235,12 @@ impl Session {
         use crate::extensions::ExtensionRunHooks;
         let given = self.take_extension_system_prompt();
         let context = self.tool_context(cancel);
-        let hooks = host_bridge(&self.extensions).map(|bridge| {
+        let hooks = host_client(&self.extensions).map(|client| {
             let hooks = if given.is_some() {
-                ExtensionRunHooks::new(bridge)
+                ExtensionRunHooks::new(client)
             } else {
                 ExtensionRunHooks::rebuilding_prompt(
-                    bridge,
+                    client,
                     self.resources.clone(),
                     self.config.cwd.clone(),
                 )
@@ -246,21 +256,23 @@ impl Session {
     }
 
     /// Sends `event` to the host, to be completed as `pending`; false when the host is gone.
-    async fn send_event(&mut self, pending: Pending, event: &Value) -> bool {
+    async fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;
         };
         if ext.gone {
             return false;
         }
-        let id = ext.next_id;
-        ext.next_id += 1;
-        if let Err(error) = ext.host.emit(id, event).await {
-            tracing::error!(%error, "cannot send an event to the extension host");
-            return false;
+        match ext.host.emit(event).await {
+            Ok(id) => {
+                ext.pending.insert(id, pending);
+                true
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot send an event to the extension host");
+                false
+            }
         }
-        ext.pending.insert(id, pending);
-        true
     }
 
     /// A run event: returned to be emitted now, or held while extension handlers run (then
@@ -281,11 +293,10 @@ impl Session {
         if ext.gone || !ext.host.handles(event.kind()) {
             return Some(event);
         }
-        let value = match serde_json::to_value(&event) {
-            Ok(value) => value,
-            Err(_) => return Some(event),
-        };
-        if !self.send_event(Pending::RunEvent, &value).await {
+        if !self
+            .send_event(Pending::RunEvent, &HostEvent::Loop(&event))
+            .await
+        {
             return Some(event);
         }
         if let Some(ext) = &mut self.extensions {
@@ -294,12 +305,26 @@ impl Session {
         None
     }
 
-    /// One message from the host; `None` when it has ended.
-    pub(super) async fn on_host_message(&mut self, message: Option<HostMessage>) {
-        let Some(message) = message else {
-            self.on_host_gone().await;
-            return;
-        };
+    /// One message or reply from the host; `None` when it has ended.
+    pub(super) async fn on_host_input(&mut self, input: Option<HostInput>) {
+        match input {
+            None => self.on_host_gone().await,
+            Some(HostInput::Message(message)) => self.on_host_message(message).await,
+            Some(HostInput::Reply(id, reply)) => {
+                let pending = self
+                    .extensions
+                    .as_mut()
+                    .and_then(|ext| ext.pending.remove(&id));
+                match pending {
+                    Some(pending) => self.complete(pending, Some(reply)).await,
+                    None => tracing::warn!(id, "a reply to no request of the session"),
+                }
+            }
+        }
+    }
+
+    /// One message from the host.
+    async fn on_host_message(&mut self, message: HostMessage) {
         match message {
             HostMessage::Ui { request } => {
                 let mut record = serde_json::Map::with_capacity(request.len() + 1);
@@ -337,15 +362,6 @@ impl Session {
             } => {
                 self.extension_user_message(text, images, deliver_as.as_deref())
                     .await;
-            }
-            HostMessage::Done { id, result } => {
-                let pending = self
-                    .extensions
-                    .as_mut()
-                    .and_then(|ext| ext.pending.remove(&id));
-                if let Some(pending) = pending {
-                    self.complete(pending, result).await;
-                }
             }
             HostMessage::Loaded {
                 commands,
@@ -386,39 +402,32 @@ impl Session {
             HostMessage::NewSession { id, parent_session } => {
                 self.command_new_session(id, parent_session).await;
             }
-            // The host's reader hands these to the waiting tool call.
-            HostMessage::ToolUpdate { .. }
-            | HostMessage::ToolResult { .. }
-            | HostMessage::Intercepted { .. }
-            | HostMessage::BashData { .. }
-            | HostMessage::BashExit { .. } => {}
         }
     }
 
-    async fn complete(&mut self, pending: Pending, result: Option<Value>) {
+    /// Goes on with what waited for the handlers of a request (`reply`: their `done`; `None`
+    /// when the host has ended).
+    async fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
         match pending {
-            Pending::Input(id, prompt) => self.after_input(id, prompt, result).await,
+            Pending::Input(id, prompt) => self.after_input(id, prompt, decided(reply)).await,
             Pending::BeforeStart(id, prompts) => {
-                self.after_before_agent_start(id, prompts, result).await;
+                self.after_before_agent_start(id, prompts, decided(reply))
+                    .await;
             }
             Pending::Settled => self.settle().await,
             Pending::BeforeReplace(then) => {
-                let cancelled = result
-                    .as_ref()
-                    .and_then(|result| result.get("cancel"))
-                    .and_then(Value::as_bool)
-                    == Some(true);
-                if cancelled {
+                if decided::<CancelResult>(reply).cancelled() {
                     let command = then.command();
-                    let data = json!({"cancelled": true});
                     if let Some(reply) = self
                         .extensions
                         .as_mut()
                         .and_then(|ext| ext.command_replacement.take())
                     {
-                        self.reply_value_to_host(&reply, data).await;
+                        let value = ReplyValue::Cancelled { cancelled: true };
+                        self.reply_value_to_host(&reply, &value).await;
                         return;
                     }
+                    let data = CancelledResult { cancelled: true };
                     self.respond(then.id(), command, &data).await;
                     return;
                 }
@@ -434,7 +443,9 @@ impl Session {
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
             Pending::ReloadShutdown(reply) => self.reload_runtime(reply).await,
-            Pending::UserBash(id, bash) => self.after_user_bash(id, bash, result).await,
+            Pending::UserBash(id, bash) => {
+                self.after_user_bash(id, bash, decided(reply)).await;
+            }
             Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => {
                 if let Some(ext) = &mut self.extensions {
@@ -452,7 +463,7 @@ impl Session {
                 }
             }
             Pending::UserBeforeStart(prompts) => {
-                self.after_user_before_start(prompts, result).await;
+                self.after_user_before_start(prompts, decided(reply)).await;
             }
             Pending::Command(id) => {
                 let Some(ext) = &mut self.extensions else {
@@ -555,4 +566,10 @@ impl Session {
         let record = json!({"type": "entry_appended", "entry": entry.raw()});
         self.write(&record).await;
     }
+}
+
+/// What the handlers decided, read as `T` (the default when the host has ended or the answer is
+/// not a `T`).
+fn decided<T: DeserializeOwned + Default>(reply: Option<HostReply>) -> T {
+    reply.and_then(HostReply::decision).unwrap_or_default()
 }

@@ -225,8 +225,8 @@ impl Session {
             let commands = extensions::accepts_lines(&self.extensions);
             tokio::select! {
                 biased;
-                message = extensions::next_message(&mut self.extensions) => {
-                    self.on_host_message(message).await;
+                input = extensions::next_message(&mut self.extensions) => {
+                    self.on_host_input(input).await;
                 }
                 Some(message) = self.run_rx.recv(), if run_events => {
                     self.on_run_message(message).await;

@@ -1,9 +1,9 @@
 //! What the session asks of its extensions without waiting for them: whether input lines and
-//! run events may be taken now, whether some extension handles an event, the bridge and hooks
-//! a run or compaction takes, and the host's next message.
+//! run events may be taken now, whether some extension handles an event, the host client and
+//! hooks a run, compaction or `bash` command takes, and the host's next message or reply.
 
 use super::{Extensions, Pending, Triggered};
-use crate::extensions::HostMessage;
+use crate::extensions::{HostClient, HostInput};
 
 /// Whether commands may be read: always without extensions, else after start-up and not while
 /// `agent_settled` waits for its handlers (a command then would act before the agent settled).
@@ -25,16 +25,14 @@ pub(in crate::rpc::session) fn handles_event(extensions: &Option<Extensions>, ki
         .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
 }
 
-/// The live host's bridge: what extensions do for a run (its hooks), a compaction
+/// The live host's client: what extensions do for a run (its hooks), a compaction
 /// (`session_before_compact`), a model call (provider hooks) and a `bash` command, and the
 /// tools they registered; `None` without a live host.
-pub(in crate::rpc::session) fn host_bridge(
-    extensions: &Option<Extensions>,
-) -> Option<crate::extensions::ToolBridge> {
+pub(in crate::rpc::session) fn host_client(extensions: &Option<Extensions>) -> Option<HostClient> {
     extensions
         .as_ref()
         .filter(|ext| !ext.gone)
-        .map(|ext| ext.host.tool_bridge())
+        .map(|ext| ext.host.client())
 }
 
 /// The `before_provider_request` / `after_provider_response` handlers for a run's model
@@ -43,11 +41,11 @@ pub(in crate::rpc::session) fn provider_hooks(
     extensions: &Option<Extensions>,
 ) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
     use crate::provider::hooks::ProviderHooks;
-    let bridge = host_bridge(extensions)?;
-    if !bridge.wants_payload() && !bridge.wants_response() {
+    let client = host_client(extensions)?;
+    if !client.wants_payload() && !client.wants_response() {
         return None;
     }
-    Some(std::sync::Arc::new(bridge))
+    Some(std::sync::Arc::new(client))
 }
 
 /// Whether run events may be taken: not while one is held for its handlers, nor while a run a
@@ -68,10 +66,10 @@ pub(in crate::rpc::session) fn streaming_changed(extensions: &Option<Extensions>
     }
 }
 
-/// The host's next message; never resolves without a live host.
+/// The host's next message or reply to the session; never resolves without a live host.
 pub(in crate::rpc::session) async fn next_message(
     extensions: &mut Option<Extensions>,
-) -> Option<HostMessage> {
+) -> Option<HostInput> {
     match extensions {
         Some(ext) if !ext.gone => ext.host.recv().await,
         _ => std::future::pending().await,

@@ -5,9 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-
-use super::{Session, host_bridge};
+use super::{Session, host_client};
 use crate::tools::{Tool, ToolSelection, ToolSet};
 
 impl Session {
@@ -21,8 +19,8 @@ impl Session {
 
     /// The tools extensions registered (none without a live host).
     fn extension_tools(&self) -> Vec<Arc<dyn Tool>> {
-        host_bridge(&self.extensions)
-            .map(|bridge| bridge.tools())
+        host_client(&self.extensions)
+            .map(|client| client.tools())
             .unwrap_or_default()
     }
 
@@ -43,28 +41,17 @@ impl Session {
         let extension_tools = self.extension_tools();
         let all = self.all_tools();
         let active = self.active_tools();
-        let builtins: Vec<Value> = ToolSet::builtin()
-            .definitions()
-            .into_iter()
-            .map(|tool| {
-                json!({"name": tool.name, "description": tool.description, "parameters": tool.parameters})
-            })
-            .collect();
+        let builtins = ToolSet::builtin().definitions();
         let all = all.names();
         let active = active.names();
         let registered: Vec<&str> = extension_tools.iter().map(|tool| tool.name()).collect();
         let selection = self.flag_selection();
-        let flags = json!({
-            "tools": selection.tools,
-            "noTools": selection.no_tools,
-            "exclude": selection.exclude_tools,
-        });
-        let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) else {
+        let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone) else {
             return;
         };
         if let Err(error) = ext
             .host
-            .tools_state(&all, &active, &builtins, &registered, &flags)
+            .tools_state(&all, &active, &builtins, &registered, &selection)
             .await
         {
             tracing::warn!(%error, "cannot tell the extension host the tools");

@@ -26,14 +26,16 @@ impl Session {
         if ext.gone || ext.host.command(name).is_none() {
             return false;
         }
-        let serial = ext.next_id;
-        ext.next_id += 1;
-        if let Err(error) = ext.host.run_command(serial, name, args).await {
-            tracing::error!(%error, "cannot send a command to the extension host");
-            return false;
+        match ext.host.run_command(name, args).await {
+            Ok(request) => {
+                ext.pending.insert(request, Pending::Command(id.clone()));
+                true
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot send a command to the extension host");
+                false
+            }
         }
-        ext.pending.insert(serial, Pending::Command(id.clone()));
-        true
     }
 
     /// Hands a client's dialog answer to the host.
@@ -67,7 +69,11 @@ impl Session {
                     entry.insert("description".into(), description.clone().into());
                 }
                 entry.insert("source".into(), "extension".into());
-                entry.insert("sourceInfo".into(), ext.host.source_info(&command.path));
+                let source_info = ext.host.source_info(&command.path);
+                entry.insert(
+                    "sourceInfo".into(),
+                    serde_json::to_value(source_info).unwrap_or_default(),
+                );
                 Value::Object(entry)
             })
             .collect()

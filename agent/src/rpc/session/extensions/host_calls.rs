@@ -5,9 +5,8 @@
 //! `ctx.waitForIdle()`, `ctx.newSession()`, `ctx.switchSession()`, `ctx.fork()` and
 //! `ctx.reload()`, answered to the host (`reply`) instead of the client.
 
-use serde_json::{Value, json};
-
 use super::{Pending, Session, handles_event};
+use crate::extensions::{HostEvent, ReplyValue};
 use crate::rpc::session::waiting::{AfterShutdown, Replacement};
 
 impl Session {
@@ -20,45 +19,49 @@ impl Session {
     /// As [`Session::send_model_state`]; `with_models`: also every model (with whether each
     /// has credentials), which do not change while the agent runs (at start-up and reloads).
     pub(in crate::rpc::session) async fn send_model_state_with(&mut self, with_models: bool) {
-        if self.extensions.as_ref().is_none_or(|ext| ext.gone) {
+        let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone) else {
             return;
-        }
-        let mut message = json!({
-            "type": "model_state",
-            "model": self.shown_model(),
-            "thinkingLevel": self.thinking_level,
-            "levels": self.thinking_levels(),
-        });
-        if with_models {
-            let available: Vec<String> = self
+        };
+        let (models, available): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>) = if with_models
+        {
+            let available = self
                 .config
                 .registry
                 .available()
                 .iter()
                 .map(|model| format!("{}/{}", model.provider, model.id))
                 .collect();
-            let models: Vec<&pi_rpc_protocol::model::Model> =
-                self.config.registry.all_models().collect();
-            message["models"] = json!(models);
-            message["available"] = json!(available);
-        }
-        if let Some(ext) = &mut self.extensions
-            && let Err(error) = ext.host.send_value(&message).await
-        {
+            (self.config.registry.all_models().collect(), available)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let sent = ext
+            .host
+            .model_state(
+                &self.shown_model(),
+                self.thinking_level,
+                &self.thinking_levels(),
+                with_models.then_some((models.as_slice(), available.as_slice())),
+            )
+            .await;
+        if let Err(error) = sent {
             tracing::warn!(%error, "cannot tell the extension host the model");
         }
     }
 
     /// Answers the host's call `id` with `value`.
     pub(in crate::rpc::session) async fn reply_to_host(&mut self, id: &str, value: bool) {
-        self.reply_value_to_host(id, Value::Bool(value)).await;
+        self.reply_value_to_host(id, &ReplyValue::Flag(value)).await;
     }
 
     /// Answers the host's call `id` with `value`.
-    pub(in crate::rpc::session) async fn reply_value_to_host(&mut self, id: &str, value: Value) {
-        let message = json!({"type": "reply", "id": id, "value": value});
-        if let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone)
-            && let Err(error) = ext.host.send_value(&message).await
+    pub(in crate::rpc::session) async fn reply_value_to_host(
+        &mut self,
+        id: &str,
+        value: &ReplyValue,
+    ) {
+        if let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone)
+            && let Err(error) = ext.host.reply(id, value).await
         {
             tracing::warn!(%error, "cannot answer the extension host");
         }
@@ -169,7 +172,7 @@ impl Session {
         let replacement = match replacement {
             Ok(replacement) => replacement,
             Err(error) => {
-                self.reply_value_to_host(&reply, json!({"error": error}))
+                self.reply_value_to_host(&reply, &ReplyValue::Error { error })
                     .await;
                 return;
             }
@@ -190,7 +193,7 @@ impl Session {
                 true
             }
             _ => {
-                self.reply_value_to_host(&reply, json!({"cancelled": true}))
+                self.reply_value_to_host(&reply, &ReplyValue::Cancelled { cancelled: true })
                     .await;
                 false
             }
@@ -210,7 +213,10 @@ impl Session {
             return;
         }
         if handles_event(&self.extensions, "session_shutdown") {
-            let event = json!({"type": "session_shutdown", "reason": "reload"});
+            let event = HostEvent::SessionShutdown {
+                reason: "reload",
+                target_session_file: None,
+            };
             let pending = Pending::ReloadShutdown(reply.clone());
             if self.send_event(pending, &event).await {
                 return;
@@ -224,8 +230,9 @@ impl Session {
         let after = Box::new(super::AfterReload {
             id: None,
             command: "reload",
-            data: Value::Null,
-            event: json!({"type": "session_start", "reason": "reload"}),
+            data: serde_json::Value::Null,
+            reason: "reload",
+            previous: None,
             again: 1,
         });
         let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) else {

@@ -4,10 +4,12 @@
 
 use pi_rpc_protocol::response::BashResult;
 use pi_rpc_protocol::{RequestId, Response};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{AfterReload, Pending, Session, handles_event, next_message};
-use crate::extensions::{HostMessage, RegisteredCommand, RegisteredTool};
+use crate::extensions::{
+    HostEvent, HostInput, RegisteredCommand, RegisteredTool, ReplyValue, UserBashResult,
+};
 use crate::model_resolver::same_model;
 use crate::rpc::session::replace::ReplaceError;
 use crate::rpc::session::waiting::{AfterShutdown, CompactionEnd, Replacement};
@@ -27,7 +29,7 @@ impl Session {
     pub(in crate::rpc::session) async fn hold_settled_for_extensions(&mut self) -> bool {
         handles_event(&self.extensions, "agent_settled")
             && self
-                .send_event(Pending::Settled, &json!({"type": "agent_settled"}))
+                .send_event(Pending::Settled, &HostEvent::AgentSettled)
                 .await
     }
 
@@ -39,8 +41,7 @@ impl Session {
         then: AfterShutdown,
     ) -> Option<AfterShutdown> {
         let before = self.before_replace_event(&then);
-        let kind = before["type"].as_str().unwrap_or_default();
-        if handles_event(&self.extensions, kind)
+        if handles_event(&self.extensions, before.kind())
             && self
                 .send_event(Pending::BeforeReplace(then.clone()), &before)
                 .await
@@ -63,7 +64,7 @@ impl Session {
             .and_then(|ext| ext.command_replacement.take());
         match reply {
             Some(reply) => {
-                self.reply_value_to_host(&reply, json!({"error": error}))
+                self.reply_value_to_host(&reply, &ReplyValue::Error { error })
                     .await;
             }
             None => {
@@ -100,10 +101,13 @@ impl Session {
                 return true;
             }
         };
-        let mut event = json!({"type": "session_shutdown", "reason": reason});
-        if let Some(file) = prepared.store.session_file() {
-            event["targetSessionFile"] = file.display().to_string().into();
-        }
+        let event = HostEvent::SessionShutdown {
+            reason,
+            target_session_file: prepared
+                .store
+                .session_file()
+                .map(|file| file.display().to_string()),
+        };
         if let Some(ext) = &mut self.extensions {
             ext.prepared = Some(prepared);
         }
@@ -139,24 +143,28 @@ impl Session {
 
     /// `session_before_switch` (`new`, `resume` with the target file) or
     /// `session_before_fork` (the entry, and whether the fork is before it or at it).
-    fn before_replace_event(&self, then: &AfterShutdown) -> Value {
+    fn before_replace_event(&self, then: &AfterShutdown) -> HostEvent<'static> {
         match then {
-            AfterShutdown::NewSession(..) => {
-                json!({"type": "session_before_switch", "reason": "new"})
+            AfterShutdown::NewSession(..) => HostEvent::SessionBeforeSwitch {
+                reason: "new",
+                target_session_file: None,
+            },
+            AfterShutdown::Replace(_, Replacement::Switch(path)) => {
+                HostEvent::SessionBeforeSwitch {
+                    reason: "resume",
+                    target_session_file: Some(self.config.cwd.join(path).display().to_string()),
+                }
             }
-            AfterShutdown::Replace(_, Replacement::Switch(path)) => json!({
-                "type": "session_before_switch",
-                "reason": "resume",
-                "targetSessionFile": self.config.cwd.join(path).display().to_string(),
-            }),
             AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
-                json!({"type": "session_before_fork", "entryId": entry_id, "position": "before"})
+                HostEvent::SessionBeforeFork {
+                    entry_id: Some(entry_id.clone()),
+                    position: "before",
+                }
             }
-            AfterShutdown::Replace(_, Replacement::Clone) => json!({
-                "type": "session_before_fork",
-                "entryId": self.store.leaf_id(),
-                "position": "at",
-            }),
+            AfterShutdown::Replace(_, Replacement::Clone) => HostEvent::SessionBeforeFork {
+                entry_id: self.store.leaf_id().map(str::to_owned),
+                position: "at",
+            },
         }
     }
 
@@ -169,17 +177,18 @@ impl Session {
         let Some(ext) = &mut self.extensions else {
             return;
         };
-        let id = ext.next_id;
-        ext.next_id += 1;
-        let event = json!({"type": "session_shutdown", "reason": "quit"});
-        if ext.host.emit(id, &event).await.is_err() {
+        let event = HostEvent::SessionShutdown {
+            reason: "quit",
+            target_session_file: None,
+        };
+        let Ok(id) = ext.host.emit(&event).await else {
             return;
-        }
+        };
         loop {
             match next_message(&mut self.extensions).await {
-                Some(HostMessage::Done { id: done, .. }) if done == id => return,
+                Some(HostInput::Reply(done, _)) if done == id => return,
                 None => return,
-                message => self.on_host_message(message).await,
+                input => self.on_host_input(input).await,
             }
         }
     }
@@ -195,24 +204,25 @@ impl Session {
         if !handles_event(&self.extensions, "session_compact") {
             return Some(end);
         }
-        let event = json!({
-            "type": "session_compact",
-            "compactionEntry": entry,
-            "fromExtension": from_extension,
-            "reason": end.reason,
-            "willRetry": end.will_retry,
-        });
+        let event = HostEvent::SessionCompact {
+            compaction_entry: &entry,
+            from_extension,
+            reason: end.reason,
+            will_retry: end.will_retry,
+        };
         let Some(ext) = self.extensions.as_mut() else {
             return Some(end);
         };
-        let id = ext.next_id;
-        ext.next_id += 1;
-        if let Err(error) = ext.host.emit(id, &event).await {
-            tracing::error!(%error, "cannot send an event to the extension host");
-            return Some(end);
+        match ext.host.emit(&event).await {
+            Ok(id) => {
+                ext.pending.insert(id, Pending::Compacted(Box::new(end)));
+                None
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot send an event to the extension host");
+                Some(end)
+            }
         }
-        ext.pending.insert(id, Pending::Compacted(Box::new(end)));
-        None
     }
 
     /// Answers a session replacement after the extensions are loaded afresh and their
@@ -222,21 +232,15 @@ impl Session {
         id: Option<RequestId>,
         command: &'static str,
         data: &T,
-        reason: &str,
+        reason: &'static str,
         previous: Option<std::path::PathBuf>,
     ) {
-        let mut event = json!({"type": "session_start", "reason": reason});
-        if let (Some(previous), Some(fields)) = (previous, event.as_object_mut()) {
-            fields.insert(
-                "previousSessionFile".into(),
-                previous.display().to_string().into(),
-            );
-        }
         let after = Box::new(AfterReload {
             id,
             command,
             data: serde_json::to_value(data).unwrap_or(Value::Null),
-            event,
+            reason,
+            previous: previous.map(|previous| previous.display().to_string()),
             // A command's replacement emits it once; the `new_session` command twice.
             again: if self
                 .extensions
@@ -297,10 +301,12 @@ impl Session {
             && let Some(ext) = self.extensions.as_mut()
         {
             after.again -= 1;
-            let id = ext.next_id;
-            ext.next_id += 1;
-            match ext.host.emit(id, &after.event).await {
-                Ok(()) => {
+            let event = HostEvent::SessionStart {
+                reason: after.reason,
+                previous_session_file: after.previous.clone(),
+            };
+            match ext.host.emit(&event).await {
+                Ok(id) => {
                     ext.pending.insert(id, Pending::Started(after));
                     return;
                 }
@@ -313,7 +319,8 @@ impl Session {
             .and_then(|ext| ext.command_replacement.take())
         {
             // A command's `ctx.newSession()` resolves with the answer instead.
-            self.reply_value_to_host(&reply, after.data).await;
+            self.reply_value_to_host(&reply, &ReplyValue::Data(after.data))
+                .await;
             return;
         }
         self.respond(after.id, after.command, &after.data).await;
@@ -327,7 +334,7 @@ impl Session {
         command: &'static str,
         data: &T,
         previous: Option<&pi_rpc_protocol::model::Model>,
-        source: &str,
+        source: &'static str,
     ) {
         if let Some(event) = self.model_select_event(previous, source) {
             let data = serde_json::to_value(data).unwrap_or(Value::Null);
@@ -344,21 +351,18 @@ impl Session {
     pub(in crate::rpc::session) fn model_select_event(
         &self,
         previous: Option<&pi_rpc_protocol::model::Model>,
-        source: &str,
-    ) -> Option<Value> {
+        source: &'static str,
+    ) -> Option<HostEvent<'static>> {
         let model = self.model.as_ref()?;
         let changed = previous.is_none_or(|previous| !same_model(previous, model));
         if !changed || !handles_event(&self.extensions, "model_select") {
             return None;
         }
-        let mut event = serde_json::Map::new();
-        event.insert("type".into(), "model_select".into());
-        event.insert("model".into(), json!(model));
-        if let Some(previous) = previous {
-            event.insert("previousModel".into(), json!(previous));
-        }
-        event.insert("source".into(), source.into());
-        Some(Value::Object(event))
+        Some(HostEvent::ModelSelect {
+            model: Box::new(model.clone()),
+            previous_model: previous.cloned().map(Box::new),
+            source,
+        })
     }
 
     /// The `bash` command: its `user_bash` handlers first, when there are some.
@@ -368,12 +372,11 @@ impl Session {
         bash: pi_rpc_protocol::command::BashCommand,
     ) {
         if handles_event(&self.extensions, "user_bash") {
-            let event = json!({
-                "type": "user_bash",
-                "command": bash.command,
-                "excludeFromContext": bash.exclude_from_context.unwrap_or(false),
-                "cwd": self.config.cwd.display().to_string(),
-            });
+            let event = HostEvent::UserBash {
+                command: &bash.command,
+                exclude_from_context: bash.exclude_from_context.unwrap_or(false),
+                cwd: self.config.cwd.display().to_string(),
+            };
             let pending = Pending::UserBash(id.clone(), bash.clone());
             if self.send_event(pending, &event).await {
                 return;
@@ -388,15 +391,10 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         bash: pi_rpc_protocol::command::BashCommand,
-        result: Option<Value>,
+        result: UserBashResult,
     ) {
-        let operations = result
-            .as_ref()
-            .and_then(|result| result.get("operations"))
-            .and_then(Value::as_u64);
-        let Some(answer) = result.and_then(|mut result| result.get_mut("result").map(Value::take))
-        else {
-            self.start_bash_with(id, bash, operations);
+        let Some(answer) = result.result else {
+            self.start_bash_with(id, bash, result.operations);
             return;
         };
         match serde_json::from_value::<BashResult>(answer.clone()) {

@@ -10,7 +10,7 @@ use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
 use super::{Pending, Session, Triggered, handles_event, log_store_error};
-use crate::extensions::OutgoingCustomMessage;
+use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult, OutgoingCustomMessage};
 use crate::release::Disposition;
 
 impl Session {
@@ -140,7 +140,7 @@ impl Session {
     pub(super) async fn after_user_before_start(
         &mut self,
         mut prompts: Vec<AgentMessage>,
-        result: Option<Value>,
+        result: BeforeAgentStartResult,
     ) {
         self.apply_before_agent_start(&mut prompts, result);
         self.start_user_message_run(prompts);
@@ -196,26 +196,14 @@ impl Session {
         if !handles_event(&self.extensions, "input") {
             return Some((id, prompt));
         }
-        let mut event = serde_json::Map::new();
-        event.insert("type".into(), "input".into());
-        event.insert("text".into(), prompt.message.clone().into());
-        if let Some(images) = &prompt.images {
-            event.insert(
-                "images".into(),
-                serde_json::to_value(images).unwrap_or_default(),
-            );
-        }
-        event.insert("source".into(), "rpc".into());
-        if self.streaming
-            && let Some(behavior) = &prompt.streaming_behavior
-        {
-            event.insert(
-                "streamingBehavior".into(),
-                serde_json::to_value(behavior).unwrap_or_default(),
-            );
-        }
+        let event = HostEvent::Input {
+            text: &prompt.message,
+            images: prompt.images.as_deref(),
+            source: "rpc",
+            streaming_behavior: prompt.streaming_behavior.filter(|_| self.streaming),
+        };
         let pending = Pending::Input(id.clone(), prompt.clone());
-        if self.send_event(pending, &Value::Object(event)).await {
+        if self.send_event(pending, &event).await {
             None
         } else {
             Some((id, prompt))
@@ -226,21 +214,20 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         mut prompt: PromptCommand,
-        result: Option<Value>,
+        result: InputResult,
     ) {
-        let result = result.unwrap_or(Value::Null);
-        match result.get("action").and_then(Value::as_str) {
+        match result.action.as_deref() {
             Some("handled") => {
                 self.write(&self.release.accepted(id, "prompt", Disposition::Handled))
                     .await;
                 return;
             }
             Some("transform") => {
-                if let Some(text) = result.get("text").and_then(Value::as_str) {
-                    prompt.message = text.to_owned();
+                if let Some(text) = result.text {
+                    prompt.message = text;
                 }
-                if let Some(images) = result.get("images") {
-                    prompt.images = serde_json::from_value(images.clone()).ok();
+                if let Some(images) = result.images {
+                    prompt.images = images;
                 }
             }
             _ => {}
@@ -268,23 +255,20 @@ impl Session {
     }
 
     /// The `before_agent_start` event of a run that starts with `prompts`.
-    fn before_agent_start_event(&self, prompts: &[AgentMessage]) -> Value {
-        let (text, images) = prompt_text_and_images(prompts);
-        let mut event = serde_json::Map::new();
-        event.insert("type".into(), "before_agent_start".into());
-        event.insert("prompt".into(), text.into());
-        if let Some(images) = images {
-            event.insert("images".into(), images);
+    fn before_agent_start_event<'a>(&self, prompts: &'a [AgentMessage]) -> HostEvent<'a> {
+        let (prompt, images) = prompt_text_and_images(prompts);
+        HostEvent::BeforeAgentStart {
+            prompt,
+            images,
+            system_prompt: self.system_prompt(),
         }
-        event.insert("systemPrompt".into(), self.system_prompt().into());
-        Value::Object(event)
     }
 
     pub(super) async fn after_before_agent_start(
         &mut self,
         id: Option<RequestId>,
         mut prompts: Vec<AgentMessage>,
-        result: Option<Value>,
+        result: BeforeAgentStartResult,
     ) {
         self.apply_before_agent_start(&mut prompts, result);
         self.write(&self.release.accepted(id, "prompt", Disposition::Started))
@@ -294,23 +278,19 @@ impl Session {
 
     /// What the `before_agent_start` handlers decided: messages after the prompts, and the
     /// system prompt of the run.
-    fn apply_before_agent_start(&mut self, prompts: &mut Vec<AgentMessage>, result: Option<Value>) {
-        let result = result.unwrap_or(Value::Null);
-        for message in result
-            .get("messages")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Ok(message) = serde_json::from_value::<OutgoingCustomMessage>(message.clone()) {
-                prompts.push(AgentMessage::Custom(custom_message(message)));
-            }
-        }
+    fn apply_before_agent_start(
+        &mut self,
+        prompts: &mut Vec<AgentMessage>,
+        result: BeforeAgentStartResult,
+    ) {
+        prompts.extend(
+            result
+                .messages
+                .into_iter()
+                .map(|message| AgentMessage::Custom(custom_message(message))),
+        );
         if let Some(ext) = &mut self.extensions {
-            ext.system_prompt = result
-                .get("systemPrompt")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            ext.system_prompt = result.system_prompt;
         }
     }
 
@@ -364,18 +344,19 @@ fn custom_message(message: OutgoingCustomMessage) -> CustomMessage {
 }
 
 /// The text and images of a prompt's user message (its first message).
-fn prompt_text_and_images(prompts: &[AgentMessage]) -> (String, Option<Value>) {
+fn prompt_text_and_images(
+    prompts: &[AgentMessage],
+) -> (std::borrow::Cow<'_, str>, Option<Vec<&UserContent>>) {
     let Some(AgentMessage::User(user)) = prompts.first() else {
-        return (String::new(), None);
+        return (std::borrow::Cow::Borrowed(""), None);
     };
     let text = crate::rpc::session::queue::content_text(&user.content);
-    let images: Vec<Value> = match &user.content {
+    let images: Vec<&UserContent> = match &user.content {
         MessageContent::Blocks(blocks) => blocks
             .iter()
             .filter(|block| matches!(block, UserContent::Image(_)))
-            .filter_map(|block| serde_json::to_value(block).ok())
             .collect(),
         MessageContent::Text(_) => Vec::new(),
     };
-    (text, (!images.is_empty()).then_some(Value::Array(images)))
+    (text.into(), (!images.is_empty()).then_some(images))
 }

@@ -1,15 +1,44 @@
 //! The messages between the agent and the extension host (one JSON object per line each way;
-//! `host.mjs` lists them): what the host says ([`HostMessage`]) and what the agent sends it
-//! ([`ToHost`]).
+//! `host.mjs` lists them): what the host says ([`HostMessage`], and [`HostReply`] to a request
+//! of the agent), what the agent sends it ([`ToHost`]), the events it hands the extensions'
+//! handlers ([`HostEvent`]) and what their handlers decide (`replies`).
+
+mod events;
+mod replies;
 
 use std::path::Path;
 
 use pi_rpc_protocol::command::ExtensionUiResponse;
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::CliFlag;
-use super::tools::RegisteredTool;
+use crate::tools::ToolDefinition;
+
+pub use events::{CompactionPreparation, HostEvent};
+pub use replies::{
+    BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven, ContextResult,
+    HostReply, InputResult, OutgoingCustomMessage, ProviderRequestResult, ReplyValue,
+    ToolCallDecision, UserBashResult,
+};
+
+/// A line from the host: the reply to a request of the agent (by the id the agent gave it), or
+/// a message of its own.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum FromHost {
+    /// A reply, routed by its id.
+    Reply {
+        /// The id the agent gave the request.
+        id: u64,
+        /// What the host replies.
+        #[serde(flatten)]
+        reply: HostReply,
+    },
+    /// A message for the session.
+    Message(HostMessage),
+}
 
 /// A command an extension registered.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -30,6 +59,27 @@ pub struct HelpFlag {
     pub usage: String,
     /// Its description, else which extension registered it.
     pub description: String,
+}
+
+/// A tool an extension registered, as the host reports it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RegisteredTool {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does, for the model.
+    #[serde(default)]
+    pub description: String,
+    /// JSON schema of its arguments.
+    #[serde(default)]
+    pub parameters: Value,
+    /// Its line in the system prompt's tool list (without one it is not listed).
+    #[serde(default, rename = "promptSnippet")]
+    pub prompt_snippet: Option<String>,
+    /// What it adds to the system prompt's guidelines.
+    #[serde(default, rename = "promptGuidelines")]
+    pub prompt_guidelines: Vec<String>,
+    /// The extension's file.
+    pub path: String,
 }
 
 /// A message from the host.
@@ -167,81 +217,15 @@ pub enum HostMessage {
         #[serde(default, rename = "deliverAs")]
         deliver_as: Option<String>,
     },
-    /// The event or command with this id is fully handled.
-    Done {
-        /// The id the agent gave it.
-        id: u64,
-        /// What the handlers of `input` or `before_agent_start` decided.
-        #[serde(default)]
-        result: Option<Value>,
-    },
-    /// A partial result of the tool call with this id (routed to the call, not the session).
-    ToolUpdate {
-        /// The id the agent gave the call.
-        id: u64,
-        /// `{content, details}`.
-        #[serde(rename = "partialResult")]
-        partial_result: Value,
-    },
-    /// What `tool_call` or `tool_result` handlers made of a call (routed to the call).
-    Intercepted {
-        /// The id the agent gave the question.
-        id: u64,
-        /// Their answer.
-        result: Value,
-    },
-    /// A piece of output of the `bash` command with this id, run by an extension's
-    /// operations (routed to the command).
-    BashData {
-        /// The id the agent gave the command.
-        id: u64,
-        /// The bytes, in base64.
-        data: String,
-    },
-    /// The end of that command (routed to the command).
-    BashExit {
-        /// The id the agent gave the command.
-        id: u64,
-        /// Its exit code, if it has one.
-        #[serde(default, rename = "exitCode")]
-        exit_code: Option<i64>,
-        /// Why `exec` failed.
-        #[serde(default)]
-        error: Option<String>,
-    },
-    /// The end of the tool call with this id (routed to the call, not the session).
-    ToolResult {
-        /// The id the agent gave the call.
-        id: u64,
-        /// `{content, details}`.
-        result: Value,
-        /// Whether the tool threw.
-        #[serde(rename = "isError")]
-        is_error: bool,
-    },
-}
-
-/// The message of `pi.sendMessage`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OutgoingCustomMessage {
-    /// The extension's kind of message.
-    #[serde(default)]
-    pub custom_type: String,
-    /// A text or content blocks.
-    #[serde(default)]
-    pub content: Value,
-    /// Whether a UI shows it.
-    #[serde(default)]
-    pub display: Option<bool>,
-    /// Extension data.
-    #[serde(default)]
-    pub details: Option<Value>,
 }
 
 /// A message to the host.
 #[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub(super) enum ToHost<'a> {
     Init {
         cwd: &'a Path,
@@ -249,9 +233,16 @@ pub(super) enum ToHost<'a> {
         flags: &'a [CliFlag],
         mode: super::UiMode,
     },
+    /// Run the handlers of `event`; `done` follows.
     Event {
         id: u64,
-        event: &'a Value,
+        event: &'a HostEvent<'a>,
+    },
+    /// Run the handlers whose answers change what follows (`tool_call`, `tool_result`,
+    /// `context`, `session_before_compact`, provider hooks); `intercepted` follows.
+    Intercept {
+        id: u64,
+        event: &'a HostEvent<'a>,
     },
     Command {
         id: u64,
@@ -268,12 +259,104 @@ pub(super) enum ToHost<'a> {
     Tools {
         all: &'a [&'a str],
         active: &'a [&'a str],
-        builtins: &'a [Value],
+        builtins: &'a [ToolDefinition],
         registered: &'a [&'a str],
-        sources: &'a serde_json::Map<String, Value>,
-        flags: &'a Value,
+        sources: Sources<'a>,
+        flags: ToolFlags<'a>,
     },
     Streaming {
         value: bool,
     },
+    /// The model, the thinking level and the levels the model supports; at start-up and
+    /// reloads also every model and those with credentials (`provider/id`).
+    ModelState {
+        model: &'a Model,
+        thinking_level: ThinkingLevel,
+        levels: &'a [ThinkingLevel],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        models: Option<&'a [&'a Model]>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        available: Option<&'a [String]>,
+    },
+    /// The answer to the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, ...).
+    Reply {
+        id: &'a str,
+        value: &'a ReplyValue,
+    },
+    /// Run the registered tool `name`; `tool_update`s, then `tool_result`, follow.
+    Tool {
+        id: u64,
+        tool_call_id: &'a str,
+        name: &'a str,
+        args: &'a Value,
+    },
+    /// Abort the signal of the tool call `id`.
+    ToolAbort {
+        id: u64,
+    },
+    /// Run `command` with the `user_bash` operations of the event `operations`; `bash_data`s,
+    /// then `bash_exit`, follow.
+    BashExec {
+        id: u64,
+        operations: u64,
+        command: &'a str,
+        cwd: &'a Path,
+    },
+    /// Abort the signal of the command `id`.
+    BashAbort {
+        id: u64,
+    },
+}
+
+/// Where each extension file comes from (`sourceInfo`), by its path, in load order.
+#[derive(Debug)]
+pub(super) struct Sources<'a>(pub(super) &'a [super::ExtensionFile]);
+
+impl Serialize for Sources<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(
+            self.0
+                .iter()
+                .map(|file| (file.path.to_string_lossy(), &file.source_info)),
+        )
+    }
+}
+
+/// The tool flags of the command line, for `pi.getAllTools` / `pi.setActiveTools`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ToolFlags<'a> {
+    pub(super) tools: &'a Option<Vec<String>>,
+    pub(super) no_tools: bool,
+    pub(super) exclude: &'a [String],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_are_routed_by_id_and_told_apart_from_messages() {
+        let line = r#"{"type":"tool_update","id":4,"partialResult":{"content":[]}}"#;
+        let parsed: FromHost = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            parsed,
+            FromHost::Reply { id: 4, ref reply } if !reply.is_final()
+        ));
+        let line = r#"{"type":"done","id":7}"#;
+        let parsed: FromHost = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            parsed,
+            FromHost::Reply {
+                id: 7,
+                reply: HostReply::Done { result: None }
+            }
+        ));
+        let line = r#"{"type":"wait_for_idle","id":"a-b"}"#;
+        let parsed: FromHost = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            parsed,
+            FromHost::Message(HostMessage::WaitForIdle { .. })
+        ));
+    }
 }

@@ -1,0 +1,208 @@
+//! The events the agent hands the extensions' handlers, as the host reads them: one record each,
+//! tagged by `type`, fields in the order the reference's handlers see them; a field the
+//! reference leaves undefined is absent.
+
+use std::borrow::Cow;
+
+use pi_rpc_protocol::command::StreamingBehavior;
+use pi_rpc_protocol::content::{TaggedImage, UserContent};
+use pi_rpc_protocol::event::{CompactionReason, Event};
+use pi_rpc_protocol::message::AgentMessage;
+use pi_rpc_protocol::model::Model;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::tools::ToolContent;
+
+/// An event for the extensions' handlers.
+#[derive(Debug, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum HostEvent<'a> {
+    /// A session started: `startup`, `new`, `resume`, `fork` or `reload`.
+    SessionStart {
+        reason: &'a str,
+        /// The session file left (after a replacement).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous_session_file: Option<String>,
+    },
+    /// The session ends: `quit`, `reload`, or the replacement's reason.
+    SessionShutdown {
+        reason: &'a str,
+        /// The session file that replaces it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target_session_file: Option<String>,
+    },
+    /// Before `new_session` (`new`) or `switch_session` (`resume`); handlers may cancel.
+    SessionBeforeSwitch {
+        reason: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target_session_file: Option<String>,
+    },
+    /// Before `fork` (`before` the entry) or `clone` (`at` the leaf); handlers may cancel.
+    SessionBeforeFork {
+        entry_id: Option<String>,
+        position: &'a str,
+    },
+    /// Before a compaction: handlers may cancel it or give its summary.
+    SessionBeforeCompact {
+        preparation: CompactionPreparation<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        custom_instructions: Option<&'a str>,
+        reason: CompactionReason,
+        will_retry: bool,
+    },
+    /// A compaction was saved (its `compaction` entry).
+    SessionCompact {
+        compaction_entry: &'a Value,
+        from_extension: bool,
+        reason: CompactionReason,
+        will_retry: bool,
+    },
+    /// The agent settled after a run.
+    AgentSettled,
+    /// The model changed (`source`: `set` or `cycle`).
+    ModelSelect {
+        model: Box<Model>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous_model: Option<Box<Model>>,
+        source: &'a str,
+    },
+    /// The client's `bash` command, before it runs.
+    UserBash {
+        command: &'a str,
+        exclude_from_context: bool,
+        cwd: String,
+    },
+    /// A prompt's text as it arrived (`source`: `rpc`), before anything else.
+    Input {
+        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        images: Option<&'a [TaggedImage]>,
+        source: &'a str,
+        /// How it is queued, when sent during a run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        streaming_behavior: Option<StreamingBehavior>,
+    },
+    /// A run is about to start with this prompt and system prompt.
+    BeforeAgentStart {
+        prompt: Cow<'a, str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        images: Option<Vec<&'a UserContent>>,
+        system_prompt: String,
+    },
+    /// The messages of the next model request.
+    Context { messages: &'a [&'a AgentMessage] },
+    /// A tool call, before it runs.
+    ToolCall {
+        tool_name: &'a str,
+        tool_call_id: &'a str,
+        input: &'a Value,
+    },
+    /// A tool call's result, before the model sees it.
+    ToolResult {
+        tool_name: &'a str,
+        tool_call_id: &'a str,
+        input: &'a Value,
+        content: &'a [ToolContent],
+        details: &'a Option<Value>,
+        is_error: bool,
+    },
+    /// The payload of a model request, before it is sent.
+    BeforeProviderRequest { payload: &'a Value },
+    /// The status and headers of a model call's response.
+    AfterProviderResponse {
+        status: u16,
+        headers: &'a Map<String, Value>,
+    },
+    /// An event of the agent loop, as the client sees it.
+    #[serde(untagged)]
+    Loop(&'a Event),
+}
+
+impl HostEvent<'_> {
+    /// The `type` of the event, as extensions register handlers for it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::SessionStart { .. } => "session_start",
+            Self::SessionShutdown { .. } => "session_shutdown",
+            Self::SessionBeforeSwitch { .. } => "session_before_switch",
+            Self::SessionBeforeFork { .. } => "session_before_fork",
+            Self::SessionBeforeCompact { .. } => "session_before_compact",
+            Self::SessionCompact { .. } => "session_compact",
+            Self::AgentSettled => "agent_settled",
+            Self::ModelSelect { .. } => "model_select",
+            Self::UserBash { .. } => "user_bash",
+            Self::Input { .. } => "input",
+            Self::BeforeAgentStart { .. } => "before_agent_start",
+            Self::Context { .. } => "context",
+            Self::ToolCall { .. } => "tool_call",
+            Self::ToolResult { .. } => "tool_result",
+            Self::BeforeProviderRequest { .. } => "before_provider_request",
+            Self::AfterProviderResponse { .. } => "after_provider_response",
+            Self::Loop(event) => event.kind(),
+        }
+    }
+}
+
+/// What a compaction would summarise and keep, as `session_before_compact` shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionPreparation<'a> {
+    /// The first entry kept verbatim.
+    pub first_kept_entry_id: &'a str,
+    /// The messages the summary replaces.
+    pub messages_to_summarize: &'a [AgentMessage],
+    /// The start of the turn the cut splits.
+    pub turn_prefix_messages: &'a [AgentMessage],
+    /// Whether the cut falls inside a turn.
+    pub is_split_turn: bool,
+    /// The context size before compaction.
+    pub tokens_before: u64,
+    /// The previous compaction's summary on the branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_summary: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_tagged_and_absent_fields_left_out() {
+        let start = HostEvent::SessionStart {
+            reason: "new",
+            previous_session_file: Some("/s.jsonl".into()),
+        };
+        assert_eq!(
+            serde_json::to_string(&start).unwrap(),
+            r#"{"type":"session_start","reason":"new","previousSessionFile":"/s.jsonl"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&HostEvent::AgentSettled).unwrap(),
+            r#"{"type":"agent_settled"}"#
+        );
+        let fork = HostEvent::SessionBeforeFork {
+            entry_id: None,
+            position: "at",
+        };
+        assert_eq!(
+            serde_json::to_string(&fork).unwrap(),
+            r#"{"type":"session_before_fork","entryId":null,"position":"at"}"#
+        );
+    }
+
+    #[test]
+    fn a_loop_event_passes_through_as_the_client_sees_it() {
+        let event = Event::AgentStart(Default::default());
+        let host = HostEvent::Loop(&event);
+        assert_eq!(host.kind(), "agent_start");
+        assert_eq!(
+            serde_json::to_string(&host).unwrap(),
+            serde_json::to_string(&event).unwrap()
+        );
+    }
+}
