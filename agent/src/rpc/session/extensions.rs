@@ -133,8 +133,6 @@ pub(crate) struct Extensions {
     /// The host's reply id of the session replacement a command's `ctx` asked for: it is
     /// answered to the host, not to the client.
     command_replacement: Option<String>,
-    /// `ctx.waitForIdle()` calls (the host's reply ids) waiting for the agent to settle.
-    idle_waiters: Vec<String>,
     /// The tool flags' choice, kept while `pi.setActiveTools` chose the tools instead.
     flag_tools: Option<crate::tools::ToolSelection>,
 }
@@ -171,7 +169,6 @@ impl Extensions {
             reloading: None,
             prepared: None,
             command_replacement: None,
-            idle_waiters: Vec::new(),
             flag_tools: None,
         }
     }

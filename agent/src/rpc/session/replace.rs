@@ -11,8 +11,9 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::response::CancelledResult;
 use serde::Serialize;
 
+use super::Session;
+use super::ops::settle::AfterSettle;
 use super::waiting::{AfterShutdown, Replacement};
-use super::{Deferred, Session};
 use crate::session::{SavedAt, SessionStore};
 
 /// Why a replacement cannot be made; the text is what the client sees.
@@ -63,11 +64,7 @@ impl Session {
             self.carry_out(then).await;
             return;
         }
-        let deferred = match then {
-            AfterShutdown::NewSession(id, parent) => Deferred::NewSession(id, parent),
-            AfterShutdown::Replace(id, replacement) => Deferred::Replace(id, replacement),
-        };
-        self.deferred.push(deferred);
+        self.ops.settle.wait_for(AfterSettle::Replace(then));
     }
 
     /// Whether the replacement can be made, without making it: the session file opens (as

@@ -2,20 +2,15 @@
 //! run events may be taken now, whether some extension handles an event, the host client and
 //! hooks a run, compaction or `bash` command takes, and the host's next message or reply.
 
-use super::{Extensions, Pending, Triggered};
+use super::{Extensions, Triggered};
 use crate::extensions::{HostClient, HostInput};
 
-/// Whether commands may be read: always without extensions, else after start-up and not while
-/// `agent_settled` waits for its handlers (a command then would act before the agent settled).
+/// Whether commands may be read as far as the extensions say: always without extensions, else
+/// after start-up and not while they are loaded afresh.
 pub(in crate::rpc::session) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
-    extensions.as_ref().is_none_or(|ext| {
-        ext.ready
-            && ext.reloading.is_none()
-            && !ext
-                .pending
-                .values()
-                .any(|pending| matches!(pending, Pending::Settled))
-    })
+    extensions
+        .as_ref()
+        .is_none_or(|ext| ext.ready && ext.reloading.is_none())
 }
 
 /// Whether a live extension has a handler for run events of this `kind`.

@@ -97,34 +97,6 @@ impl Session {
         self.reply_to_host(&reply, true).await;
     }
 
-    /// `ctx.waitForIdle()`: answered at once when the agent is idle, else after its next
-    /// `agent_settled` (as in the reference, after the `agent_settled` handlers).
-    pub(in crate::rpc::session) async fn wait_for_idle(&mut self, reply: String) {
-        let settling = self.extensions.as_ref().is_some_and(|ext| {
-            ext.pending
-                .values()
-                .any(|pending| matches!(pending, Pending::Settled))
-        });
-        if self.streaming || settling {
-            if let Some(ext) = &mut self.extensions {
-                ext.idle_waiters.push(reply);
-            }
-            return;
-        }
-        self.reply_to_host(&reply, true).await;
-    }
-
-    /// Answers the `ctx.waitForIdle()` calls: the agent has settled.
-    pub(in crate::rpc::session) async fn wake_idle_waiters(&mut self) {
-        let waiters = match &mut self.extensions {
-            Some(ext) => std::mem::take(&mut ext.idle_waiters),
-            None => return,
-        };
-        for reply in waiters {
-            self.reply_to_host(&reply, true).await;
-        }
-    }
-
     /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the
     /// run, if one goes on), and the host is answered `{cancelled}` instead of the client.
     pub(in crate::rpc::session) async fn command_new_session(

@@ -1,0 +1,156 @@
+//! The agent settling: what waits for `agent_settled` (`abort`, a session replacement and
+//! `compact` that stopped a run; `ctx.waitForIdle()` calls) and the `agent_settled` handlers,
+//! which hold client lines until they are done.
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | `Open` | `abort`, a replacement or `compact` stops a busy agent | `Awaiting([w])` | the run and any retry wait are cancelled; the command waits |
+//! | `Awaiting(ws)` | another such command | `Awaiting(ws + w)` | |
+//! | `Open`, `Awaiting(ws)` | the run is over, nothing queued, some extension handles `agent_settled` | `Handlers(ws)` | `agent_settled` goes to the host; lines wait |
+//! | `Open`, `Awaiting(ws)` | the same, no handlers | `Open` | settles (below) |
+//! | `Handlers(ws)` | the handlers are done (or the host ended) | `Open` | settles (below) |
+//! | any | `ctx.waitForIdle()`: the agent streams or `Handlers` | same | the call waits for the next settle |
+//! | any | `ctx.waitForIdle()`: otherwise | same | answered `true` at once |
+//!
+//! Settling writes `agent_settled` (aborted when something waited), answers the
+//! `ctx.waitForIdle()` calls, then carries out what waited, in arrival order: `abort` is
+//! answered, a replacement goes on (its operation, by key), a `compact` starts.
+
+use pi_rpc_protocol::{RequestId, Response};
+
+use super::gates::Gates;
+use crate::rpc::session::Session;
+use crate::rpc::session::waiting::AfterShutdown;
+
+/// What waits for the agent to settle.
+#[derive(Debug)]
+pub(in crate::rpc::session) enum AfterSettle {
+    /// `abort`: answered once settled.
+    Abort(Option<RequestId>),
+    /// A session replacement, carried out once settled.
+    Replace(AfterShutdown),
+    /// `compact` (with its custom instructions): starts once settled.
+    Compact(Option<RequestId>, Option<String>),
+}
+
+/// Where the settling is.
+#[derive(Debug)]
+enum SettleState {
+    /// Nothing waits for the agent to settle.
+    Open,
+    /// A run was stopped; these wait for `agent_settled`.
+    Awaiting(Vec<AfterSettle>),
+    /// The `agent_settled` handlers run; these wait for them.
+    Handlers(Vec<AfterSettle>),
+}
+
+/// The settle operation, owned by the actor's operations.
+#[derive(Debug)]
+pub(in crate::rpc::session) struct Settle {
+    state: SettleState,
+    /// `ctx.waitForIdle()` calls (the host's reply ids) waiting for the next settle.
+    idle_waiters: Vec<String>,
+}
+
+impl Default for Settle {
+    fn default() -> Self {
+        Self {
+            state: SettleState::Open,
+            idle_waiters: Vec::new(),
+        }
+    }
+}
+
+impl Settle {
+    /// A command that stopped a busy agent waits for it to settle.
+    pub(in crate::rpc::session) fn wait_for(&mut self, after: AfterSettle) {
+        match &mut self.state {
+            SettleState::Open => self.state = SettleState::Awaiting(vec![after]),
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => {
+                waiting.push(after);
+            }
+        }
+    }
+
+    /// Whether a command stopped the agent and waits for it to settle (the run was aborted).
+    pub(in crate::rpc::session) fn stopped(&self) -> bool {
+        match &self.state {
+            SettleState::Open => false,
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => !waiting.is_empty(),
+        }
+    }
+
+    /// Whether the `agent_settled` handlers run.
+    pub(in crate::rpc::session) fn in_handlers(&self) -> bool {
+        matches!(self.state, SettleState::Handlers(_))
+    }
+
+    /// The `agent_settled` handlers started.
+    fn handlers_started(&mut self) {
+        let waiting = match std::mem::replace(&mut self.state, SettleState::Open) {
+            SettleState::Open => Vec::new(),
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => waiting,
+        };
+        self.state = SettleState::Handlers(waiting);
+    }
+
+    /// Settled: what waited, and the idle waiters to answer.
+    fn settled(&mut self) -> (Vec<AfterSettle>, Vec<String>) {
+        let waiting = match std::mem::replace(&mut self.state, SettleState::Open) {
+            SettleState::Open => Vec::new(),
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => waiting,
+        };
+        (waiting, std::mem::take(&mut self.idle_waiters))
+    }
+
+    /// Lines wait while the `agent_settled` handlers run (a command then would act before the
+    /// agent settled).
+    pub(in crate::rpc::session) fn gates(&self) -> Gates {
+        if self.in_handlers() {
+            Gates::NO_LINES
+        } else {
+            Gates::OPEN
+        }
+    }
+}
+
+impl Session {
+    /// The agent is idle and nothing is queued: `agent_settled`, after its handlers when some
+    /// extension has them.
+    pub(in crate::rpc::session) async fn settle_or_hold(&mut self) {
+        if self.hold_settled_for_extensions().await {
+            self.ops.settle.handlers_started();
+            return;
+        }
+        self.settle().await;
+    }
+
+    /// Emits `agent_settled`, answers the idle waiters, then carries out what waited for it.
+    pub(in crate::rpc::session) async fn settle(&mut self) {
+        let aborted = self.ops.settle.stopped();
+        let (waiting, idle_waiters) = self.ops.settle.settled();
+        self.emit(self.release.settled(aborted)).await;
+        for reply in idle_waiters {
+            self.reply_to_host(&reply, true).await;
+        }
+        for after in waiting {
+            match after {
+                AfterSettle::Abort(id) => self.write(&Response::ok(id, "abort")).await,
+                AfterSettle::Replace(then) => self.carry_out(then).await,
+                AfterSettle::Compact(id, instructions) => {
+                    self.start_manual_compaction(id, instructions).await;
+                }
+            }
+        }
+    }
+
+    /// `ctx.waitForIdle()`: answered at once when the agent is idle, else after its next
+    /// `agent_settled` (as in the reference, after the `agent_settled` handlers).
+    pub(in crate::rpc::session) async fn wait_for_idle(&mut self, reply: String) {
+        if self.streaming || self.ops.settle.in_handlers() {
+            self.ops.settle.idle_waiters.push(reply);
+            return;
+        }
+        self.reply_to_host(&reply, true).await;
+    }
+}
