@@ -6,11 +6,9 @@ use super::{Extensions, Triggered};
 use crate::extensions::{HostClient, HostInput};
 
 /// Whether commands may be read as far as the extensions say: always without extensions, else
-/// after start-up and not while they are loaded afresh.
+/// after start-up.
 pub(in crate::rpc::session) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
-    extensions
-        .as_ref()
-        .is_none_or(|ext| ext.ready && ext.reloading.is_none())
+    extensions.as_ref().is_none_or(|ext| ext.ready)
 }
 
 /// Whether a live extension has a handler for run events of this `kind`.

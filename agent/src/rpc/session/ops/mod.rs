@@ -1,23 +1,54 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
-//! transitions written at its top; the loop's input gates are their conjunction.
+//! transitions written at its top (`settle`, `replacement`, `reload`); the loop's input gates
+//! are their conjunction. A host request an operation waits for names it by its key
+//! (`ids::OpRoute`), and what waits for the agent to settle too.
 
 pub(super) mod gates;
+pub(super) mod ids;
+pub(super) mod reload;
+pub(super) mod replacement;
 pub(super) mod settle;
 
+use std::collections::BTreeMap;
+
 use gates::Gates;
+use ids::{Answer, OpKey};
 
 /// Every operation in flight, owned by the actor.
 #[derive(Debug, Default)]
 pub(super) struct Operations {
+    /// The key of the next operation.
+    next_key: u64,
     /// What waits for the agent to settle, and the `agent_settled` handlers.
     pub(super) settle: settle::Settle,
+    /// Session replacements before their swap.
+    pub(super) replacements: BTreeMap<OpKey, replacement::Replacement>,
+    /// `ctx.reload()` calls whose `session_shutdown` handlers run.
+    pub(super) reloads: BTreeMap<OpKey, reload::Reload>,
+    /// Session changes whose extensions are loaded afresh and started.
+    pub(super) restarts: BTreeMap<OpKey, reload::Restart>,
 }
 
 impl Operations {
+    /// A key for a new operation.
+    pub(super) fn key(&mut self) -> OpKey {
+        self.next_key += 1;
+        OpKey(self.next_key)
+    }
+
+    /// Whether some session change answers the host (a command's `ctx` call): one at a time.
+    pub(super) fn answers_host(&self) -> bool {
+        let host = |answer: &Answer| matches!(answer, Answer::Host(_));
+        !self.reloads.is_empty()
+            || self.replacements.values().any(|op| host(op.answer()))
+            || self.restarts.values().any(|op| host(op.answer()))
+    }
+
     /// What the loop may take now: what every active operation allows.
     pub(super) fn gates(&self) -> Gates {
-        [self.settle.gates()]
-            .into_iter()
-            .fold(Gates::OPEN, Gates::and)
+        self.restarts
+            .values()
+            .map(reload::Restart::gates)
+            .fold(self.settle.gates(), Gates::and)
     }
 }

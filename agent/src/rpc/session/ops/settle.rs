@@ -19,16 +19,16 @@
 use pi_rpc_protocol::{RequestId, Response};
 
 use super::gates::Gates;
+use super::ids::OpKey;
 use crate::rpc::session::Session;
-use crate::rpc::session::waiting::AfterShutdown;
 
 /// What waits for the agent to settle.
 #[derive(Debug)]
 pub(in crate::rpc::session) enum AfterSettle {
     /// `abort`: answered once settled.
     Abort(Option<RequestId>),
-    /// A session replacement, carried out once settled.
-    Replace(AfterShutdown),
+    /// A session replacement's operation, which goes on once settled.
+    Operation(OpKey),
     /// `compact` (with its custom instructions): starts once settled.
     Compact(Option<RequestId>, Option<String>),
 }
@@ -136,7 +136,7 @@ impl Session {
         for after in waiting {
             match after {
                 AfterSettle::Abort(id) => self.write(&Response::ok(id, "abort")).await,
-                AfterSettle::Replace(then) => self.carry_out(then).await,
+                AfterSettle::Operation(key) => self.resume_after_settle(key).await,
                 AfterSettle::Compact(id, instructions) => {
                     self.start_manual_compaction(id, instructions).await;
                 }
