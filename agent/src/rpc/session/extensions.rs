@@ -28,13 +28,13 @@ mod lifecycle;
 mod prompt;
 
 use super::ops::ids::OpRoute;
+use super::ops::settle::Startup;
 use super::waiting::CompactionEnd;
 use super::{Session, log_store_error};
 use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
 use crate::release::Disposition;
 pub(super) use access::{
-    accepts_lines, accepts_run_events, handles_event, host_client, next_message, provider_hooks,
-    streaming_changed,
+    gates, handles_event, host_client, next_message, provider_hooks, streaming_changed,
 };
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
@@ -75,8 +75,6 @@ pub(crate) struct Extensions {
     host: Host,
     /// Whether the host has ended (then nothing waits for it any more).
     gone: bool,
-    /// Whether start-up (`session_start` handlers) is done.
-    ready: bool,
     /// A run event whose handlers are running; later run events wait behind it.
     held: Option<Event>,
     /// The actor's requests waiting for their `done`, by the id the host client gave them.
@@ -119,7 +117,6 @@ impl Extensions {
         Self {
             host,
             gone: false,
-            ready: false,
             held: None,
             pending: HashMap::new(),
             next_turn: Vec::new(),
@@ -167,21 +164,15 @@ impl Session {
     pub(super) async fn start_extensions(&mut self) {
         self.send_tools_state().await;
         self.send_model_state_with(true).await;
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if !ext.host.handles("session_start") {
-            ext.ready = true;
+        if !handles_event(&self.extensions, "session_start") {
             return;
         }
         let event = HostEvent::SessionStart {
             reason: "startup",
             previous_session_file: None,
         };
-        if !self.send_event(Pending::Startup, &event).await
-            && let Some(ext) = &mut self.extensions
-        {
-            ext.ready = true;
+        if self.send_event(Pending::Startup, &event).await {
+            self.ops.startup = Startup::Handlers;
         }
     }
 
@@ -408,11 +399,7 @@ impl Session {
                 self.after_user_bash(id, bash, decided(reply)).await;
             }
             Pending::Compacted(end) => self.end_compaction(*end).await,
-            Pending::Startup => {
-                if let Some(ext) = &mut self.extensions {
-                    ext.ready = true;
-                }
-            }
+            Pending::Startup => self.ops.startup = Startup::Done,
             Pending::RunEvent => {
                 let held = self.extensions.as_mut().and_then(|ext| ext.held.take());
                 if let Some(event) = held {
@@ -497,9 +484,6 @@ impl Session {
         pending.sort_by_key(|(id, _)| *id);
         for (_, pending) in pending {
             self.complete(pending, None).await;
-        }
-        if let Some(ext) = &mut self.extensions {
-            ext.ready = true;
         }
         self.restart_without_host().await;
     }

@@ -209,8 +209,8 @@ impl Session {
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
-            let run_events = extensions::accepts_run_events(&self.extensions);
-            let commands = self.accepts_lines();
+            let gates = self.gates();
+            let (run_events, commands) = (gates.loop_events, gates.lines);
             tokio::select! {
                 biased;
                 input = extensions::next_message(&mut self.extensions) => {
@@ -241,10 +241,10 @@ impl Session {
         self.shutdown_extensions_at_exit().await;
     }
 
-    /// Whether client lines may be read now: the extensions are started and no operation in
-    /// flight closes them.
-    fn accepts_lines(&self) -> bool {
-        extensions::accepts_lines(&self.extensions) && self.ops.gates().lines
+    /// What the loop may take now: what the operations in flight allow, and the extensions'
+    /// own waits (a held loop event, a triggered turn waiting for its command's answer).
+    fn gates(&self) -> ops::gates::Gates {
+        self.ops.gates().and(extensions::gates(&self.extensions))
     }
 
     async fn emit(&mut self, event: Event) {

@@ -19,6 +19,8 @@ use ids::{Answer, OpKey};
 pub(super) struct Operations {
     /// The key of the next operation.
     next_key: u64,
+    /// The `session_start` handlers at start-up.
+    pub(super) startup: settle::Startup,
     /// What waits for the agent to settle, and the `agent_settled` handlers.
     pub(super) settle: settle::Settle,
     /// Session replacements before their swap.
@@ -49,6 +51,6 @@ impl Operations {
         self.restarts
             .values()
             .map(reload::Restart::gates)
-            .fold(self.settle.gates(), Gates::and)
+            .fold(self.settle.gates().and(self.startup.gates()), Gates::and)
     }
 }

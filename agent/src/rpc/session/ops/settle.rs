@@ -15,12 +15,39 @@
 //! Settling writes `agent_settled` (aborted when something waited), answers the
 //! `ctx.waitForIdle()` calls, then carries out what waited, in arrival order: `abort` is
 //! answered, a replacement goes on (its operation, by key), a `compact` starts.
+//!
+//! Start-up (`Startup`), before the agent first settles:
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | `Done` | start-up, some extension handles `session_start` | `Handlers` | `session_start` (reason `startup`); lines wait |
+//! | `Handlers` | the handlers are done (or the host ended) | `Done` | lines are read |
 
 use pi_rpc_protocol::{RequestId, Response};
 
 use super::gates::Gates;
 use super::ids::OpKey;
 use crate::rpc::session::Session;
+
+/// The `session_start` handlers at start-up.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(in crate::rpc::session) enum Startup {
+    /// They run: lines wait.
+    Handlers,
+    /// Done, or none (the loop starts after start-up was asked for).
+    #[default]
+    Done,
+}
+
+impl Startup {
+    /// Lines wait while the start-up handlers run.
+    pub(in crate::rpc::session) fn gates(self) -> Gates {
+        match self {
+            Self::Handlers => Gates::NO_LINES,
+            Self::Done => Gates::OPEN,
+        }
+    }
+}
 
 /// What waits for the agent to settle.
 #[derive(Debug)]
