@@ -54,3 +54,35 @@ impl Operations {
             .fold(self.settle.gates().and(self.startup.gates()), Gates::and)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    #[test]
+    fn gates_are_the_conjunction_of_the_operations() {
+        let mut ops = Operations::default();
+        assert_eq!(ops.gates(), Gates::OPEN);
+        let key = ops.key();
+        let restart =
+            reload::Restart::reloading(Answer::Host("r".into()), Value::Null, "new", None);
+        ops.restarts.insert(key, restart);
+        assert_eq!(ops.gates(), Gates::NO_LINES);
+        assert!(ops.answers_host(), "a ctx call's change is one at a time");
+        ops.restarts.clear();
+        ops.startup = settle::Startup::Handlers;
+        assert_eq!(ops.gates(), Gates::NO_LINES);
+        ops.startup = settle::Startup::Done;
+        assert_eq!(ops.gates(), Gates::OPEN);
+        assert!(!ops.answers_host());
+    }
+
+    #[test]
+    fn keys_are_unique() {
+        let mut ops = Operations::default();
+        let first = ops.key();
+        assert_ne!(first, ops.key());
+    }
+}

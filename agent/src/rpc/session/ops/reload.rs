@@ -236,3 +236,28 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_command_starts_the_new_instances_twice_a_ctx_call_once() {
+        let client = Answer::Client(None, "new_session");
+        let mut restart = Restart::reloading(client, Value::Null, "new", None);
+        assert!(restart.is_reloading());
+        assert_eq!(
+            restart.gates(),
+            Gates::NO_LINES,
+            "lines wait for the reload"
+        );
+        restart.loaded();
+        assert_eq!(restart.state, RestartState::StartHandlers { left: 2 });
+        assert_eq!(restart.gates(), Gates::OPEN);
+
+        let host = Answer::Host("reply-1".into());
+        let mut restart = Restart::reloading(host, Value::Null, "reload", None);
+        restart.loaded();
+        assert_eq!(restart.state, RestartState::StartHandlers { left: 1 });
+    }
+}

@@ -28,8 +28,9 @@ use serde_json::Value;
 use super::ids::{Answer, OpKey, OpRoute};
 use super::reload::Restart;
 use super::settle::AfterSettle;
-use crate::extensions::ReplyValue;
+use crate::extensions::{HostEvent, ReplyValue};
 use crate::rpc::session::Session;
+use crate::rpc::session::extensions::handles_event;
 use crate::rpc::session::replace::PreparedSession;
 use crate::rpc::session::waiting::Target;
 
@@ -41,7 +42,7 @@ enum ReplacementState {
     /// The run was cancelled; the replacement goes on once the agent settled.
     AwaitingSettle,
     /// The `session_shutdown` handlers run; the new session is made.
-    ShutdownHandlers(PreparedSession),
+    ShutdownHandlers(Box<PreparedSession>),
 }
 
 /// A replacement in flight, until it hands over to its restart.
@@ -116,7 +117,7 @@ impl Session {
         };
         match std::mem::replace(&mut replacement.state, ReplacementState::AwaitingSettle) {
             ReplacementState::BeforeHandlers => self.before_handlers_done(key, cancelled).await,
-            ReplacementState::ShutdownHandlers(prepared) => self.swap(key, Some(prepared)).await,
+            ReplacementState::ShutdownHandlers(prepared) => self.swap(key, Some(*prepared)).await,
             ReplacementState::AwaitingSettle => {
                 tracing::warn!("a reply to a replacement that waits for the agent to settle");
             }
@@ -162,7 +163,7 @@ impl Session {
         let Some(replacement) = self.ops.replacements.get(&key) else {
             return;
         };
-        if !crate::rpc::session::extensions::handles_event(&self.extensions, "session_shutdown") {
+        if !handles_event(&self.extensions, "session_shutdown") {
             self.swap(key, None).await;
             return;
         }
@@ -173,7 +174,7 @@ impl Session {
                 return;
             }
         };
-        let event = crate::extensions::HostEvent::SessionShutdown {
+        let event = HostEvent::SessionShutdown {
             reason: replacement.target.reason(),
             target_session_file: prepared
                 .store
@@ -182,7 +183,7 @@ impl Session {
         };
         if self.send_op_event(OpRoute::Replacement(key), &event).await {
             if let Some(replacement) = self.ops.replacements.get_mut(&key) {
-                replacement.state = ReplacementState::ShutdownHandlers(prepared);
+                replacement.state = ReplacementState::ShutdownHandlers(Box::new(prepared));
             }
             return;
         }

@@ -181,3 +181,69 @@ impl Session {
         self.reply_to_host(&reply, true).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(waiting: &[AfterSettle]) -> Vec<String> {
+        waiting.iter().map(|after| format!("{after:?}")).collect()
+    }
+
+    #[test]
+    fn commands_that_stop_the_agent_wait_in_order_and_mark_the_settle_aborted() {
+        let mut settle = Settle::default();
+        assert!(!settle.stopped());
+        settle.wait_for(AfterSettle::Abort(None));
+        settle.wait_for(AfterSettle::Operation(OpKey(7)));
+        settle.wait_for(AfterSettle::Compact(None, Some("focus".into())));
+        assert!(settle.stopped());
+        assert_eq!(
+            settle.gates(),
+            Gates::OPEN,
+            "lines go on while the run stops"
+        );
+        let (waiting, idle) = settle.settled();
+        assert_eq!(
+            ids(&waiting),
+            [
+                "Abort(None)",
+                "Operation(OpKey(7))",
+                "Compact(None, Some(\"focus\"))"
+            ]
+        );
+        assert!(idle.is_empty());
+        assert!(!settle.stopped(), "a settle leaves nothing waiting");
+    }
+
+    #[test]
+    fn agent_settled_handlers_close_lines_and_keep_what_waits() {
+        let mut settle = Settle::default();
+        settle.wait_for(AfterSettle::Abort(None));
+        settle.idle_waiters.push("reply-1".into());
+        settle.handlers_started();
+        assert!(settle.in_handlers());
+        assert!(settle.stopped());
+        assert_eq!(settle.gates(), Gates::NO_LINES);
+        let (waiting, idle) = settle.settled();
+        assert_eq!(ids(&waiting), ["Abort(None)"]);
+        assert_eq!(idle, ["reply-1"]);
+        assert!(!settle.in_handlers());
+        assert_eq!(settle.gates(), Gates::OPEN);
+    }
+
+    #[test]
+    fn a_plain_settle_is_not_aborted() {
+        let mut settle = Settle::default();
+        settle.handlers_started();
+        assert!(!settle.stopped());
+        let (waiting, _) = settle.settled();
+        assert!(waiting.is_empty());
+    }
+
+    #[test]
+    fn start_up_handlers_close_lines_only() {
+        assert_eq!(Startup::Handlers.gates(), Gates::NO_LINES);
+        assert_eq!(Startup::Done.gates(), Gates::OPEN);
+    }
+}
