@@ -3,9 +3,11 @@
 //! reference), runs extension commands invoked by a prompt, and writes what the extensions
 //! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
 //! extensions send and the prompt's `input` / `before_agent_start` events; `lifecycle` the
-//! session events (`agent_settled`, replacements, shutdown, compaction); `active_tools` the
-//! tools' state and `pi.setActiveTools`; `host_calls` the model's state and the other calls the
-//! host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). Extension tools and the
+//! session events (`agent_settled`, shutdown at exit, compaction, `model_select`, `user_bash`);
+//! `active_tools` the tools' state and `pi.setActiveTools`; `host_calls` the model's state and
+//! the other calls the host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). The
+//! handlers an operation in flight waits for (`rpc/session/ops/`: a replacement, a reload, the
+//! settle) are sent here and their `done` routed back to it by key. Extension tools and the
 //! `tool_call` / `tool_result` handlers run from the run itself, through its clone of the host's
 //! one client (`crate::extensions::HostClient`): the actor's requests and the run's take their
 //! ids from the same counter, and the actor's replies reach it in order with the host's other
