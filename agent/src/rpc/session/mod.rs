@@ -98,7 +98,8 @@ pub struct Session {
     /// The retry wait reports here: `true` when it elapsed, `false` when cancelled.
     retry_tx: mpsc::Sender<bool>,
     retry_rx: mpsc::Receiver<bool>,
-    /// The operations in flight (`ops/`): what waits for the agent to settle, ...
+    /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads; the
+    /// loop's gates are theirs.
     ops: ops::Operations,
     out: OutputSender,
     /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
