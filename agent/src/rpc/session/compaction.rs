@@ -13,8 +13,9 @@ use pi_rpc_protocol::response::CompactionResult;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::ops::settle::AfterSettle;
 use super::waiting::CompactionEnd;
-use super::{Deferred, Session, log_store_error};
+use super::{Session, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::extensions::{CompactionPreparation, HostEvent};
@@ -163,8 +164,8 @@ impl Session {
             return;
         }
         if self.stop_activity() {
-            self.deferred
-                .push(Deferred::Compact(id, custom_instructions));
+            let after = AfterSettle::Compact(id, custom_instructions);
+            self.ops.settle.wait_for(after);
             return;
         }
         self.start_manual_compaction(id, custom_instructions).await;

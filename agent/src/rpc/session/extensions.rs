@@ -3,9 +3,11 @@
 //! reference), runs extension commands invoked by a prompt, and writes what the extensions
 //! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
 //! extensions send and the prompt's `input` / `before_agent_start` events; `lifecycle` the
-//! session events (`agent_settled`, replacements, shutdown, compaction); `active_tools` the
-//! tools' state and `pi.setActiveTools`; `host_calls` the model's state and the other calls the
-//! host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). Extension tools and the
+//! session events (`agent_settled`, shutdown at exit, compaction, `model_select`, `user_bash`);
+//! `active_tools` the tools' state and `pi.setActiveTools`; `host_calls` the model's state and
+//! the other calls the host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). The
+//! handlers an operation in flight waits for (`rpc/session/ops/`: a replacement, a reload, the
+//! settle) are sent here and their `done` routed back to it by key. Extension tools and the
 //! `tool_call` / `tool_result` handlers run from the run itself, through its clone of the host's
 //! one client (`crate::extensions::HostClient`): the actor's requests and the run's take their
 //! ids from the same counter, and the actor's replies reach it in order with the host's other
@@ -17,7 +19,6 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
-use pi_rpc_protocol::response::CancelledResult;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -28,18 +29,15 @@ mod host_calls;
 mod lifecycle;
 mod prompt;
 
-pub(super) use access::{
-    accepts_lines, accepts_run_events, handles_event, host_client, next_message, provider_hooks,
-    streaming_changed,
-};
-pub(super) use lifecycle::PreparedSession;
-
-use super::waiting::{AfterShutdown, CompactionEnd};
+use super::ops::ids::OpRoute;
+use super::ops::settle::Startup;
+use super::waiting::CompactionEnd;
 use super::{Session, log_store_error};
-use crate::extensions::{
-    CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply, ReplyValue,
-};
+use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
 use crate::release::Disposition;
+pub(super) use access::{
+    gates, handles_event, host_client, next_message, provider_hooks, streaming_changed,
+};
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
 #[derive(Debug)]
@@ -60,14 +58,6 @@ enum Pending {
     UserBeforeStart(Vec<AgentMessage>),
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
-    /// The `session_before_switch` or `session_before_fork` handlers, which may cancel the
-    /// replacement.
-    BeforeReplace(AfterShutdown),
-    /// The `session_shutdown` handlers before a session replacement.
-    Shutdown(AfterShutdown),
-    /// The `session_start` handlers after a replacement; then the command is answered
-    /// (`command`, with `data`).
-    Started(Box<AfterReload>),
     /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
     UserBash(Option<RequestId>, pi_rpc_protocol::command::BashCommand),
     /// Handlers (of `model_select`) that run before `command` is answered with `data`.
@@ -75,25 +65,10 @@ enum Pending {
     /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
     /// reply id).
     ModelSet(String),
-    /// The `session_shutdown` handlers (reason `reload`) of a command's `ctx.reload()` (its
-    /// reply id): then the extensions are loaded afresh.
-    ReloadShutdown(String),
     /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
     Compacted(Box<CompactionEnd>),
-}
-
-/// A replacement's answer, waiting for the extensions' reload and `session_start` handlers.
-#[derive(Debug)]
-pub(super) struct AfterReload {
-    id: Option<RequestId>,
-    command: &'static str,
-    data: Value,
-    /// The `session_start` event's reason (and the session file left).
-    reason: &'static str,
-    previous: Option<String>,
-    /// How many more times `session_start` is emitted: the reference emits it twice to the
-    /// new instances (once as they start, once as the RPC mode rebinds the session).
-    again: u8,
+    /// Handlers an operation in flight waits for (`ops/`).
+    Op(OpRoute),
 }
 
 /// The extension host and what waits for it.
@@ -102,8 +77,6 @@ pub(crate) struct Extensions {
     host: Host,
     /// Whether the host has ended (then nothing waits for it any more).
     gone: bool,
-    /// Whether start-up (`session_start` handlers) is done.
-    ready: bool,
     /// A run event whose handlers are running; later run events wait behind it.
     held: Option<Event>,
     /// The actor's requests waiting for their `done`, by the id the host client gave them.
@@ -124,17 +97,6 @@ pub(crate) struct Extensions {
     response_after_start: Option<Option<RequestId>>,
     /// The system prompt `before_agent_start` handlers gave the next run.
     system_prompt: Option<String>,
-    /// The `session_shutdown` handlers of the replacement being carried out are done.
-    shut_down: bool,
-    /// The extensions are being loaded afresh for a replaced session; then this goes on.
-    reloading: Option<Box<AfterReload>>,
-    /// The session replacing the current one, made before `session_shutdown`.
-    prepared: Option<PreparedSession>,
-    /// The host's reply id of the session replacement a command's `ctx` asked for: it is
-    /// answered to the host, not to the client.
-    command_replacement: Option<String>,
-    /// `ctx.waitForIdle()` calls (the host's reply ids) waiting for the agent to settle.
-    idle_waiters: Vec<String>,
     /// The tool flags' choice, kept while `pi.setActiveTools` chose the tools instead.
     flag_tools: Option<crate::tools::ToolSelection>,
 }
@@ -157,7 +119,6 @@ impl Extensions {
         Self {
             host,
             gone: false,
-            ready: false,
             held: None,
             pending: HashMap::new(),
             next_turn: Vec::new(),
@@ -167,17 +128,29 @@ impl Extensions {
             triggered: Triggered::No,
             response_after_start: None,
             system_prompt: None,
-            shut_down: false,
-            reloading: None,
-            prepared: None,
-            command_replacement: None,
-            idle_waiters: Vec::new(),
             flag_tools: None,
         }
     }
 }
 
 impl Extensions {
+    /// The host, while it lives.
+    pub(super) fn live_host(&self) -> Option<&Host> {
+        (!self.gone).then_some(&self.host)
+    }
+
+    /// The host, live or not.
+    pub(super) fn host_mut(&mut self) -> &mut Host {
+        &mut self.host
+    }
+
+    /// A session replacement: what the old instances left for their session goes with it.
+    pub(super) fn forget_session(&mut self) {
+        self.next_turn.clear();
+        self.after_command.clear();
+        self.system_prompt = None;
+    }
+
     /// Whether the `before_agent_start` handlers of some extension user message still run
     /// (a running command's answer then waits for them).
     fn user_messages_starting(&self) -> bool {
@@ -193,21 +166,15 @@ impl Session {
     pub(super) async fn start_extensions(&mut self) {
         self.send_tools_state().await;
         self.send_model_state_with(true).await;
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if !ext.host.handles("session_start") {
-            ext.ready = true;
+        if !handles_event(&self.extensions, "session_start") {
             return;
         }
         let event = HostEvent::SessionStart {
             reason: "startup",
             previous_session_file: None,
         };
-        if !self.send_event(Pending::Startup, &event).await
-            && let Some(ext) = &mut self.extensions
-        {
-            ext.ready = true;
+        if self.send_event(Pending::Startup, &event).await {
+            self.ops.startup = Startup::Handlers;
         }
     }
 
@@ -273,6 +240,13 @@ impl Session {
                 false
             }
         }
+    }
+
+    /// Sends `event` to the host when some live extension handles it, its handlers' `done` to
+    /// go to the operation `route`; false when nothing waits for them.
+    pub(super) async fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        handles_event(&self.extensions, event.kind())
+            && self.send_event(Pending::Op(route), event).await
     }
 
     /// A run event: returned to be emitted now, or held while extension handlers run (then
@@ -415,43 +389,19 @@ impl Session {
                     .await;
             }
             Pending::Settled => self.settle().await,
-            Pending::BeforeReplace(then) => {
-                if decided::<CancelResult>(reply).cancelled() {
-                    let command = then.command();
-                    if let Some(reply) = self
-                        .extensions
-                        .as_mut()
-                        .and_then(|ext| ext.command_replacement.take())
-                    {
-                        let value = ReplyValue::Cancelled { cancelled: true };
-                        self.reply_value_to_host(&reply, &value).await;
-                        return;
-                    }
-                    let data = CancelledResult { cancelled: true };
-                    self.respond(then.id(), command, &data).await;
-                    return;
-                }
-                self.proceed_with_replacement(then).await;
+            Pending::Op(OpRoute::Replacement(key)) => {
+                let cancelled = decided::<CancelResult>(reply).cancelled();
+                self.replacement_handlers_done(key, cancelled).await;
             }
-            Pending::Shutdown(then) => {
-                if let Some(ext) = &mut self.extensions {
-                    ext.shut_down = true;
-                }
-                self.carry_out(then).await;
-            }
-            Pending::Started(after) => self.start_replaced(after).await,
+            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
+            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
-            Pending::ReloadShutdown(reply) => self.reload_runtime(reply).await,
             Pending::UserBash(id, bash) => {
                 self.after_user_bash(id, bash, decided(reply)).await;
             }
             Pending::Compacted(end) => self.end_compaction(*end).await,
-            Pending::Startup => {
-                if let Some(ext) = &mut self.extensions {
-                    ext.ready = true;
-                }
-            }
+            Pending::Startup => self.ops.startup = Startup::Done,
             Pending::RunEvent => {
                 let held = self.extensions.as_mut().and_then(|ext| ext.held.take());
                 if let Some(event) = held {
@@ -525,15 +475,6 @@ impl Session {
         }
     }
 
-    /// Carries out a session replacement (after the aborted run settled, or after the
-    /// extensions' handlers).
-    pub(super) async fn carry_out(&mut self, then: AfterShutdown) {
-        match then {
-            AfterShutdown::NewSession(id, parent) => self.finish_new_session(id, parent).await,
-            AfterShutdown::Replace(id, replacement) => self.replace(id, replacement).await,
-        }
-    }
-
     /// The host ended: nothing it was doing will finish, so everything waiting goes on.
     async fn on_host_gone(&mut self) {
         let Some(ext) = &mut self.extensions else {
@@ -546,9 +487,7 @@ impl Session {
         for (_, pending) in pending {
             self.complete(pending, None).await;
         }
-        if let Some(ext) = &mut self.extensions {
-            ext.ready = true;
-        }
+        self.restart_without_host().await;
     }
 
     /// `pi.appendEntry`: a `custom` entry in the session, announced as `entry_appended`.

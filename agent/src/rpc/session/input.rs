@@ -24,7 +24,7 @@ impl Session {
                 self.held_answers = Some(Vec::new());
             }
             self.on_line(input.line).await;
-            if !more || self.output_closed || !super::extensions::accepts_lines(&self.extensions) {
+            if !more || self.output_closed || !self.gates().lines {
                 break;
             }
             match lines.recv().await {

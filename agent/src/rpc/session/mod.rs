@@ -8,6 +8,7 @@ mod compaction;
 mod extensions;
 mod input;
 mod later_releases;
+mod ops;
 mod output;
 mod queue;
 mod replace;
@@ -22,7 +23,6 @@ use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use pi_rpc_protocol::{RequestId, Response};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -66,19 +66,6 @@ struct ActiveRun {
     cancel: CancellationToken,
 }
 
-/// A command whose response waits until the agent has settled.
-#[derive(Debug)]
-enum Deferred {
-    /// `abort`: answered after `agent_settled`.
-    Abort(Option<RequestId>),
-    /// `new_session`: the reset happens, and the answer comes, once the aborted run settled.
-    NewSession(Option<RequestId>, Option<String>),
-    /// `switch_session`, `fork`, `clone`: carried out once the aborted run settled.
-    Replace(Option<RequestId>, waiting::Replacement),
-    /// `compact` (with its custom instructions): starts once the aborted run settled.
-    Compact(Option<RequestId>, Option<String>),
-}
-
 /// The one owner of session state.
 pub struct Session {
     config: Config,
@@ -111,7 +98,9 @@ pub struct Session {
     /// The retry wait reports here: `true` when it elapsed, `false` when cancelled.
     retry_tx: mpsc::Sender<bool>,
     retry_rx: mpsc::Receiver<bool>,
-    deferred: Vec<Deferred>,
+    /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads; the
+    /// loop's gates are theirs.
+    ops: ops::Operations,
     out: OutputSender,
     /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
     /// written after the read's last line.
@@ -188,7 +177,7 @@ impl Session {
             retry_wait: None,
             retry_tx,
             retry_rx,
-            deferred: Vec::new(),
+            ops: ops::Operations::default(),
             out,
             held_answers: None,
             cli_start: start::CliStart {
@@ -221,8 +210,8 @@ impl Session {
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
-            let run_events = extensions::accepts_run_events(&self.extensions);
-            let commands = extensions::accepts_lines(&self.extensions);
+            let gates = self.gates();
+            let (run_events, commands) = (gates.loop_events, gates.lines);
             tokio::select! {
                 biased;
                 input = extensions::next_message(&mut self.extensions) => {
@@ -251,6 +240,12 @@ impl Session {
         self.abort_bash();
         self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
+    }
+
+    /// What the loop may take now: what the operations in flight allow, and the extensions'
+    /// own waits (a held loop event, a triggered turn waiting for its command's answer).
+    fn gates(&self) -> ops::gates::Gates {
+        self.ops.gates().and(extensions::gates(&self.extensions))
     }
 
     async fn emit(&mut self, event: Event) {
@@ -422,9 +417,10 @@ impl Session {
     /// After a run: a continuation when messages are queued, else `agent_settled` and the
     /// answers that waited for it.
     async fn continue_or_settle(&mut self) {
-        // From 0.86.1 an aborted run (its abort waits in `deferred`) leaves the queues as they are.
+        // From 0.86.1 an aborted run (its abort waits for the settle) leaves the queues as they
+        // are.
         let stopped = self.release.has(crate::release::Feature::AbortKeepsQueues)
-            && !self.deferred.is_empty();
+            && self.ops.settle.stopped();
         if !stopped && (!self.steering_queue.is_empty() || !self.follow_up_queue.is_empty()) {
             // Messages queued after the loop last looked (or left by an abort) start a
             // continuation, as the reference's post-run check does.
@@ -441,28 +437,7 @@ impl Session {
         self.streaming = false;
         extensions::streaming_changed(&self.extensions, false);
         self.flush_pending_bash();
-        if self.hold_settled_for_extensions().await {
-            return;
-        }
-        self.settle().await;
-    }
-
-    /// Emits `agent_settled`, then the answers that waited for it.
-    async fn settle(&mut self) {
-        // An abort, or a command that stopped the run first, waits in `deferred`.
-        let aborted = !self.deferred.is_empty();
-        self.emit(self.release.settled(aborted)).await;
-        self.wake_idle_waiters().await;
-        for deferred in std::mem::take(&mut self.deferred) {
-            match deferred {
-                Deferred::Abort(id) => self.write(&Response::ok(id, "abort")).await,
-                Deferred::NewSession(id, parent) => self.finish_new_session(id, parent).await,
-                Deferred::Replace(id, replacement) => self.replace(id, replacement).await,
-                Deferred::Compact(id, instructions) => {
-                    self.start_manual_compaction(id, instructions).await;
-                }
-            }
-        }
+        self.settle_or_hold().await;
     }
 
     /// Starts a run that delivers `prompts` first.

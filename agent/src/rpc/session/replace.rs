@@ -1,18 +1,13 @@
-//! Replacing the session, for `new_session`, `switch_session`, `fork` and `clone`
-//! (`commands/session.rs`). As in the reference, a replacement asks the extensions'
-//! `session_before_*` handlers first and checks its target while a run goes on; only then is
-//! the run aborted, and the answer waits for it to settle. A replacement that cannot be made
-//! (an unknown entry, a file that is not a session) is answered at once and leaves the run
-//! alone.
+//! What a session replacement (`ops/replacement.rs`: `new_session`, `switch_session`, `fork`,
+//! `clone` and a command's `ctx` calls) does to the session: its target checked while a run
+//! goes on, the new session made before the old one's `session_shutdown` handlers, the
+//! `session_before_*` event that may cancel it, and the swap itself.
 
 use std::path::Path;
 
-use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::response::CancelledResult;
-use serde::Serialize;
-
-use super::waiting::{AfterShutdown, Replacement};
-use super::{Deferred, Session};
+use super::Session;
+use super::waiting::Target;
+use crate::extensions::HostEvent;
 use crate::session::{SavedAt, SessionStore};
 
 /// Why a replacement cannot be made; the text is what the client sees.
@@ -32,57 +27,25 @@ pub(super) enum ReplaceError {
     },
 }
 
-/// `fork` data.
-#[derive(Debug, Serialize)]
-struct ForkResult {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<String>,
-    cancelled: bool,
+/// A replacement session made before the old session's `session_shutdown` handlers run.
+#[derive(Debug)]
+pub(super) struct PreparedSession {
+    /// The new session.
+    pub(super) store: SessionStore,
+    /// A fork's text (of the user message forked before).
+    fork_text: Option<String>,
 }
 
 impl Session {
-    /// Starts a replacement (a command, or a command's `ctx` call): the extensions'
-    /// `session_before_*` handlers first, which may cancel it while a run goes on.
-    pub(super) async fn begin_replacement(&mut self, then: AfterShutdown) {
-        if let Some(then) = self.before_replace_handlers(then).await {
-            self.proceed_with_replacement(then).await;
-        }
-    }
-
-    /// A replacement the `session_before_*` handlers let go on: when the agent is busy, its
-    /// target is checked first (one that fails leaves the run alone), then the run is aborted
-    /// and the replacement carried out once it settled; an idle agent carries it out at once.
-    pub(super) async fn proceed_with_replacement(&mut self, then: AfterShutdown) {
-        if self.streaming
-            && let Err(error) = self.check_replacement(&then)
-        {
-            self.refuse_replacement(then, error.to_string()).await;
-            return;
-        }
-        if !self.stop_activity() {
-            self.carry_out(then).await;
-            return;
-        }
-        let deferred = match then {
-            AfterShutdown::NewSession(id, parent) => Deferred::NewSession(id, parent),
-            AfterShutdown::Replace(id, replacement) => Deferred::Replace(id, replacement),
-        };
-        self.deferred.push(deferred);
-    }
-
     /// Whether the replacement can be made, without making it: the session file opens (as
     /// the reference opens it before tearing the old session down), the fork entry is a user
     /// message, a persisted session to branch is written.
-    pub(super) fn check_replacement(&self, then: &AfterShutdown) -> Result<(), ReplaceError> {
-        match then {
-            AfterShutdown::NewSession(..) => Ok(()),
-            AfterShutdown::Replace(_, Replacement::Switch(path)) => {
-                self.open_session_file(path).map(drop)
-            }
-            AfterShutdown::Replace(_, Replacement::Fork(entry_id)) => {
-                Ok(self.store.check_fork(entry_id)?)
-            }
-            AfterShutdown::Replace(_, Replacement::Clone) => Ok(self.store.check_clone()?),
+    pub(super) fn check_replacement(&self, target: &Target) -> Result<(), ReplaceError> {
+        match target {
+            Target::New(_) => Ok(()),
+            Target::Switch(path) => self.open_session_file(path).map(drop),
+            Target::Fork(entry_id) => Ok(self.store.check_fork(entry_id)?),
+            Target::Clone => Ok(self.store.check_clone()?),
         }
     }
 
@@ -105,95 +68,55 @@ impl Session {
         Ok(store)
     }
 
-    /// Carries out a replacement and answers it (after the extensions' `session_shutdown`
-    /// and `session_start` handlers).
-    pub(super) async fn replace(&mut self, id: Option<RequestId>, replacement: Replacement) {
-        let reason = match replacement {
-            Replacement::Switch(_) => "resume",
-            Replacement::Fork(_) | Replacement::Clone => "fork",
-        };
-        let then = AfterShutdown::Replace(id.clone(), replacement.clone());
-        if self.shutdown_for_extensions(then, reason).await {
-            return;
-        }
-        let previous = self.store.session_file();
-        if let Some(prepared) = self.take_prepared_session() {
-            self.store = prepared.store;
-            self.rebind_session();
-            let command = AfterShutdown::Replace(None, replacement).command();
-            if command == "fork" {
-                let result = ForkResult {
-                    text: prepared.fork_text,
-                    cancelled: false,
-                };
-                self.respond_replaced(id, command, &result, reason, previous)
-                    .await;
-            } else {
-                let result = CancelledResult { cancelled: false };
-                self.respond_replaced(id, command, &result, reason, previous)
-                    .await;
+    /// The session that replaces the current one, made as `target` says (the current one
+    /// stays until the swap).
+    pub(super) fn prepare_replacement(
+        &self,
+        target: &Target,
+    ) -> Result<PreparedSession, ReplaceError> {
+        let mut store = self.store.clone();
+        let mut fork_text = None;
+        match target {
+            Target::New(parent) => {
+                store.new_session(parent.as_deref());
             }
-            return;
+            Target::Switch(path) => store = self.open_session_file(path)?,
+            Target::Fork(entry_id) => fork_text = store.fork(entry_id)?,
+            Target::Clone => store.clone_at_leaf()?,
         }
-        match replacement {
-            Replacement::Switch(path) => {
-                let kind = "switch_session";
-                match self.open_session_file(&path) {
-                    Ok(store) => {
-                        self.store = store;
-                        self.rebind_session();
-                        let result = CancelledResult { cancelled: false };
-                        self.respond_replaced(id, kind, &result, reason, previous)
-                            .await;
-                    }
-                    Err(error) => {
-                        let then = AfterShutdown::Replace(id, Replacement::Switch(path));
-                        self.refuse_replacement(then, error.to_string()).await;
-                    }
-                }
-            }
-            Replacement::Fork(entry_id) => match self.store.fork(&entry_id) {
-                Ok(text) => {
-                    self.rebind_session();
-                    let result = ForkResult {
-                        text,
-                        cancelled: false,
-                    };
-                    self.respond_replaced(id, "fork", &result, reason, previous)
-                        .await;
-                }
-                Err(error) => {
-                    let then = AfterShutdown::Replace(id, Replacement::Fork(entry_id));
-                    self.refuse_replacement(then, error.to_string()).await;
-                }
+        Ok(PreparedSession { store, fork_text })
+    }
+
+    /// `session_before_switch` (`new`, `resume` with the target file) or
+    /// `session_before_fork` (the entry, and whether the fork is before it or at it).
+    pub(super) fn before_replace_event(&self, target: &Target) -> HostEvent<'static> {
+        match target {
+            Target::New(_) => HostEvent::SessionBeforeSwitch {
+                reason: "new",
+                target_session_file: None,
             },
-            Replacement::Clone => match self.store.clone_at_leaf() {
-                Ok(()) => {
-                    self.rebind_session();
-                    let result = CancelledResult { cancelled: false };
-                    self.respond_replaced(id, "clone", &result, reason, previous)
-                        .await;
-                }
-                Err(error) => {
-                    let then = AfterShutdown::Replace(id, Replacement::Clone);
-                    self.refuse_replacement(then, error.to_string()).await;
-                }
+            Target::Switch(path) => HostEvent::SessionBeforeSwitch {
+                reason: "resume",
+                target_session_file: Some(self.config.cwd.join(path).display().to_string()),
+            },
+            Target::Fork(entry_id) => HostEvent::SessionBeforeFork {
+                entry_id: Some(entry_id.clone()),
+                position: "before",
+            },
+            Target::Clone => HostEvent::SessionBeforeFork {
+                entry_id: self.store.leaf_id().map(str::to_owned),
+                position: "at",
             },
         }
     }
 
-    /// Carries out `new_session` and answers it (after the extensions' `session_shutdown`
-    /// and `session_start` handlers).
-    pub(super) async fn finish_new_session(
+    /// `new_session`'s swap: a new session (the prepared one, else one made now with its
+    /// parent), the conversation and queues emptied.
+    pub(super) fn swap_new_session(
         &mut self,
-        id: Option<RequestId>,
-        parent_session: Option<String>,
+        parent_session: Option<&str>,
+        prepared: Option<PreparedSession>,
     ) {
-        let then = AfterShutdown::NewSession(id.clone(), parent_session.clone());
-        if self.shutdown_for_extensions(then, "new").await {
-            return;
-        }
-        let previous = self.store.session_file();
         self.session_generation += 1;
         self.abort_bash();
         self.pending_bash.clear();
@@ -203,16 +126,43 @@ impl Session {
         self.steering_queue.clear();
         self.follow_up_queue.clear();
         self.session_name = None;
-        match self.take_prepared_session() {
+        match prepared {
             Some(prepared) => self.store = prepared.store,
             None => {
-                self.store.new_session(parent_session.as_deref());
+                self.store.new_session(parent_session);
             }
         }
         self.start_on_store();
-        let result = CancelledResult { cancelled: false };
-        self.respond_replaced(id, "new_session", &result, "new", previous)
-            .await;
+    }
+
+    /// The swap of `switch_session`, `fork` and `clone`: the prepared session, else the one
+    /// made now (a fork in place); the fork's text.
+    pub(super) fn swap_replaced(
+        &mut self,
+        target: &Target,
+        prepared: Option<PreparedSession>,
+    ) -> Result<Option<String>, ReplaceError> {
+        let fork_text = match (prepared, target) {
+            (Some(prepared), _) => {
+                self.store = prepared.store;
+                prepared.fork_text
+            }
+            (None, Target::Switch(path)) => {
+                self.store = self.open_session_file(path)?;
+                None
+            }
+            (None, Target::Fork(entry_id)) => self.store.fork(entry_id)?,
+            (None, Target::Clone) => {
+                self.store.clone_at_leaf()?;
+                None
+            }
+            (None, Target::New(parent)) => {
+                self.store.new_session(parent.as_deref());
+                None
+            }
+        };
+        self.rebind_session();
+        Ok(fork_text)
     }
 
     /// Rebuilds the conversation state from the store, as a new runtime starts on a session

@@ -1,15 +1,17 @@
-//! Work the actor parks until the extensions' handlers are done or the run settles, as data:
-//! a session replacement and a saved compaction's end. The files that park it (`extensions`)
-//! and the ones that carry it out (`replace`, `compaction`) both name it here, so neither
-//! imports the other.
+//! Data the actor's files share without importing each other: what a session replacement
+//! replaces the session with, and a saved compaction's end. The files that park the work
+//! (`extensions`, `ops`) and the ones that carry it out (`replace`, `compaction`) both name it
+//! here.
 
 use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::event::CompactionReason;
 use pi_rpc_protocol::response::CompactionResult;
 
-/// A session replacement waiting to be carried out.
+/// What a session replacement makes the current session.
 #[derive(Debug, Clone)]
-pub(in crate::rpc::session) enum Replacement {
+pub(in crate::rpc::session) enum Target {
+    /// `new_session` (with its parent session).
+    New(Option<String>),
     /// `switch_session` to this path.
     Switch(String),
     /// `fork` before this user message.
@@ -18,30 +20,23 @@ pub(in crate::rpc::session) enum Replacement {
     Clone,
 }
 
-/// A session replacement waiting for the extensions' handlers or for the run to settle.
-#[derive(Debug, Clone)]
-pub(in crate::rpc::session) enum AfterShutdown {
-    /// `new_session` (with its parent session).
-    NewSession(Option<RequestId>, Option<String>),
-    /// `switch_session`, `fork` or `clone`.
-    Replace(Option<RequestId>, Replacement),
-}
-
-impl AfterShutdown {
-    /// The command it answers.
+impl Target {
+    /// The client command that asks for it.
     pub(in crate::rpc::session) fn command(&self) -> &'static str {
         match self {
-            Self::NewSession(..) => "new_session",
-            Self::Replace(_, Replacement::Switch(_)) => "switch_session",
-            Self::Replace(_, Replacement::Fork(_)) => "fork",
-            Self::Replace(_, Replacement::Clone) => "clone",
+            Self::New(_) => "new_session",
+            Self::Switch(_) => "switch_session",
+            Self::Fork(_) => "fork",
+            Self::Clone => "clone",
         }
     }
 
-    /// The id of that command.
-    pub(in crate::rpc::session) fn id(self) -> Option<RequestId> {
+    /// The reason the `session_shutdown` and `session_start` events give.
+    pub(in crate::rpc::session) fn reason(&self) -> &'static str {
         match self {
-            Self::NewSession(id, _) | Self::Replace(id, _) => id,
+            Self::New(_) => "new",
+            Self::Switch(_) => "resume",
+            Self::Fork(_) | Self::Clone => "fork",
         }
     }
 }

@@ -4,7 +4,8 @@
 use pi_rpc_protocol::{RequestId, Response};
 
 use crate::release::Feature;
-use crate::rpc::session::{Deferred, Session};
+use crate::rpc::session::Session;
+use crate::rpc::session::ops::settle::AfterSettle;
 
 impl Session {
     pub(super) async fn abort_command(&mut self, id: Option<RequestId>) {
@@ -12,7 +13,7 @@ impl Session {
             self.cancel_manual_compaction().await;
         }
         if self.stop_activity() {
-            self.deferred.push(Deferred::Abort(id));
+            self.ops.settle.wait_for(AfterSettle::Abort(id));
         } else {
             self.write(&Response::ok(id, "abort")).await;
         }

@@ -1,6 +1,5 @@
-//! The session itself: `new_session`, `switch_session`, `fork` and `clone` (carried out by
-//! `rpc/session/replace.rs` once the extensions' `session_before_*` handlers and a run in
-//! progress allow), and `set_session_name`.
+//! The session itself: `new_session`, `switch_session`, `fork` and `clone` (each a
+//! replacement operation, `rpc/session/ops/replacement.rs`), and `set_session_name`.
 
 use pi_rpc_protocol::command::{
     ForkCommand, NewSessionCommand, SetSessionNameCommand, SwitchSessionCommand,
@@ -8,7 +7,8 @@ use pi_rpc_protocol::command::{
 use pi_rpc_protocol::event::{Event, SessionInfoChangedEvent};
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::rpc::session::waiting::{AfterShutdown, Replacement};
+use crate::rpc::session::ops::ids::Answer;
+use crate::rpc::session::waiting::Target;
 use crate::rpc::session::{Session, log_store_error};
 
 impl Session {
@@ -17,8 +17,8 @@ impl Session {
         id: Option<RequestId>,
         new_session: NewSessionCommand,
     ) {
-        let then = AfterShutdown::NewSession(id, new_session.parent_session);
-        self.begin_replacement(then).await;
+        let target = Target::New(new_session.parent_session);
+        self.request_replacement(id, target).await;
     }
 
     pub(super) async fn switch_session_command(
@@ -26,29 +26,29 @@ impl Session {
         id: Option<RequestId>,
         switch: SwitchSessionCommand,
     ) {
-        let replacement = Replacement::Switch(switch.session_path);
-        self.request_replacement(id, replacement).await;
+        self.request_replacement(id, Target::Switch(switch.session_path))
+            .await;
     }
 
     pub(super) async fn fork_command(&mut self, id: Option<RequestId>, fork: ForkCommand) {
-        let replacement = Replacement::Fork(fork.entry_id);
-        self.request_replacement(id, replacement).await;
+        self.request_replacement(id, Target::Fork(fork.entry_id))
+            .await;
     }
 
     pub(super) async fn clone_command(&mut self, id: Option<RequestId>) {
-        self.request_replacement(id, Replacement::Clone).await;
+        self.request_replacement(id, Target::Clone).await;
     }
 
-    /// `switch_session`, `fork` or `clone` from the client.
-    async fn request_replacement(&mut self, id: Option<RequestId>, replacement: Replacement) {
-        if matches!(replacement, Replacement::Clone) && self.store.leaf_id().is_none() {
+    /// `new_session`, `switch_session`, `fork` or `clone` from the client.
+    async fn request_replacement(&mut self, id: Option<RequestId>, target: Target) {
+        if matches!(target, Target::Clone) && self.store.leaf_id().is_none() {
             let message = "Cannot clone session: no current entry selected";
             self.write(&Response::error(id, Some("clone"), message))
                 .await;
             return;
         }
-        self.begin_replacement(AfterShutdown::Replace(id, replacement))
-            .await;
+        let answer = Answer::Client(id, target.command());
+        self.begin_replacement(answer, target).await;
     }
 
     pub(super) async fn set_session_name_command(

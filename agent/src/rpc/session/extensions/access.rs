@@ -1,22 +1,10 @@
-//! What the session asks of its extensions without waiting for them: whether input lines and
-//! run events may be taken now, whether some extension handles an event, the host client and
+//! What the session asks of its extensions without waiting for them: whether run events may
+//! be taken now, whether some extension handles an event, the host client and
 //! hooks a run, compaction or `bash` command takes, and the host's next message or reply.
 
-use super::{Extensions, Pending, Triggered};
+use super::{Extensions, Triggered};
 use crate::extensions::{HostClient, HostInput};
-
-/// Whether commands may be read: always without extensions, else after start-up and not while
-/// `agent_settled` waits for its handlers (a command then would act before the agent settled).
-pub(in crate::rpc::session) fn accepts_lines(extensions: &Option<Extensions>) -> bool {
-    extensions.as_ref().is_none_or(|ext| {
-        ext.ready
-            && ext.reloading.is_none()
-            && !ext
-                .pending
-                .values()
-                .any(|pending| matches!(pending, Pending::Settled))
-    })
-}
+use crate::rpc::session::ops::gates::Gates;
 
 /// Whether a live extension has a handler for run events of this `kind`.
 pub(in crate::rpc::session) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool {
@@ -48,12 +36,17 @@ pub(in crate::rpc::session) fn provider_hooks(
     Some(std::sync::Arc::new(client))
 }
 
-/// Whether run events may be taken: not while one is held for its handlers, nor while a run a
-/// command triggered waits for the command's answer.
-pub(in crate::rpc::session) fn accepts_run_events(extensions: &Option<Extensions>) -> bool {
-    extensions
+/// The gates the extensions' own waits close (until they are operations of their own): no
+/// loop events while one is held for its handlers, nor while a run a command triggered waits
+/// for the command's answer.
+pub(in crate::rpc::session) fn gates(extensions: &Option<Extensions>) -> Gates {
+    let closed = extensions
         .as_ref()
-        .is_none_or(|ext| ext.held.is_none() && ext.triggered != Triggered::AfterStart)
+        .is_some_and(|ext| ext.held.is_some() || ext.triggered == Triggered::AfterStart);
+    Gates {
+        lines: true,
+        loop_events: !closed,
+    }
 }
 
 /// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`

@@ -2,12 +2,13 @@
 //! `ctx.modelRegistry` and `pi.getThinkingLevel` (sent at start-up, after a reload and after
 //! every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
 //! session as the `set_model` / `set_thinking_level` commands do; and a command's
-//! `ctx.waitForIdle()`, `ctx.newSession()`, `ctx.switchSession()`, `ctx.fork()` and
-//! `ctx.reload()`, answered to the host (`reply`) instead of the client.
+//! `ctx.newSession()`, `ctx.switchSession()` and `ctx.fork()`, read into a replacement
+//! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client. (A command's
+//! `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()` `ops/reload.rs`'s.)
 
-use super::{Pending, Session, handles_event};
-use crate::extensions::{HostEvent, ReplyValue};
-use crate::rpc::session::waiting::{AfterShutdown, Replacement};
+use super::{Pending, Session};
+use crate::extensions::ReplyValue;
+use crate::rpc::session::waiting::Target;
 
 impl Session {
     /// Tells the host the model, the thinking level and the levels the model supports, for its
@@ -97,34 +98,6 @@ impl Session {
         self.reply_to_host(&reply, true).await;
     }
 
-    /// `ctx.waitForIdle()`: answered at once when the agent is idle, else after its next
-    /// `agent_settled` (as in the reference, after the `agent_settled` handlers).
-    pub(in crate::rpc::session) async fn wait_for_idle(&mut self, reply: String) {
-        let settling = self.extensions.as_ref().is_some_and(|ext| {
-            ext.pending
-                .values()
-                .any(|pending| matches!(pending, Pending::Settled))
-        });
-        if self.streaming || settling {
-            if let Some(ext) = &mut self.extensions {
-                ext.idle_waiters.push(reply);
-            }
-            return;
-        }
-        self.reply_to_host(&reply, true).await;
-    }
-
-    /// Answers the `ctx.waitForIdle()` calls: the agent has settled.
-    pub(in crate::rpc::session) async fn wake_idle_waiters(&mut self) {
-        let waiters = match &mut self.extensions {
-            Some(ext) => std::mem::take(&mut ext.idle_waiters),
-            None => return,
-        };
-        for reply in waiters {
-            self.reply_to_host(&reply, true).await;
-        }
-    }
-
     /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the
     /// run, if one goes on), and the host is answered `{cancelled}` instead of the client.
     pub(in crate::rpc::session) async fn command_new_session(
@@ -132,10 +105,7 @@ impl Session {
         reply: String,
         parent_session: Option<String>,
     ) {
-        if !self.claim_command_replacement(reply).await {
-            return;
-        }
-        self.begin_replacement(AfterShutdown::NewSession(None, parent_session))
+        self.begin_command_replacement(reply, Target::New(parent_session))
             .await;
     }
 
@@ -149,103 +119,28 @@ impl Session {
         entry_id: Option<String>,
         position: Option<&str>,
     ) {
-        let replacement = match (session_path, entry_id) {
-            (Some(path), _) => Ok(Replacement::Switch(path)),
+        let target = match (session_path, entry_id) {
+            (Some(path), _) => Ok(Target::Switch(path)),
             (None, Some(entry)) if position == Some("at") => {
                 if self.store.leaf_id() == Some(entry.as_str()) {
-                    Ok(Replacement::Clone)
+                    Ok(Target::Clone)
                 } else {
                     Err("pi-agent can fork \"at\" the current leaf entry only".to_owned())
                 }
             }
-            (None, Some(entry)) => Ok(Replacement::Fork(entry)),
+            (None, Some(entry)) => Ok(Target::Fork(entry)),
             (None, None) => Err("no session file or entry given".to_owned()),
         };
         // The checks of the replacement, without making the new session yet.
-        let replacement = replacement.and_then(|replacement| {
-            let then = AfterShutdown::Replace(None, replacement);
-            match self.check_replacement(&then) {
-                Ok(()) => Ok(then),
-                Err(error) => Err(error.to_string()),
-            }
+        let target = target.and_then(|target| match self.check_replacement(&target) {
+            Ok(()) => Ok(target),
+            Err(error) => Err(error.to_string()),
         });
-        let replacement = match replacement {
-            Ok(replacement) => replacement,
+        match target {
+            Ok(target) => self.begin_command_replacement(reply, target).await,
             Err(error) => {
                 self.reply_value_to_host(&reply, &ReplyValue::Error { error })
                     .await;
-                return;
-            }
-        };
-        if !self.claim_command_replacement(reply).await {
-            return;
-        }
-        self.begin_replacement(replacement).await;
-    }
-
-    /// Makes the host's call `reply` the session replacement in progress, answered when it is
-    /// done. One replacement at a time: while another goes on, the call is answered
-    /// `{cancelled: true}` at once and false is returned.
-    async fn claim_command_replacement(&mut self, reply: String) -> bool {
-        match &mut self.extensions {
-            Some(ext) if ext.command_replacement.is_none() => {
-                ext.command_replacement = Some(reply);
-                true
-            }
-            _ => {
-                self.reply_value_to_host(&reply, &ReplyValue::Cancelled { cancelled: true })
-                    .await;
-                false
-            }
-        }
-    }
-
-    /// A command's `ctx.reload()`: the `session_shutdown` handlers (reason `reload`), then the
-    /// extensions' modules are evaluated and loaded afresh and their `session_start` handlers
-    /// (reason `reload`) run; then the call resolves.
-    pub(in crate::rpc::session) async fn command_reload(&mut self, reply: String) {
-        let busy = self
-            .extensions
-            .as_ref()
-            .is_none_or(|ext| ext.command_replacement.is_some() || ext.reloading.is_some());
-        if busy {
-            self.reply_to_host(&reply, false).await;
-            return;
-        }
-        if handles_event(&self.extensions, "session_shutdown") {
-            let event = HostEvent::SessionShutdown {
-                reason: "reload",
-                target_session_file: None,
-            };
-            let pending = Pending::ReloadShutdown(reply.clone());
-            if self.send_event(pending, &event).await {
-                return;
-            }
-        }
-        self.reload_runtime(reply).await;
-    }
-
-    /// Loads the extensions afresh for `ctx.reload()`; `reloaded` goes on once they are.
-    pub(in crate::rpc::session) async fn reload_runtime(&mut self, reply: String) {
-        let after = Box::new(super::AfterReload {
-            id: None,
-            command: "reload",
-            data: serde_json::Value::Null,
-            reason: "reload",
-            previous: None,
-            again: 1,
-        });
-        let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) else {
-            self.reply_to_host(&reply, false).await;
-            return;
-        };
-        ext.command_replacement = Some(reply.clone());
-        match ext.host.reload_fresh().await {
-            Ok(()) => ext.reloading = Some(after),
-            Err(error) => {
-                tracing::error!(%error, "cannot reload the extensions");
-                ext.command_replacement = None;
-                self.reply_to_host(&reply, false).await;
             }
         }
     }

@@ -1,0 +1,88 @@
+//! The actor's operations in flight, each an explicit state machine in its own file with its
+//! transitions written at its top (`settle`, `replacement`, `reload`); the loop's input gates
+//! are their conjunction. A host request an operation waits for names it by its key
+//! (`ids::OpRoute`), and what waits for the agent to settle too.
+
+pub(super) mod gates;
+pub(super) mod ids;
+pub(super) mod reload;
+pub(super) mod replacement;
+pub(super) mod settle;
+
+use std::collections::BTreeMap;
+
+use gates::Gates;
+use ids::{Answer, OpKey};
+
+/// Every operation in flight, owned by the actor.
+#[derive(Debug, Default)]
+pub(super) struct Operations {
+    /// The key of the next operation.
+    next_key: u64,
+    /// The `session_start` handlers at start-up.
+    pub(super) startup: settle::Startup,
+    /// What waits for the agent to settle, and the `agent_settled` handlers.
+    pub(super) settle: settle::Settle,
+    /// Session replacements before their swap.
+    pub(super) replacements: BTreeMap<OpKey, replacement::Replacement>,
+    /// `ctx.reload()` calls whose `session_shutdown` handlers run.
+    pub(super) reloads: BTreeMap<OpKey, reload::Reload>,
+    /// Session changes whose extensions are loaded afresh and started.
+    pub(super) restarts: BTreeMap<OpKey, reload::Restart>,
+}
+
+impl Operations {
+    /// A key for a new operation.
+    pub(super) fn key(&mut self) -> OpKey {
+        self.next_key += 1;
+        OpKey(self.next_key)
+    }
+
+    /// Whether some session change answers the host (a command's `ctx` call): one at a time.
+    pub(super) fn answers_host(&self) -> bool {
+        let host = |answer: &Answer| matches!(answer, Answer::Host(_));
+        !self.reloads.is_empty()
+            || self.replacements.values().any(|op| host(op.answer()))
+            || self.restarts.values().any(|op| host(op.answer()))
+    }
+
+    /// What the loop may take now: what every active operation allows.
+    pub(super) fn gates(&self) -> Gates {
+        self.restarts
+            .values()
+            .map(reload::Restart::gates)
+            .fold(self.settle.gates().and(self.startup.gates()), Gates::and)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    #[test]
+    fn gates_are_the_conjunction_of_the_operations() {
+        let mut ops = Operations::default();
+        assert_eq!(ops.gates(), Gates::OPEN);
+        let key = ops.key();
+        let restart =
+            reload::Restart::reloading(Answer::Host("r".into()), Value::Null, "new", None);
+        ops.restarts.insert(key, restart);
+        assert_eq!(ops.gates(), Gates::NO_LINES);
+        assert!(ops.answers_host(), "a ctx call's change is one at a time");
+        ops.restarts.clear();
+        ops.startup = settle::Startup::Handlers;
+        assert_eq!(ops.gates(), Gates::NO_LINES);
+        ops.startup = settle::Startup::Done;
+        assert_eq!(ops.gates(), Gates::OPEN);
+        assert!(!ops.answers_host());
+    }
+
+    #[test]
+    fn keys_are_unique() {
+        let mut ops = Operations::default();
+        let first = ops.key();
+        assert_ne!(first, ops.key());
+    }
+}
