@@ -1,6 +1,8 @@
 //! A run: the agent loop of one prompt (or continuation), spawned as its own task. It streams the
-//! model's answer, runs the tools it calls, takes steering and follow-up messages from the
-//! session between turns, and reports every event to the session in the reference's order.
+//! model's answer (the model call runs inside this task, polled as a
+//! [`ProviderStream`](crate::provider::ProviderStream)), runs the tools it calls, takes steering
+//! and follow-up messages from the session between turns, and reports every event to the
+//! session in the reference's order.
 
 mod arguments;
 mod hooks;

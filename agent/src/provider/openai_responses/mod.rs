@@ -14,16 +14,16 @@ mod terminal;
 pub use request::BodyError;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::json::{js_key_order, parse_strict};
 use super::openai_completions::{
     bearer_headers, headers_authenticate, join_url, js_truthy, sdk_error_message,
 };
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use events::ResponsesEvents;
 use pi_rpc_protocol::model::Model;
 
@@ -61,7 +61,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let key = request.api_key().filter(|key| !key.is_empty());
