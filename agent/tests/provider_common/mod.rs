@@ -64,13 +64,7 @@ pub fn tools(values: &[Value]) -> Vec<ToolDefinition> {
     values
         .iter()
         .map(|tool| ToolDefinition {
-            name: Box::leak(
-                tool["name"]
-                    .as_str()
-                    .expect("tool name")
-                    .to_owned()
-                    .into_boxed_str(),
-            ),
+            name: tool["name"].as_str().expect("tool name").into(),
             description: tool["description"]
                 .as_str()
                 .expect("description")

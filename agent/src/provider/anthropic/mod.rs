@@ -89,7 +89,7 @@ pub(crate) async fn run(
         request
             .tools
             .iter()
-            .map(|tool| tool.name.to_owned())
+            .map(|tool| tool.name.to_string())
             .collect()
     });
     let wire = AnthropicEvents::new(request.model, tool_names);
