@@ -124,16 +124,40 @@ impl RequestDetails {
     }
 }
 
-/// Whether a request may use the provider's prompt cache.
+/// Whether, and for how long, a request may use the provider's prompt cache (the reference's
+/// `cacheRetention`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CacheRetention {
-    /// The retention `PI_CACHE_RETENTION` selects (`long`: one-hour entries where the model
-    /// supports them; otherwise the provider's default).
+    /// The provider's default entries (the reference's `"short"`).
     #[default]
-    Configured,
+    Short,
+    /// Longer entries where the model supports them (the reference's `"long"`, which
+    /// `PI_CACHE_RETENTION=long` selects: one hour on Anthropic and Bedrock, `24h` on OpenAI's
+    /// APIs); the wire formats whose SDK ignores that variable cache as with [`Self::Short`].
+    Long,
     /// No cache markers and no session affinity (headers, `prompt_cache_key`): the prompt is
     /// never sent again, as for compaction's summaries (the reference's `"none"`).
     Off,
+}
+
+impl CacheRetention {
+    /// The variable that asks for [`CacheRetention::Long`].
+    const VARIABLE: &str = "PI_CACHE_RETENTION";
+
+    /// The retention of a run's calls: [`CacheRetention::Long`] when `PI_CACHE_RETENTION` is
+    /// `long`, read as the reference reads it in every wire format that has it (the value
+    /// stored with the provider's `auth.json` key unless empty, else the environment's).
+    pub fn configured(auth: &Result<RequestAuth, RequestAuthError>) -> Self {
+        let value = stored_variable(auth, Self::VARIABLE)
+            .filter(|value| !value.is_empty())
+            .map(str::to_owned)
+            .or_else(|| crate::config::ambient::env(Self::VARIABLE));
+        if value.as_deref() == Some("long") {
+            Self::Long
+        } else {
+            Self::Short
+        }
+    }
 }
 
 /// What a provider stream reports.
@@ -243,7 +267,7 @@ impl LlmRequest {
     pub fn cache_session(&self) -> Option<&String> {
         self.session_id
             .as_ref()
-            .filter(|_| self.cache_retention == CacheRetention::Configured)
+            .filter(|_| self.cache_retention != CacheRetention::Off)
     }
 
     /// The key for the provider; `None` when the model's headers carry the authentication (or
@@ -259,12 +283,17 @@ impl LlmRequest {
 
     /// A variable stored with the provider's `auth.json` key.
     pub(crate) fn stored_variable(&self, name: &str) -> Option<String> {
-        let stored = &self.auth.as_ref().ok()?.stored_env;
-        stored
-            .get(name)
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned)
+        stored_variable(&self.auth, name).map(str::to_owned)
     }
+}
+
+/// A variable stored with the provider's `auth.json` key.
+fn stored_variable<'a>(
+    auth: &'a Result<RequestAuth, RequestAuthError>,
+    name: &str,
+) -> Option<&'a str> {
+    let stored = &auth.as_ref().ok()?.stored_env;
+    stored.get(name).and_then(serde_json::Value::as_str)
 }
 
 /// A variable for the call: the value stored with the provider's `auth.json` key, else the
@@ -273,4 +302,32 @@ pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
     request
         .stored_variable(name)
         .or_else(|| crate::config::ambient::env(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(value: &str) -> Result<RequestAuth, RequestAuthError> {
+        let mut auth = RequestAuth::default();
+        auth.stored_env
+            .insert(CacheRetention::VARIABLE.into(), value.into());
+        Ok(auth)
+    }
+
+    #[test]
+    fn a_retention_stored_with_the_key_comes_before_the_environment() {
+        assert_eq!(
+            CacheRetention::configured(&stored("long")),
+            CacheRetention::Long
+        );
+        assert_eq!(
+            CacheRetention::configured(&stored("short")),
+            CacheRetention::Short
+        );
+        assert_eq!(
+            CacheRetention::configured(&stored("LONG")),
+            CacheRetention::Short
+        );
+    }
 }

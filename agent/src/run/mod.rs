@@ -188,6 +188,8 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         emitter.message_end(Arc::clone(&prompt)).await?;
         context.push(prompt);
     }
+    // `PI_CACHE_RETENTION`, read once for the run's calls.
+    let cache_retention = provider::CacheRetention::configured(&auth);
     let mut first_turn = true;
     let mut pending = if skip_initial_steering_poll {
         Vec::new()
@@ -242,7 +244,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 tools: tools::offered(&tool_context, hooks.as_ref()).definitions(),
                 thinking_level,
                 session_id: Some(session_id.clone()),
-                cache_retention: Default::default(),
+                cache_retention,
                 thinking_budgets: stream_options.thinking_budgets,
                 details: RequestDetails::for_release(release),
             };

@@ -191,6 +191,7 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         session_id: case["sessionId"].as_str().map(str::to_owned),
         cache_retention: match case["cacheRetention"].as_str() {
             Some("none") => pi_agent::provider::CacheRetention::Off,
+            Some("long") => pi_agent::provider::CacheRetention::Long,
             _ => Default::default(),
         },
         thinking_budgets: Default::default(),

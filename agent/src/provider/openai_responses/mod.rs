@@ -49,10 +49,9 @@ pub fn responses_url(base_url: &str) -> String {
     join_url(base_url, "responses")
 }
 
-/// The JSON body sent for `request` (`long_cache_retention`: `PI_CACHE_RETENTION=long`), or the
-/// error that stops the request before it is sent.
-pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Result<Value, BodyError> {
-    request::build_body(request, long_cache_retention)
+/// The JSON body sent for `request`, or the error that stops the request before it is sent.
+pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
+    request::build_body(request)
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -70,8 +69,7 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     }
-    let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
-    let body = match request::build_body(&request, long_retention) {
+    let body = match request::build_body(&request) {
         Ok(body) => Ok(super::hooks::before_request(body).await),
         Err(error) => Err(error.to_string()),
     };
