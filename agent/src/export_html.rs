@@ -313,7 +313,7 @@ fn write_data(
         .iter()
         .map(|tool| {
             json!({
-                "name": &*tool.name,
+                "name": tool.name,
                 "description": tool.description,
                 "parameters": tool.parameters,
             })

@@ -139,7 +139,7 @@ fn zai_tool_stream_follows_the_tools() {
     let model = chat_model(json!({"compat": {"zaiToolStream": true}}));
     let mut req = request(model.clone(), "hello");
     req.tools = vec![pi_agent::tools::ToolDefinition {
-        name: "read".into(),
+        name: "read",
         description: "Read".into(),
         parameters: json!({"type": "object", "properties": {}}),
     }];

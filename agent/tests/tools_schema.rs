@@ -28,7 +28,7 @@ fn without_descriptions(value: &Value) -> Value {
 #[test]
 fn the_builtin_tools_come_in_the_reference_order_with_its_schemas() {
     let tools = ToolSet::builtin().definitions();
-    let names: Vec<&str> = tools.iter().map(|tool| &*tool.name).collect();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name).collect();
     assert_eq!(
         names,
         ["read", "bash", "edit", "write", "grep", "find", "ls"]

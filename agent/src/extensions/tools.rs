@@ -4,9 +4,9 @@
 //! host's handlers meanwhile) and receives the call's partial results and result from the
 //! host's reader.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use pi_rpc_protocol::message::AgentMessage;
 use serde::Deserialize;
@@ -165,7 +165,7 @@ impl ToolBridge {
         let definitions = tools
             .iter()
             .map(|tool| ToolDefinition {
-                name: tool.name.as_str().into(),
+                name: intern(&tool.name),
                 description: tool.description.clone(),
                 parameters: tool.parameters.clone(),
             })
@@ -418,6 +418,22 @@ impl crate::provider::hooks::ProviderHooks for ToolBridge {
             self.intercept(event).await;
         })
     }
+}
+
+/// A tool name as the `&'static str` the built-in tools use: each distinct name registered is
+/// kept once for the life of the agent (extensions register few, but may register again).
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(kept) = names.get(name) {
+        return kept;
+    }
+    let kept: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(kept);
+    kept
 }
 
 /// The result of a call the host could not finish.

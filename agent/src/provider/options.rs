@@ -173,8 +173,8 @@ fn tools_tokens(request: &LlmRequest) -> i64 {
         .iter()
         .map(|tool| {
             json!({
-                "name": &*tool.name,
-                "label": &*tool.name,
+                "name": tool.name,
+                "label": tool.name,
                 "description": tool.description,
                 "parameters": tool.parameters,
             })

@@ -30,7 +30,6 @@ mod truncate;
 mod write;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use pi_rpc_protocol::content::{ImageContent, TextContent, UserContent};
 use serde::Serialize;
@@ -52,9 +51,8 @@ pub use truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 /// A tool as the model sees it: name, description and JSON schema of its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
-    /// The tool name (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`, or an extension's),
-    /// shared by the copies of the definition.
-    pub name: Arc<str>,
+    /// The tool name (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`, or an extension's).
+    pub name: &'static str,
     /// What the tool does, for the model.
     pub description: String,
     /// JSON schema of the arguments, keys in the reference's order.

@@ -12,7 +12,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
     let kb = DEFAULT_MAX_BYTES / 1024;
     vec![
         ToolDefinition {
-            name: "read".into(),
+            name: "read",
             description: format!(
                 "Read a file. Text files come back as their lines, images (jpg, png, gif, webp, \
                  bmp) as attachments. Text output stops at {DEFAULT_MAX_LINES} lines or {kb}KB, \
@@ -30,7 +30,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "bash".into(),
+            name: "bash",
             description: format!(
                 "Run a bash command in the working folder and get its stdout and stderr. Only the \
                  last {DEFAULT_MAX_LINES} lines or {kb}KB of output are returned, whichever is \
@@ -47,7 +47,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "edit".into(),
+            name: "edit",
             description:
                 "Change one file by replacing exact text. Each edits[].oldText must match \
                           exactly one place in the file as it was before the call, and no two \
@@ -75,7 +75,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "write".into(),
+            name: "write",
             description: "Write a file, creating it or replacing what it held. Missing parent \
                           folders are created."
                 .into(),
@@ -89,7 +89,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "grep".into(),
+            name: "grep",
             description: format!(
                 "Search the contents of files for a pattern and get the matching lines with their \
                  file paths and line numbers. Files that .gitignore excludes are skipped. At most \
@@ -111,7 +111,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "find".into(),
+            name: "find",
             description: format!(
                 "Find files by glob pattern and get their paths relative to the searched folder. \
                  Files that .gitignore excludes are skipped. At most {FIND_LIMIT} results or \
@@ -128,7 +128,7 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
             }),
         },
         ToolDefinition {
-            name: "ls".into(),
+            name: "ls",
             description: format!(
                 "List a folder: its entries in alphabetical order, dotfiles included, folders \
                  marked with a trailing '/'. At most {LS_LIMIT} entries or {kb}KB of output come \

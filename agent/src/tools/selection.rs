@@ -84,19 +84,19 @@ mod tests {
     use super::*;
     use crate::tools::ToolDefinition;
 
-    fn names(selection: &ToolSelection, extensions: &[&str]) -> Vec<String> {
+    fn names(selection: &ToolSelection, extensions: &[&'static str]) -> Vec<&'static str> {
         let mut available = crate::tools::schema::definitions();
         for name in extensions {
             available.push(ToolDefinition {
-                name: (*name).into(),
+                name,
                 description: String::new(),
                 parameters: serde_json::json!({}),
             });
         }
         selection
-            .select(available, |tool| &tool.name, extensions)
+            .select(available, |tool| tool.name, extensions)
             .into_iter()
-            .map(|tool| tool.name.to_string())
+            .map(|tool| tool.name)
             .collect()
     }
 

@@ -21,7 +21,7 @@ pub trait Tool: Send + Sync + std::fmt::Debug {
 
     /// The name the model calls it by.
     fn name(&self) -> &str {
-        &self.definition().name
+        self.definition().name
     }
 
     /// Checks the model's arguments against the tool's schema, coerced as the reference
@@ -79,7 +79,7 @@ impl Tool for Builtin {
     }
 
     fn prepare(&self, args: &Value, wording: ValidationWording) -> Result<Prepared, ArgsError> {
-        args::check(&self.definition.name, args, wording).map(Prepared::new)
+        args::check(self.definition.name, args, wording).map(Prepared::new)
     }
 
     fn run<'a>(
@@ -166,7 +166,7 @@ impl ToolSet {
             .filter_map(|definition| {
                 let (_, run) = BUILTIN_RUNS
                     .iter()
-                    .find(|(name, _)| *name == &*definition.name)?;
+                    .find(|(name, _)| *name == definition.name)?;
                 let tool: Arc<dyn Tool> = Arc::new(Builtin {
                     definition,
                     run: *run,

@@ -64,7 +64,13 @@ pub fn tools(values: &[Value]) -> Vec<ToolDefinition> {
     values
         .iter()
         .map(|tool| ToolDefinition {
-            name: tool["name"].as_str().expect("tool name").into(),
+            name: Box::leak(
+                tool["name"]
+                    .as_str()
+                    .expect("tool name")
+                    .to_owned()
+                    .into_boxed_str(),
+            ),
             description: tool["description"]
                 .as_str()
                 .expect("description")

@@ -87,7 +87,7 @@ pub(crate) async fn run(
         request
             .tools
             .iter()
-            .map(|tool| tool.name.to_string())
+            .map(|tool| tool.name.to_owned())
             .collect()
     });
     let wire = AnthropicEvents::new(request.model, tool_names);

@@ -203,9 +203,9 @@ fn convert_tools(
     let mut unique: Vec<(String, &crate::tools::ToolDefinition)> = Vec::new();
     for tool in &request.tools {
         let name = if oauth {
-            to_claude_code_name(&tool.name)
+            to_claude_code_name(tool.name)
         } else {
-            tool.name.to_string()
+            tool.name.to_owned()
         };
         match unique.iter_mut().find(|(existing, _)| *existing == name) {
             Some(slot) => slot.1 = tool,

@@ -304,7 +304,7 @@ pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
             .iter()
             .map(|tool| {
                 json!({"toolSpec": {
-                    "name": &*tool.name,
+                    "name": tool.name,
                     "inputSchema": {"json": tool.parameters},
                     "description": tool.description,
                 }})

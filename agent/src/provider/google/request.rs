@@ -36,12 +36,12 @@ pub(crate) fn build_body(request: &LlmRequest) -> Value {
                 if model.api == super::VERTEX_API {
                     json!({
                         "description": tool.description,
-                        "name": &*tool.name,
+                        "name": tool.name,
                         "parametersJsonSchema": tool.parameters,
                     })
                 } else {
                     json!({
-                        "name": &*tool.name,
+                        "name": tool.name,
                         "description": tool.description,
                         "parametersJsonSchema": tool.parameters,
                     })

@@ -159,7 +159,7 @@ pub fn build_body(request: &LlmRequest) -> Value {
             .iter()
             .map(|tool| {
                 json!({"type": "function", "function": {
-                    "name": &*tool.name,
+                    "name": tool.name,
                     "description": tool.description,
                     "strict": false,
                     "parameters": tool.parameters,

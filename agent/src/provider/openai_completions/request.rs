@@ -118,7 +118,7 @@ fn convert_tools(request: &LlmRequest, compat: &Compat) -> Vec<Value> {
         .iter()
         .map(|tool| {
             let mut function = Map::new();
-            function.insert("name".into(), json!(&*tool.name));
+            function.insert("name".into(), json!(tool.name));
             function.insert("description".into(), json!(tool.description));
             function.insert("parameters".into(), tool.parameters.clone());
             if compat.strict_mode {

@@ -166,7 +166,7 @@ pub(crate) fn convert_tools(request: &LlmRequest, strict: Option<Value>) -> Vec<
         .map(|tool| {
             let mut out = Map::new();
             out.insert("type".into(), json!("function"));
-            out.insert("name".into(), json!(&*tool.name));
+            out.insert("name".into(), json!(tool.name));
             out.insert("description".into(), json!(tool.description));
             out.insert("parameters".into(), tool.parameters.clone());
             if let Some(strict) = &strict {

@@ -195,7 +195,7 @@ impl Declared {
         let declarations: Vec<Value> = tools
             .iter()
             .map(|tool| {
-                json!({"name": &*tool.name, "description": tool.description, "parameters": tool.parameters})
+                json!({"name": tool.name, "description": tool.description, "parameters": tool.parameters})
             })
             .collect();
         let added: Vec<Value> = declarations

@@ -47,7 +47,7 @@ impl Session {
             .definitions()
             .into_iter()
             .map(|tool| {
-                json!({"name": &*tool.name, "description": tool.description, "parameters": tool.parameters})
+                json!({"name": tool.name, "description": tool.description, "parameters": tool.parameters})
             })
             .collect();
         let all = all.names();
