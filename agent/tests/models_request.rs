@@ -28,7 +28,7 @@ fn chat_model(definition: Value) -> Model {
 fn body(model: &Model, level: ThinkingLevel) -> Value {
     let mut req = request(model.clone(), "hello");
     req.thinking_level = level;
-    request_body(&req, false)
+    request_body(&req)
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn zai_tool_stream_follows_the_tools() {
         description: "Read".into(),
         parameters: json!({"type": "object", "properties": {}}),
     }];
-    let with_tools = request_body(&req, false);
+    let with_tools = request_body(&req);
     assert_eq!(with_tools["tool_stream"], true);
     assert!(
         body(&model, ThinkingLevel::Off)

@@ -291,11 +291,13 @@ async fn abort_before_the_response_says_request_aborted_without_start() {
     let http = reqwest::Client::new();
     let cancel = tokio_util::sync::CancellationToken::new();
     let rx = pi_agent::provider::stream(&http, request(model(&mock.uri()), "hi"), cancel.clone());
+    // The call runs while its stream is read.
+    let events = tokio::spawn(provider_common::collect(rx));
     mock.wait_for_gate("h", provider_common::TIMEOUT)
         .await
         .unwrap();
     cancel.cancel();
-    let events = provider_common::collect(rx).await;
+    let events = events.await.unwrap();
     assert_eq!(events.len(), 1, "{events:?}");
     let message = done(&events);
     assert_eq!(message.stop_reason, StopReason::Aborted);

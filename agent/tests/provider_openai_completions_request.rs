@@ -93,7 +93,7 @@ async fn images_go_as_data_urls_and_tool_images_follow_the_results() {
     ]))
     .unwrap();
     request.messages = provider_common::shared(history);
-    let body = request_body(&request, false);
+    let body = request_body(&request);
     assert_eq!(
         js(&body["messages"]),
         js(&json!([
@@ -127,7 +127,7 @@ async fn responses_call_ids_are_shortened_for_chat() {
     .unwrap();
     request.messages = provider_common::shared(history);
     request.messages.push(std::sync::Arc::new(user("next")));
-    let body = request_body(&request, false);
+    let body = request_body(&request);
     let calls = &body["messages"][1]["tool_calls"];
     assert_eq!(calls[0]["id"], "call_1_fc_1");
     // Too long joined: the call id and eight characters of the reference's hash (computed
@@ -146,7 +146,7 @@ fn from_1_6_0_only_openai_itself_gets_the_developer_role_by_default() {
         model.provider = provider.to_owned();
         let mut request = request(model, "Hi");
         request.details = details;
-        request_body(&request, false)["messages"][0]["role"].clone()
+        request_body(&request)["messages"][0]["role"].clone()
     };
     let older = RequestDetails::default();
     let newer = RequestDetails {

@@ -80,7 +80,7 @@ async fn thinking_off_asks_for_no_reasoning_and_tool_images_go_in_the_output() {
                      {"type": "image", "data": "REVG", "mimeType": "image/jpeg"}], "isError": false, "timestamp": 3},
     ]))
     .unwrap());
-    let body = request_body(&request, false).unwrap();
+    let body = request_body(&request).unwrap();
     assert_eq!(
         js(&body["input"]),
         js(&json!([

@@ -11,9 +11,9 @@
 //! OpenAI API error (<status>): ...`.
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
 use super::openai_responses::events::ResponsesEvents;
@@ -21,7 +21,7 @@ use super::openai_responses::request::InputOptions;
 use super::openai_responses::{BodyError, Flavor, request};
 use super::options::{clamp_to_context, estimate_context_tokens};
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use crate::config::ambient::env;
 
 /// The `api` value of models using this wire format.
@@ -145,7 +145,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let Some(key) = request.api_key().filter(|key| !key.is_empty()) else {

@@ -16,9 +16,9 @@ use std::time::Duration;
 use pi_rpc_protocol::message::StopReason;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::json::js_key_order;
 use super::partial::PartialMessage;
 use super::retry::{AttemptError, Decision, decide};
@@ -142,8 +142,6 @@ enum Failure {
     Error(String),
     /// The caller cancelled.
     Aborted(&'static str),
-    /// The receiver is gone: nobody to report to.
-    Closed,
 }
 
 impl From<StreamError> for Failure {
@@ -152,9 +150,9 @@ impl From<StreamError> for Failure {
     }
 }
 
-/// Sends events while watching the cancellation token.
+/// Hands events to the reader while watching the cancellation token.
 struct Sink {
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
     cancel: CancellationToken,
     /// The provider answered with a success status (so `Start` is due).
     accepted: bool,
@@ -171,7 +169,7 @@ impl Sink {
         tokio::select! {
             biased;
             () = self.cancel.cancelled() => Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
-            sent = self.tx.send(event) => sent.map_err(|_| Failure::Closed),
+            () = self.tx.send(event) => Ok(()),
         }
     }
 
@@ -191,7 +189,7 @@ impl Sink {
             self.send(ProviderEvent::Usage(partial.message.usage.clone()))
                 .await?;
         }
-        // A long read is sent in several bursts, so that what waits in the channel stays small.
+        // A long read is handed over in several bursts, so that each stays small.
         let mut events = events.into_iter();
         loop {
             let burst: Vec<_> = events.by_ref().take(MAX_BURST).collect();
@@ -215,7 +213,6 @@ impl Sink {
         tokio::select! {
             biased;
             () = self.cancel.cancelled() => Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
-            () = self.tx.closed() => Err(Failure::Closed),
             () = signal.wait() => Ok(()),
         }
     }
@@ -223,21 +220,18 @@ impl Sink {
     /// Sends `Start` if it is still due, then `Done`. The consumer always reads these.
     async fn finish(self, mut partial: PartialMessage, failure: Option<(StopReason, String)>) {
         if self.accepted && !self.started {
-            let start = ProviderEvent::Start(partial.snapshot());
-            if self.tx.send(start).await.is_err() {
-                return;
-            }
+            self.tx.send(ProviderEvent::Start(partial.snapshot())).await;
         }
         // Only `WireFormat::on_abort` leaves deltas here: every other path sent them already.
         let events: Vec<_> = partial.take_events().collect();
-        if !events.is_empty() && self.tx.send(ProviderEvent::Deltas(events)).await.is_err() {
-            return;
+        if !events.is_empty() {
+            self.tx.send(ProviderEvent::Deltas(events)).await;
         }
         let message = match failure {
             None => partial.message,
             Some((stop_reason, text)) => partial.fail(stop_reason, text),
         };
-        let _ = self.tx.send(ProviderEvent::Done(message)).await;
+        self.tx.send(ProviderEvent::Done(message)).await;
     }
 }
 
@@ -248,7 +242,7 @@ pub(crate) async fn drive(
     mut wire: impl WireFormat,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let mut sink = Sink {
         tx,
@@ -261,7 +255,6 @@ pub(crate) async fn drive(
     let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
     let failure = match outcome {
         Ok(()) => None,
-        Err(Failure::Closed) => return,
         Err(Failure::Aborted(ABORTED_WHILE_STREAMING)) => {
             // Deltas not yet sent when the cancellation came are dropped; the format may end
             // its blocks and word the abort its own way.
@@ -276,13 +269,9 @@ pub(crate) async fn drive(
 }
 
 /// Sends a `Done` for a request that failed before it could be sent.
-pub(crate) async fn fail_early(
-    partial: PartialMessage,
-    text: String,
-    tx: mpsc::Sender<ProviderEvent>,
-) {
+pub(crate) async fn fail_early(partial: PartialMessage, text: String, tx: EventSender) {
     let done = partial.fail(StopReason::Error, text);
-    let _ = tx.send(ProviderEvent::Done(done)).await;
+    tx.send(ProviderEvent::Done(done)).await;
 }
 
 async fn exchange(
@@ -294,7 +283,6 @@ async fn exchange(
 ) -> Result<(), Failure> {
     let idle = options.idle_timeout;
     let cancel = sink.cancel.clone();
-    let tx = sink.tx.clone();
     let mut response = send(request, wire, options, sink, partial).await?;
     sink.accepted = true;
     let mut decoder = SseDecoder::new();
@@ -307,7 +295,6 @@ async fn exchange(
             None => tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
-                () = tx.closed() => return Err(Failure::Closed),
                 chunk = within(idle, response.chunk()) => chunk,
             },
         };
@@ -335,7 +322,6 @@ async fn exchange(
             let next = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_WHILE_STREAMING)),
-                () = tx.closed() => return Err(Failure::Closed),
                 next = tokio::time::timeout_at(deadline, response.chunk()) => next.ok(),
             };
             if let Some(next) = next {
@@ -372,7 +358,6 @@ async fn send(
         (request, idle) => request.or(idle),
     };
     let cancel = &sink.cancel;
-    let tx = &sink.tx;
     let mut request = Some(request);
     let mut retry_index = 0;
     let mut sdk_retries = 0;
@@ -393,7 +378,6 @@ async fn send(
         let sent = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
-            () = tx.closed() => return Err(Failure::Closed),
             sent = within(headers_limit, current.send()) => sent,
         };
         let error = match sent {
@@ -415,8 +399,7 @@ async fn send(
                 let body = tokio::select! {
                     biased;
                     () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
-                    () = tx.closed() => return Err(Failure::Closed),
-                    body = within(idle, response.bytes()) => body,
+                        body = within(idle, response.bytes()) => body,
                 };
                 let text = match body {
                     Some(Ok(bytes)) => decode_body(&bytes),
@@ -456,7 +439,6 @@ async fn send(
             tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
-                () = tx.closed() => return Err(Failure::Closed),
                 () = tokio::time::sleep(delay) => {}
             }
             sdk_retries += 1;
@@ -472,8 +454,7 @@ async fn send(
                 tokio::select! {
                     biased;
                     () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
-                    () = tx.closed() => return Err(Failure::Closed),
-                    () = tokio::time::sleep(delay) => {}
+                        () = tokio::time::sleep(delay) => {}
                 }
             }
         }

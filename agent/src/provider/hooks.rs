@@ -3,8 +3,8 @@
 //! of the answer, before its body is read).
 //!
 //! The hooks of a call are those of the task that starts it: [`scope`] sets them for a run,
-//! and [`stream_with`](super::stream_with) hands them on to the task it spawns. A call without
-//! hooks (no extension handles these events) pays nothing for them.
+//! and [`stream_with`](super::stream_with) keeps them for the call, in whichever task polls
+//! it. A call without hooks (no extension handles these events) pays nothing for them.
 //!
 //! What an extension sees as the payload is what the reference's SDK layer sees: the JSON body
 //! for the Anthropic and OpenAI formats, and for Google the SDK's parameters (`{model, contents, config}`, the

@@ -1,6 +1,6 @@
 //! Model providers: one request to a model, streamed back as assistant-message events.
 //!
-//! [`stream`] takes an [`LlmRequest`] and returns a channel of [`ProviderEvent`]s: `Start` with
+//! [`stream`] takes an [`LlmRequest`] and returns a [`ProviderStream`] of [`ProviderEvent`]s: `Start` with
 //! the message as it begins, `Delta`s (the reference's `message_update` events), and always one
 //! final `Done` with the finished message, whose `stopReason` says how it ended (`stop`,
 //! `length`, `toolUse`, `error`, `aborted`). Failures never surface any other way: an HTTP error
@@ -30,6 +30,7 @@
 pub mod anthropic;
 pub mod azure;
 pub mod bedrock;
+mod call;
 mod cloudflare;
 pub mod codex;
 mod copilot;
@@ -57,19 +58,14 @@ use std::sync::Arc;
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::config::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, RequestAuth, RequestAuthError, StreamOptions,
 };
 pub use crate::tools::ToolDefinition;
+pub use call::ProviderStream;
 pub use stream_error::StreamError;
-
-/// Capacity of the event channel returned by [`stream`]: a few bursts of deltas (a burst is
-/// at most 256); a reader slower than the provider holds the provider back rather than the
-/// stream piling up in memory.
-const CHANNEL_CAPACITY: usize = 8;
 
 /// One call of a model.
 #[derive(Debug, Clone)]
@@ -128,16 +124,40 @@ impl RequestDetails {
     }
 }
 
-/// Whether a request may use the provider's prompt cache.
+/// Whether, and for how long, a request may use the provider's prompt cache (the reference's
+/// `cacheRetention`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CacheRetention {
-    /// The retention `PI_CACHE_RETENTION` selects (`long`: one-hour entries where the model
-    /// supports them; otherwise the provider's default).
+    /// The provider's default entries (the reference's `"short"`).
     #[default]
-    Configured,
+    Short,
+    /// Longer entries where the model supports them (the reference's `"long"`, which
+    /// `PI_CACHE_RETENTION=long` selects: one hour on Anthropic and Bedrock, `24h` on OpenAI's
+    /// APIs); the wire formats whose SDK ignores that variable cache as with [`Self::Short`].
+    Long,
     /// No cache markers and no session affinity (headers, `prompt_cache_key`): the prompt is
     /// never sent again, as for compaction's summaries (the reference's `"none"`).
     Off,
+}
+
+impl CacheRetention {
+    /// The variable that asks for [`CacheRetention::Long`].
+    const VARIABLE: &str = "PI_CACHE_RETENTION";
+
+    /// The retention of a run's calls: [`CacheRetention::Long`] when `PI_CACHE_RETENTION` is
+    /// `long`, read as the reference reads it in every wire format that has it (the value
+    /// stored with the provider's `auth.json` key unless empty, else the environment's).
+    pub fn configured(auth: &Result<RequestAuth, RequestAuthError>) -> Self {
+        let value = stored_variable(auth, Self::VARIABLE)
+            .filter(|value| !value.is_empty())
+            .map(str::to_owned)
+            .or_else(|| crate::config::ambient::env(Self::VARIABLE));
+        if value.as_deref() == Some("long") {
+            Self::Long
+        } else {
+            Self::Short
+        }
+    }
 }
 
 /// What a provider stream reports.
@@ -153,7 +173,7 @@ pub enum ProviderEvent {
     /// The message's cumulative usage changed (sent before the deltas it comes with).
     Usage(pi_rpc_protocol::usage::Usage),
     /// Streaming deltas, in the reference's `message_update` order: every delta that one read
-    /// of the body completed, so a burst crosses the channel once.
+    /// of the body completed (at most 256), handed over as one burst.
     Deltas(Vec<AssistantMessageEvent>),
     /// The final message; always the last event.
     Done(AssistantMessage),
@@ -183,15 +203,16 @@ impl PartialEq for WrittenSignal {
     }
 }
 
-/// Starts a model call on the current tokio runtime and returns its events.
+/// A model call: its events, as a stream that runs the call in the task that reads it.
 ///
-/// Cancelling `cancel` closes the HTTP stream at once and ends with `Done` (`stopReason:
-/// "aborted"`, the content streamed so far). Dropping the receiver stops the call too.
+/// Nothing is sent before the stream is first polled. Cancelling `cancel` closes the HTTP
+/// stream at once and ends with `Done` (`stopReason: "aborted"`, the content streamed so far).
+/// Dropping the stream stops the call too.
 pub fn stream(
     http: &reqwest::Client,
     request: LlmRequest,
     cancel: CancellationToken,
-) -> mpsc::Receiver<ProviderEvent> {
+) -> ProviderStream {
     stream_with(http, request, StreamOptions::default(), cancel)
 }
 
@@ -201,44 +222,44 @@ pub fn stream_with(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-) -> mpsc::Receiver<ProviderEvent> {
-    let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+) -> ProviderStream {
     let http = http.clone();
-    // The call's task keeps the hooks of the run that starts it.
+    // The call keeps the hooks of the run that starts it, whoever polls it.
     let hooks = hooks::current();
-    tokio::spawn(hooks::scope(hooks, async move {
-        let mut request = request;
-        if let Err(error) = &request.auth {
-            let done = partial::PartialMessage::new(&request.model)
-                .fail(StopReason::Error, error.to_string());
-            let _ = tx.send(ProviderEvent::Done(done)).await;
-            return;
-        }
-        copilot::prepare(&mut request);
-        cloudflare::prepare(&mut request);
-        match request.model.api.as_str() {
-            anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
-            openai_completions::API => {
-                openai_completions::run(&http, request, options, cancel, tx).await;
+    ProviderStream::new(move |tx| {
+        hooks::scope(hooks, async move {
+            let mut request = request;
+            if let Err(error) = &request.auth {
+                let done = partial::PartialMessage::new(&request.model)
+                    .fail(StopReason::Error, error.to_string());
+                tx.send(ProviderEvent::Done(done)).await;
+                return;
             }
-            google::API => google::run(&http, request, options, cancel, tx).await,
-            openai_responses::API => {
-                openai_responses::run(&http, request, options, cancel, tx).await;
+            copilot::prepare(&mut request);
+            cloudflare::prepare(&mut request);
+            match request.model.api.as_str() {
+                anthropic::API => anthropic::run(&http, request, options, cancel, tx).await,
+                openai_completions::API => {
+                    openai_completions::run(&http, request, options, cancel, tx).await;
+                }
+                google::API => google::run(&http, request, options, cancel, tx).await,
+                openai_responses::API => {
+                    openai_responses::run(&http, request, options, cancel, tx).await;
+                }
+                azure::API => azure::run(&http, request, options, cancel, tx).await,
+                mistral::API => mistral::run(&http, request, options, cancel, tx).await,
+                vertex::API => vertex::run(&http, request, options, cancel, tx).await,
+                bedrock::API => bedrock::run(&http, request, options, cancel, tx).await,
+                codex::API => codex::run(&http, request, options, cancel, tx).await,
+                other => {
+                    let message = format!("No API provider registered for api: {other}");
+                    let done = partial::PartialMessage::new(&request.model)
+                        .fail(StopReason::Error, message);
+                    tx.send(ProviderEvent::Done(done)).await;
+                }
             }
-            azure::API => azure::run(&http, request, options, cancel, tx).await,
-            mistral::API => mistral::run(&http, request, options, cancel, tx).await,
-            vertex::API => vertex::run(&http, request, options, cancel, tx).await,
-            bedrock::API => bedrock::run(&http, request, options, cancel, tx).await,
-            codex::API => codex::run(&http, request, options, cancel, tx).await,
-            other => {
-                let message = format!("No API provider registered for api: {other}");
-                let done =
-                    partial::PartialMessage::new(&request.model).fail(StopReason::Error, message);
-                let _ = tx.send(ProviderEvent::Done(done)).await;
-            }
-        }
-    }));
-    rx
+        })
+    })
 }
 
 impl LlmRequest {
@@ -246,7 +267,7 @@ impl LlmRequest {
     pub fn cache_session(&self) -> Option<&String> {
         self.session_id
             .as_ref()
-            .filter(|_| self.cache_retention == CacheRetention::Configured)
+            .filter(|_| self.cache_retention != CacheRetention::Off)
     }
 
     /// The key for the provider; `None` when the model's headers carry the authentication (or
@@ -262,12 +283,17 @@ impl LlmRequest {
 
     /// A variable stored with the provider's `auth.json` key.
     pub(crate) fn stored_variable(&self, name: &str) -> Option<String> {
-        let stored = &self.auth.as_ref().ok()?.stored_env;
-        stored
-            .get(name)
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned)
+        stored_variable(&self.auth, name).map(str::to_owned)
     }
+}
+
+/// A variable stored with the provider's `auth.json` key.
+fn stored_variable<'a>(
+    auth: &'a Result<RequestAuth, RequestAuthError>,
+    name: &str,
+) -> Option<&'a str> {
+    let stored = &auth.as_ref().ok()?.stored_env;
+    stored.get(name).and_then(serde_json::Value::as_str)
 }
 
 /// A variable for the call: the value stored with the provider's `auth.json` key, else the
@@ -276,4 +302,32 @@ pub(crate) fn stored_env(request: &LlmRequest, name: &str) -> Option<String> {
     request
         .stored_variable(name)
         .or_else(|| crate::config::ambient::env(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(value: &str) -> Result<RequestAuth, RequestAuthError> {
+        let mut auth = RequestAuth::default();
+        auth.stored_env
+            .insert(CacheRetention::VARIABLE.into(), value.into());
+        Ok(auth)
+    }
+
+    #[test]
+    fn a_retention_stored_with_the_key_comes_before_the_environment() {
+        assert_eq!(
+            CacheRetention::configured(&stored("long")),
+            CacheRetention::Long
+        );
+        assert_eq!(
+            CacheRetention::configured(&stored("short")),
+            CacheRetention::Short
+        );
+        assert_eq!(
+            CacheRetention::configured(&stored("LONG")),
+            CacheRetention::Short
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! A run: the agent loop of one prompt (or continuation), spawned as its own task. It streams the
-//! model's answer, runs the tools it calls, takes steering and follow-up messages from the
-//! session between turns, and reports every event to the session in the reference's order.
+//! model's answer (the model call runs inside this task, polled as a
+//! [`ProviderStream`](crate::provider::ProviderStream)), runs the tools it calls, takes steering
+//! and follow-up messages from the session between turns, and reports every event to the
+//! session in the reference's order.
 
 mod arguments;
 mod hooks;
@@ -186,6 +188,8 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         emitter.message_end(Arc::clone(&prompt)).await?;
         context.push(prompt);
     }
+    // `PI_CACHE_RETENTION`, read once for the run's calls.
+    let cache_retention = provider::CacheRetention::configured(&auth);
     let mut first_turn = true;
     let mut pending = if skip_initial_steering_poll {
         Vec::new()
@@ -240,7 +244,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 tools: tools::offered(&tool_context, hooks.as_ref()).definitions(),
                 thinking_level,
                 session_id: Some(session_id.clone()),
-                cache_retention: Default::default(),
+                cache_retention,
                 thinking_budgets: stream_options.thinking_budgets,
                 details: RequestDetails::for_release(release),
             };

@@ -5,13 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pi_agent::provider::{LlmRequest, ProviderEvent, ToolDefinition, stream};
+use pi_agent::provider::{LlmRequest, ProviderEvent, ProviderStream, ToolDefinition, stream};
 use pi_agent::release::RpcRelease;
 use pi_rpc_protocol::event::Event;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// How long a test waits for a stream to finish.
@@ -76,7 +75,7 @@ pub fn tools(values: &[Value]) -> Vec<ToolDefinition> {
 }
 
 /// Reads events until `Done` (which must be last), failing after [`TIMEOUT`].
-pub async fn collect(mut rx: mpsc::Receiver<ProviderEvent>) -> Vec<ProviderEvent> {
+pub async fn collect(mut rx: ProviderStream) -> Vec<ProviderEvent> {
     let mut events = Vec::new();
     let read = async {
         while let Some(event) = rx.recv().await {
@@ -192,6 +191,7 @@ pub fn case_request(fixtures: &Value, case: &Value, base_url: &str) -> LlmReques
         session_id: case["sessionId"].as_str().map(str::to_owned),
         cache_retention: match case["cacheRetention"].as_str() {
             Some("none") => pi_agent::provider::CacheRetention::Off,
+            Some("long") => pi_agent::provider::CacheRetention::Long,
             _ => Default::default(),
         },
         thinking_budgets: Default::default(),

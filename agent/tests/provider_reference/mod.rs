@@ -88,12 +88,16 @@ pub async fn assert_matches_reference(
     matches!(events.first(), Some(ProviderEvent::Start(_)))
 }
 
-/// Streams `Hel`, holds the stream at a gate, cancels once `Hel` arrived and returns our lines
+/// Streams `Hel`, holds the stream at a gate, cancels once `Hel` arrived and everything before
+/// the gate was read (as a client's abort comes, after a round trip), and returns our lines
 /// (`message_start` left out, timestamps zeroed) for comparison with the reference's abort.
 pub async fn abort_mid_stream(format: Format) -> Vec<String> {
     use pi_agent::provider::stream;
     use pi_rpc_protocol::event::AssistantMessageEvent;
     use tokio_util::sync::CancellationToken;
+
+    /// How long the stream must stay quiet at the gate before the abort.
+    const QUIET: std::time::Duration = std::time::Duration::from_millis(200);
 
     let mock = server(serde_json::json!({"responses": [{
         "content": [{"text": "Hel"}, {"gate": "g1"}, {"text": "lo"}],
@@ -108,13 +112,31 @@ pub async fn abort_mid_stream(format: Format) -> Vec<String> {
     );
     let mut events = Vec::new();
     let read = async {
-        while let Some(event) = rx.recv().await {
+        let mut text_seen = false;
+        loop {
+            let event = if text_seen && !cancel.is_cancelled() {
+                match tokio::time::timeout(QUIET, rx.recv()).await {
+                    Ok(event) => event,
+                    Err(_) => {
+                        // Everything before the gate is read: the abort comes now.
+                        cancel.cancel();
+                        continue;
+                    }
+                }
+            } else {
+                rx.recv().await
+            };
+            let Some(event) = event else { break };
             if let ProviderEvent::Deltas(deltas) = &event
                 && deltas
                     .iter()
                     .any(|delta| matches!(delta, AssistantMessageEvent::TextDelta(_)))
+                && !text_seen
             {
-                cancel.cancel();
+                text_seen = true;
+                mock.wait_for_gate("g1", super::provider_common::TIMEOUT)
+                    .await
+                    .unwrap();
             }
             let finished = matches!(event, ProviderEvent::Done(_));
             events.push(event);

@@ -12,13 +12,13 @@ pub(crate) mod request;
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use events::AnthropicEvents;
 use pi_rpc_protocol::model::Model;
 use request::{Compat, build_body, cache_control};
@@ -39,13 +39,12 @@ pub fn messages_url(base_url: &str) -> String {
     }
 }
 
-/// The JSON body sent for `request`. `long_cache_retention` is what `PI_CACHE_RETENTION=long`
-/// selects (one-hour cache entries); [`stream`](super::stream) reads that variable per request.
-/// A request with caching off carries no `cache_control`.
-pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Value {
+/// The JSON body sent for `request`: one-hour cache entries with
+/// [`CacheRetention::Long`](super::CacheRetention::Long), no `cache_control` with caching off.
+pub fn request_body(request: &LlmRequest) -> Value {
     let oauth = request.api_key().as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
-    let cache_control = cache_control(compat, request.cache_retention, long_cache_retention);
+    let cache_control = cache_control(compat, request.cache_retention);
     build_body(request, compat, cache_control.as_ref(), oauth)
 }
 
@@ -60,7 +59,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let key = request.api_key().filter(|key| !key.is_empty());
@@ -70,8 +69,7 @@ pub(crate) async fn run(
     }
     let oauth = key.as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
-    let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
-    let body = request_body(&request, long_retention);
+    let body = request_body(&request);
     let body = super::hooks::before_request(body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,

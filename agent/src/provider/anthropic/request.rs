@@ -53,17 +53,13 @@ impl Compat {
 }
 
 /// The `cache_control` object for the current cache retention setting; none when caching is off.
-pub(crate) fn cache_control(
-    compat: Compat,
-    retention: CacheRetention,
-    long_retention: bool,
-) -> Option<Value> {
-    if retention == CacheRetention::Off {
-        None
-    } else if long_retention && compat.long_cache_retention {
-        Some(json!({"type": "ephemeral", "ttl": "1h"}))
-    } else {
-        Some(json!({"type": "ephemeral"}))
+pub(crate) fn cache_control(compat: Compat, retention: CacheRetention) -> Option<Value> {
+    match retention {
+        CacheRetention::Off => None,
+        CacheRetention::Long if compat.long_cache_retention => {
+            Some(json!({"type": "ephemeral", "ttl": "1h"}))
+        }
+        CacheRetention::Short | CacheRetention::Long => Some(json!({"type": "ephemeral"})),
     }
 }
 

@@ -265,7 +265,7 @@ fn effort(model: &Model, level: ThinkingLevel) -> Value {
 /// The request body.
 pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
     let model = &request.model;
-    let long_cache = stored_env(request, "PI_CACHE_RETENTION").as_deref() == Some("long");
+    let long_cache = request.cache_retention == CacheRetention::Long;
     let thinking = model.reasoning && request.thinking_level != ThinkingLevel::Off;
     let claude = is_claude(model);
     let base_max = clamp_to_context(
@@ -367,7 +367,7 @@ mod tests {
             tools: Vec::new(),
             thinking_level: ThinkingLevel::Off,
             session_id: Some("sess-1".to_owned()),
-            cache_retention: CacheRetention::Configured,
+            cache_retention: CacheRetention::Short,
             details: Default::default(),
             thinking_budgets: Default::default(),
         };

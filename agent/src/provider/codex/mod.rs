@@ -12,16 +12,16 @@
 mod login;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
 use super::openai_responses::events::ResponsesEvents;
 use super::openai_responses::request::{InputOptions, TOOL_CALL_ID_PROVIDERS};
 use super::openai_responses::{BodyError, Flavor, request};
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use pi_rpc_protocol::model::ThinkingLevel;
 
 /// The `api` value of models using this wire format.
@@ -120,7 +120,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let store = request

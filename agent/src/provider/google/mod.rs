@@ -12,13 +12,13 @@ pub(crate) mod request;
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use events::GeminiEvents;
 use pi_rpc_protocol::model::Model;
 
@@ -48,7 +48,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let mut partial = PartialMessage::new(&request.model);
     partial.message.api = API.to_owned();

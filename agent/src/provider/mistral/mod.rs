@@ -10,13 +10,13 @@ mod events;
 pub mod request;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use events::MistralEvents;
 
 /// The `api` value of models using this wire format.
@@ -33,7 +33,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let Some(key) = request.api_key().filter(|key| !key.is_empty()) else {

@@ -12,14 +12,14 @@ pub(crate) mod request;
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::headers::{HeaderError, header_map};
 use super::json::{js_key_order, parse_strict};
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use compat::Compat;
 use events::ChatEvents;
 use pi_rpc_protocol::model::Model;
@@ -40,9 +40,9 @@ pub(crate) fn join_url(base_url: &str, path: &str) -> String {
     format!("{}/{path}", base_url.trim_end_matches('/'))
 }
 
-/// The JSON body sent for `request` (`long_cache_retention`: `PI_CACHE_RETENTION=long`).
-pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Value {
-    request::build_body(request, &Compat::of_request(request), long_cache_retention)
+/// The JSON body sent for `request`.
+pub fn request_body(request: &LlmRequest) -> Value {
+    request::build_body(request, &Compat::of_request(request))
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -51,7 +51,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let key = request.api_key().filter(|key| !key.is_empty());
@@ -61,8 +61,7 @@ pub(crate) async fn run(
         return fail_early(partial, text, tx).await;
     }
     let compat = Compat::of_request(&request);
-    let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
-    let body = request::build_body(&request, &compat, long_retention);
+    let body = request::build_body(&request, &compat);
     let body = super::hooks::before_request(body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,

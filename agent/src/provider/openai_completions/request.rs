@@ -26,15 +26,15 @@ mod thinking;
 use thinking::thinking_fields;
 
 /// The request body.
-pub(crate) fn build_body(request: &LlmRequest, compat: &Compat, long_retention: bool) -> Value {
+pub(crate) fn build_body(request: &LlmRequest, compat: &Compat) -> Value {
     let model = &request.model;
     let mut messages = convert_messages(request, compat);
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     body.insert("messages".into(), Value::Null);
     body.insert("stream".into(), json!(true));
-    let caching = request.cache_retention == CacheRetention::Configured;
-    let long = caching && long_retention && compat.long_cache_retention;
+    let caching = request.cache_retention != CacheRetention::Off;
+    let long = request.cache_retention == CacheRetention::Long && compat.long_cache_retention;
     if (model.base_url.contains("api.openai.com") || long)
         && let Some(session) = request.cache_session()
     {

@@ -14,16 +14,16 @@ mod terminal;
 pub use request::BodyError;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::json::{js_key_order, parse_strict};
 use super::openai_completions::{
     bearer_headers, headers_authenticate, join_url, js_truthy, sdk_error_message,
 };
 use super::partial::PartialMessage;
-use super::{LlmRequest, ProviderEvent, StreamOptions};
+use super::{LlmRequest, StreamOptions};
 use events::ResponsesEvents;
 use pi_rpc_protocol::model::Model;
 
@@ -49,10 +49,9 @@ pub fn responses_url(base_url: &str) -> String {
     join_url(base_url, "responses")
 }
 
-/// The JSON body sent for `request` (`long_cache_retention`: `PI_CACHE_RETENTION=long`), or the
-/// error that stops the request before it is sent.
-pub fn request_body(request: &LlmRequest, long_cache_retention: bool) -> Result<Value, BodyError> {
-    request::build_body(request, long_cache_retention)
+/// The JSON body sent for `request`, or the error that stops the request before it is sent.
+pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
+    request::build_body(request)
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -61,7 +60,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let key = request.api_key().filter(|key| !key.is_empty());
@@ -70,8 +69,7 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     }
-    let long_retention = std::env::var("PI_CACHE_RETENTION").is_ok_and(|value| value == "long");
-    let body = match request::build_body(&request, long_retention) {
+    let body = match request::build_body(&request) {
         Ok(body) => Ok(super::hooks::before_request(body).await),
         Err(error) => Err(error.to_string()),
     };

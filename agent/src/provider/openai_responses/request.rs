@@ -55,7 +55,7 @@ const MIN_OUTPUT_TOKENS: i64 = 16;
 
 /// The request body, or the error that stops the request (a thinking signature that is not
 /// JSON).
-pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<Value, BodyError> {
+pub(crate) fn build_body(request: &LlmRequest) -> Result<Value, BodyError> {
     let model = &request.model;
     let compat_flag = |key: &str| compat_bool(model, key);
     let input = convert_messages(request, OPENAI_INPUT)?;
@@ -63,12 +63,14 @@ pub(crate) fn build_body(request: &LlmRequest, long_retention: bool) -> Result<V
     body.insert("model".into(), json!(model.id));
     body.insert("input".into(), Value::Array(input));
     body.insert("stream".into(), json!(true));
-    let caching = request.cache_retention == CacheRetention::Configured;
+    let caching = request.cache_retention != CacheRetention::Off;
     if let Some(session) = request.cache_session() {
         let key: String = session.chars().take(64).collect();
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    if caching && long_retention && compat_flag("supportsLongCacheRetention").unwrap_or(true) {
+    if request.cache_retention == CacheRetention::Long
+        && compat_flag("supportsLongCacheRetention").unwrap_or(true)
+    {
         body.insert("prompt_cache_retention".into(), json!("24h"));
     }
     if !caching && compat_flag("supportsExplicitPromptCacheMode").unwrap_or(false) {

@@ -17,9 +17,9 @@ mod adc;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::google::events::GeminiEvents;
 use super::headers::header_map;
@@ -143,7 +143,7 @@ pub(crate) async fn run(
     request: LlmRequest,
     options: StreamOptions,
     cancel: CancellationToken,
-    tx: mpsc::Sender<ProviderEvent>,
+    tx: EventSender,
 ) {
     let partial = PartialMessage::new(&request.model);
     let auth = match resolve_auth(&request) {
@@ -164,7 +164,7 @@ pub(crate) async fn run(
                 biased;
                 () = cancel.cancelled() => {
                     let done = partial.fail(pi_rpc_protocol::message::StopReason::Aborted, super::driver::ABORTED_BEFORE_RESPONSE.to_owned());
-                    let _ = tx.send(ProviderEvent::Done(done)).await;
+                    tx.send(ProviderEvent::Done(done)).await;
                     return;
                 }
                 token = adc::access_token(http, credentials) => token,
