@@ -77,13 +77,12 @@ impl Session {
             Command::AbortRetry(_) => {
                 // As in the reference, the retry ends before the answer and the agent settles
                 // after it.
-                let waiting = self.retry_wait.take();
-                if let Some(wait) = &waiting {
-                    wait.cancel();
+                let waiting = self.tasks.forget(super::tasks::TaskKind::RetryWait);
+                if waiting {
                     self.end_cancelled_retry().await;
                 }
                 self.write(&Response::ok(id, kind)).await;
-                if waiting.is_some() {
+                if waiting {
                     self.continue_or_settle().await;
                 }
             }
@@ -244,9 +243,7 @@ impl Session {
     /// Cancels the run and any retry wait; true when the agent was busy, so that an answer
     /// must wait for `agent_settled`.
     pub(super) fn stop_activity(&mut self) -> bool {
-        if let Some(wait) = &self.retry_wait {
-            wait.cancel();
-        }
+        self.tasks.cancel(super::tasks::TaskKind::RetryWait);
         if let Some(run) = &self.run {
             run.cancel.cancel();
         }

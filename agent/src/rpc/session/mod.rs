@@ -14,6 +14,7 @@ mod replace;
 mod retry;
 mod start;
 mod stats;
+mod tasks;
 mod waiting;
 
 use std::collections::VecDeque;
@@ -67,6 +68,13 @@ struct ActiveRun {
     cancel: CancellationToken,
 }
 
+/// What the actor's tasks report ([`tasks`]); the last report of each is its outcome.
+#[derive(Debug)]
+enum TaskEvent {
+    /// The wait before an automatic retry is over: `elapsed`, or cancelled (`abort`).
+    RetryWaitOver { elapsed: bool },
+}
+
 /// A command whose response waits until the agent has settled.
 #[derive(Debug)]
 enum Deferred {
@@ -107,13 +115,10 @@ pub struct Session {
     last_assistant: Option<AssistantMessage>,
     /// Automatic retries made for the current failure (0 when none).
     retry_attempt: u32,
-    /// Cancels the wait before the next retry (`abort_retry`, `abort`).
-    retry_wait: Option<CancellationToken>,
-    /// The retry wait reports here: `true` when it elapsed, `false` when cancelled.
-    retry_tx: mpsc::Sender<bool>,
-    retry_rx: mpsc::Receiver<bool>,
     deferred: Vec<Deferred>,
     out: OutputSender,
+    /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
+    tasks: tasks::Tasks<TaskEvent>,
     /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
     /// written after the read's last line.
     held_answers: Option<Vec<u8>>,
@@ -151,7 +156,6 @@ impl Session {
     /// A new session writing its records to `out`.
     pub fn new(init: SessionInit, out: OutputSender) -> Self {
         let (run_tx, run_rx) = mpsc::channel(RUN_QUEUE);
-        let (retry_tx, retry_rx) = mpsc::channel(1);
         let (bash_tx, bash_rx) = bash::channel();
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
@@ -186,11 +190,9 @@ impl Session {
             run: None,
             last_assistant: None,
             retry_attempt: 0,
-            retry_wait: None,
-            retry_tx,
-            retry_rx,
             deferred: Vec::new(),
             out,
+            tasks: tasks::Tasks::new(),
             held_answers: None,
             cli_start: start::CliStart {
                 model: init.cli_model,
@@ -232,7 +234,7 @@ impl Session {
                 Some(message) = self.run_rx.recv(), if run_events => {
                     self.on_run_message(message).await;
                 }
-                Some(elapsed) = self.retry_rx.recv() => self.on_retry_wait_over(elapsed).await,
+                report = self.tasks.next(run_events) => self.on_task_report(report.event).await,
                 Some(message) = self.bash_rx.recv() => self.on_bash_message(message).await,
                 Some(message) = self.compaction.rx.recv() => {
                     self.on_compaction_message(message).await;
@@ -246,9 +248,7 @@ impl Session {
         if let Some(run) = self.run.take() {
             run.cancel.cancel();
         }
-        if let Some(wait) = self.retry_wait.take() {
-            wait.cancel();
-        }
+        self.tasks.cancel_all();
         self.abort_bash();
         self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
@@ -264,6 +264,12 @@ impl Session {
             follow_up: self.follow_up_texts.clone(),
         });
         self.emit(event).await;
+    }
+
+    async fn on_task_report(&mut self, event: TaskEvent) {
+        match event {
+            TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
+        }
     }
 
     async fn on_run_message(&mut self, message: RunMessage) {
