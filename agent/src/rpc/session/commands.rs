@@ -480,7 +480,7 @@ impl Session {
             return;
         }
         let previous = self.store.session_file();
-        self.session_generation += 1;
+        self.tasks.new_generation();
         self.abort_bash();
         self.pending_bash.clear();
         self.messages.clear();

@@ -226,7 +226,7 @@ impl Session {
             will_retry,
             reply,
             cancel: cancel.clone(),
-            generation: self.session_generation,
+            generation: self.tasks.generation(),
         });
         let crate::config::RequestModel { model, auth } =
             self.config.registry.resolve(&self.shown_model());
@@ -353,7 +353,7 @@ impl Session {
 
     async fn finish_compaction(&mut self, active: ActiveCompaction, finished: Finished) {
         let reason = active.reason;
-        let outcome = if active.generation == self.session_generation {
+        let outcome = if active.generation == self.tasks.generation() {
             finished.outcome
         } else {
             Err(SummaryError::Cancelled)

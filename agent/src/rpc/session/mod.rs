@@ -73,6 +73,13 @@ struct ActiveRun {
 enum TaskEvent {
     /// The wait before an automatic retry is over: `elapsed`, or cancelled (`abort`).
     RetryWaitOver { elapsed: bool },
+    /// A chunk of a `bash` command's output.
+    BashOutput {
+        id: Option<RequestId>,
+        delta: String,
+    },
+    /// A `bash` command ended (or could not start).
+    BashDone(Box<bash::BashDone>),
 }
 
 /// A command whose response waits until the agent has settled.
@@ -131,15 +138,8 @@ pub struct Session {
     run_rx: mpsc::Receiver<RunMessage>,
     http: reqwest::Client,
     file_locks: crate::tools::FileLocks,
-    /// Running `bash` commands, by serial number, with what kills them.
-    bash_running: Vec<(u64, CancellationToken)>,
-    bash_serial: u64,
-    /// Counts session replacements (`new_session`, `switch_session`, `fork`, `clone`).
-    session_generation: u64,
     /// `bashExecution` messages of commands that ended during a run, added after it.
     pending_bash: Vec<AgentMessage>,
-    bash_tx: mpsc::Sender<bash::BashMessage>,
-    bash_rx: mpsc::Receiver<bash::BashMessage>,
     /// Prompt templates and skills.
     resources: crate::resources::Resources,
     /// The compaction in progress and its reports.
@@ -156,7 +156,6 @@ impl Session {
     /// A new session writing its records to `out`.
     pub fn new(init: SessionInit, out: OutputSender) -> Self {
         let (run_tx, run_rx) = mpsc::channel(RUN_QUEUE);
-        let (bash_tx, bash_rx) = bash::channel();
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
@@ -204,12 +203,7 @@ impl Session {
             run_rx,
             http,
             file_locks: crate::tools::FileLocks::default(),
-            bash_running: Vec::new(),
-            bash_serial: 0,
-            session_generation: 0,
             pending_bash: Vec::new(),
-            bash_tx,
-            bash_rx,
             resources,
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
@@ -234,8 +228,7 @@ impl Session {
                 Some(message) = self.run_rx.recv(), if run_events => {
                     self.on_run_message(message).await;
                 }
-                report = self.tasks.next(run_events) => self.on_task_report(report.event).await,
-                Some(message) = self.bash_rx.recv() => self.on_bash_message(message).await,
+                report = self.tasks.next(run_events) => self.on_task_report(report).await,
                 Some(message) = self.compaction.rx.recv() => {
                     self.on_compaction_message(message).await;
                 }
@@ -249,7 +242,6 @@ impl Session {
             run.cancel.cancel();
         }
         self.tasks.cancel_all();
-        self.abort_bash();
         self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
     }
@@ -266,9 +258,11 @@ impl Session {
         self.emit(event).await;
     }
 
-    async fn on_task_report(&mut self, event: TaskEvent) {
-        match event {
+    async fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
+        match report.event {
             TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
+            TaskEvent::BashOutput { id, delta } => self.on_bash_output(id, delta).await,
+            TaskEvent::BashDone(done) => self.on_bash_done(*done, report.generation).await,
         }
     }
 

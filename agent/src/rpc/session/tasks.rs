@@ -62,7 +62,7 @@ struct Envelope<E> {
     /// The task's outcome: nothing of it comes after.
     last: bool,
     /// Given back when the actor takes the report (none for [`TaskSender::send_now`]).
-    credit: Option<OwnedSemaphorePermit>,
+    _credit: Option<OwnedSemaphorePermit>,
 }
 
 /// A report that is not stale, with the session generation its task started in.
@@ -305,7 +305,7 @@ impl<E> TaskSender<E> {
             task: self.task,
             event,
             last,
-            credit,
+            _credit: credit,
         };
         self.tx.send(envelope).map_err(|_| SessionGone)
     }
