@@ -80,6 +80,10 @@ enum TaskEvent {
     },
     /// A `bash` command ended (or could not start).
     BashDone(Box<bash::BashDone>),
+    /// A compaction's `summarization_retry_*` event.
+    SummaryRetry(Box<Event>),
+    /// A compaction's summary, or why there is none.
+    CompactionDone(Box<compaction::Finished>),
 }
 
 /// A command whose response waits until the agent has settled.
@@ -229,9 +233,6 @@ impl Session {
                     self.on_run_message(message).await;
                 }
                 report = self.tasks.next(run_events) => self.on_task_report(report).await,
-                Some(message) = self.compaction.rx.recv() => {
-                    self.on_compaction_message(message).await;
-                }
                 line = lines.recv(), if commands => match line {
                     Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
@@ -242,7 +243,6 @@ impl Session {
             run.cancel.cancel();
         }
         self.tasks.cancel_all();
-        self.compaction.cancel();
         self.shutdown_extensions_at_exit().await;
     }
 
@@ -263,6 +263,10 @@ impl Session {
             TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
             TaskEvent::BashOutput { id, delta } => self.on_bash_output(id, delta).await,
             TaskEvent::BashDone(done) => self.on_bash_done(*done, report.generation).await,
+            TaskEvent::SummaryRetry(event) => self.emit(*event).await,
+            TaskEvent::CompactionDone(done) => {
+                self.on_compaction_done(*done, report.generation).await;
+            }
         }
     }
 
