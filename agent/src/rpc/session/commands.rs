@@ -244,9 +244,7 @@ impl Session {
     /// must wait for `agent_settled`.
     pub(super) fn stop_activity(&mut self) -> bool {
         self.tasks.cancel(super::tasks::TaskKind::RetryWait);
-        if let Some(run) = &self.run {
-            run.cancel.cancel();
-        }
+        self.tasks.cancel(super::tasks::TaskKind::AgentLoop);
         self.streaming
     }
 

@@ -26,15 +26,12 @@ use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use pi_rpc_protocol::{RequestId, Response};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
 use crate::provider::failure::is_retryable;
 use crate::run::{RunMessage, RunSpec};
-
-/// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
-const RUN_QUEUE: usize = 32;
+use tasks::TaskKind;
 
 /// What a session starts with.
 #[derive(Debug)]
@@ -62,15 +59,14 @@ pub struct SessionInit {
     pub builtin_commands: Vec<serde_json::Value>,
 }
 
-/// A run in progress.
-#[derive(Debug)]
-struct ActiveRun {
-    cancel: CancellationToken,
-}
-
 /// What the actor's tasks report ([`tasks`]); the last report of each is its outcome.
 #[derive(Debug)]
 enum TaskEvent {
+    /// A run's message (a run's reports are held back while [`extensions::accepts_run_events`]
+    /// says no).
+    Run(RunMessage),
+    /// The run is over (it emitted `agent_end`, or was cancelled with the session's end).
+    RunFinished,
     /// The wait before an automatic retry is over: `elapsed`, or cancelled (`abort`).
     RetryWaitOver { elapsed: bool },
     /// A chunk of a `bash` command's output.
@@ -84,6 +80,12 @@ enum TaskEvent {
     SummaryRetry(Box<Event>),
     /// A compaction's summary, or why there is none.
     CompactionDone(Box<compaction::Finished>),
+}
+
+impl From<RunMessage> for TaskEvent {
+    fn from(message: RunMessage) -> Self {
+        Self::Run(message)
+    }
 }
 
 /// A command whose response waits until the agent has settled.
@@ -120,7 +122,6 @@ pub struct Session {
     follow_up_queue: VecDeque<AgentMessage>,
     /// Whether a run (or its continuation) is in progress: `isStreaming`.
     streaming: bool,
-    run: Option<ActiveRun>,
     /// The last assistant message of the current run, without its content, for the post-run
     /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
@@ -138,8 +139,6 @@ pub struct Session {
     /// Lines collected while a burst of events is handled, sent to the writer as one piece.
     out_batch: Option<Vec<u8>>,
     output_closed: bool,
-    run_tx: mpsc::Sender<RunMessage>,
-    run_rx: mpsc::Receiver<RunMessage>,
     http: reqwest::Client,
     file_locks: crate::tools::FileLocks,
     /// `bashExecution` messages of commands that ended during a run, added after it.
@@ -159,7 +158,6 @@ pub struct Session {
 impl Session {
     /// A new session writing its records to `out`.
     pub fn new(init: SessionInit, out: OutputSender) -> Self {
-        let (run_tx, run_rx) = mpsc::channel(RUN_QUEUE);
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
@@ -190,7 +188,6 @@ impl Session {
             steering_queue: VecDeque::new(),
             follow_up_queue: VecDeque::new(),
             streaming: false,
-            run: None,
             last_assistant: None,
             retry_attempt: 0,
             deferred: Vec::new(),
@@ -203,8 +200,6 @@ impl Session {
             },
             out_batch: None,
             output_closed: false,
-            run_tx,
-            run_rx,
             http,
             file_locks: crate::tools::FileLocks::default(),
             pending_bash: Vec::new(),
@@ -218,7 +213,7 @@ impl Session {
         session
     }
 
-    /// Serves lines until the input ends (or stdout is gone), then cancels any run.
+    /// Serves lines until the input ends (or stdout is gone), then cancels every task.
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
@@ -229,18 +224,12 @@ impl Session {
                 message = extensions::next_message(&mut self.extensions) => {
                     self.on_host_message(message).await;
                 }
-                Some(message) = self.run_rx.recv(), if run_events => {
-                    self.on_run_message(message).await;
-                }
                 report = self.tasks.next(run_events) => self.on_task_report(report).await,
                 line = lines.recv(), if commands => match line {
                     Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
                 },
             }
-        }
-        if let Some(run) = self.run.take() {
-            run.cancel.cancel();
         }
         self.tasks.cancel_all();
         self.shutdown_extensions_at_exit().await;
@@ -260,6 +249,8 @@ impl Session {
 
     async fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
         match report.event {
+            TaskEvent::Run(message) => self.on_run_message(message).await,
+            TaskEvent::RunFinished => self.on_run_finished().await,
             TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
             TaskEvent::BashOutput { id, delta } => self.on_bash_output(id, delta).await,
             TaskEvent::BashDone(done) => self.on_bash_done(*done, report.generation).await,
@@ -302,7 +293,6 @@ impl Session {
                 let _ = self.out.flushed().await;
                 signal.written();
             }
-            RunMessage::Finished => self.on_run_finished().await,
         }
     }
 
@@ -401,7 +391,6 @@ impl Session {
     }
 
     async fn on_run_finished(&mut self) {
-        self.run = None;
         if let Some(message) = self.last_assistant.take() {
             if is_retryable(&message, self.shown_model().context_window)
                 && self.schedule_retry(&message).await
@@ -472,7 +461,8 @@ impl Session {
 
     /// Starts a run that delivers `prompts` first.
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
-        let cancel = CancellationToken::new();
+        let task = self.tasks.start(TaskKind::AgentLoop);
+        let cancel = task.cancel_token();
         let (system_prompt, tool_context, hooks) = self.run_prompt_and_tools(cancel.clone());
         let crate::config::RequestModel { model, auth } =
             self.config.registry.resolve(&self.shown_model());
@@ -502,15 +492,20 @@ impl Session {
             extensions::streaming_changed(&self.extensions, true);
         }
         self.streaming = true;
-        self.run = Some(ActiveRun { cancel });
         self.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
-        let run = crate::run::run(spec, self.run_tx.clone());
-        tokio::spawn(crate::provider::hooks::scope(hooks, run));
+        let run = crate::run::run(spec, Arc::new(task.sender()));
+        task.spawn(async move {
+            crate::provider::hooks::scope(hooks, run).await;
+            TaskEvent::RunFinished
+        });
     }
 
-    fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {
+    fn tool_context(
+        &self,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> crate::tools::ToolContext {
         let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
         context.cancel = cancel;
         context.release = self.release;

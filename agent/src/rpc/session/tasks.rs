@@ -22,13 +22,13 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-
+use std::pin::Pin;
 use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::run::SessionGone;
+use crate::run::{RunMessage, RunSink, SessionGone};
 
 /// The reports of one task the actor may not have taken yet (an agent loop's may each be a
 /// burst of up to 256 deltas).
@@ -68,7 +68,6 @@ struct Envelope<E> {
 /// A report that is not stale, with the session generation its task started in.
 #[derive(Debug)]
 pub(super) struct TaskReport<E> {
-    pub(super) task: TaskId,
     pub(super) generation: u64,
     pub(super) event: E,
 }
@@ -143,11 +142,6 @@ impl<E: Send + 'static> Tasks<E> {
         }
     }
 
-    /// Whether a task of `kind` has yet to deliver its outcome.
-    pub(super) fn is_running(&self, kind: TaskKind) -> bool {
-        self.live.iter().any(|live| live.task.kind == kind)
-    }
-
     /// Cancels the tasks of `kind`; they go on reporting until their outcome. True when there
     /// was one.
     pub(super) fn cancel(&self, kind: TaskKind) -> bool {
@@ -218,7 +212,6 @@ impl<E: Send + 'static> Tasks<E> {
             self.live.swap_remove(index);
         }
         Some(TaskReport {
-            task: envelope.task,
             generation,
             event: envelope.event,
         })
@@ -311,6 +304,19 @@ impl<E> TaskSender<E> {
     }
 }
 
+/// An agent loop's sender: the run's messages are its task's reports.
+impl<E> RunSink for TaskSender<E>
+where
+    E: From<RunMessage> + Send + std::fmt::Debug + 'static,
+{
+    fn send(
+        &self,
+        message: RunMessage,
+    ) -> Pin<Box<dyn Future<Output = Result<(), SessionGone>> + Send + '_>> {
+        Box::pin(self.send_envelope(E::from(message), false))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,6 +325,11 @@ mod tests {
     enum Report {
         Step(&'static str),
         Done(&'static str),
+    }
+
+    /// Whether a task of `kind` has yet to deliver its outcome.
+    fn is_running(tasks: &Tasks<Report>, kind: TaskKind) -> bool {
+        tasks.live.iter().any(|live| live.task.kind == kind)
     }
 
     async fn next_event(tasks: &mut Tasks<Report>, loop_reports: bool) -> Report {
@@ -332,7 +343,7 @@ mod tests {
         let late = task.sender();
         task.spawn(async { Report::Done("bash") });
         assert_eq!(next_event(&mut tasks, true).await, Report::Done("bash"));
-        assert!(!tasks.is_running(TaskKind::Bash));
+        assert!(!is_running(&tasks, TaskKind::Bash));
         late.send(Report::Step("late")).await.unwrap();
         let other = tasks.start(TaskKind::RetryWait);
         other.spawn(async { Report::Done("retry") });
@@ -378,12 +389,12 @@ mod tests {
             next_event(&mut tasks, true).await,
             Report::Step("aborted message")
         );
-        assert!(tasks.is_running(TaskKind::AgentLoop));
+        assert!(is_running(&tasks, TaskKind::AgentLoop));
         assert_eq!(
             next_event(&mut tasks, true).await,
             Report::Done("agent_end")
         );
-        assert!(!tasks.is_running(TaskKind::AgentLoop));
+        assert!(!is_running(&tasks, TaskKind::AgentLoop));
     }
 
     #[tokio::test]
