@@ -26,6 +26,7 @@ use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use pi_rpc_protocol::{RequestId, Response};
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
@@ -502,10 +503,7 @@ impl Session {
         });
     }
 
-    fn tool_context(
-        &self,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> crate::tools::ToolContext {
+    fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {
         let mut context = crate::tools::ToolContext::new(self.config.cwd.clone());
         context.cancel = cancel;
         context.release = self.release;
