@@ -14,9 +14,11 @@ use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::convert::convert_shared;
@@ -45,8 +47,16 @@ pub enum RunMessage {
     /// The model stream waits until what came before is written out (a paced stream, see
     /// [`crate::provider::StreamOptions::paced`]): the session signals once it is.
     Written(provider::WrittenSignal),
-    /// The run emitted `agent_end` and is over.
-    Finished,
+}
+
+/// Where a run's messages go: the session's channel of its tasks' reports, which tells the
+/// session the run is over once [`run`] returns.
+pub trait RunSink: Send + Sync + std::fmt::Debug {
+    /// Sends `message`, waiting while the session is behind; fails once the session is gone.
+    fn send(
+        &self,
+        message: RunMessage,
+    ) -> Pin<Box<dyn Future<Output = Result<(), SessionGone>> + Send + '_>>;
 }
 
 /// Everything a run needs, copied out of the session when it starts.
@@ -90,21 +100,18 @@ pub struct RunSpec {
 /// Sends run messages to the session; every method fails once the session is gone.
 #[derive(Debug, Clone)]
 pub(crate) struct Emitter {
-    tx: mpsc::Sender<RunMessage>,
+    tx: Arc<dyn RunSink>,
     /// Whether [`Emitter::emit_all`] sends one burst or one message per event.
     batch: bool,
 }
 
 /// The session stopped listening; the run ends quietly.
 #[derive(Debug)]
-pub(crate) struct SessionGone;
+pub struct SessionGone;
 
 impl Emitter {
     pub(crate) async fn emit(&self, event: Event) -> Result<(), SessionGone> {
-        self.tx
-            .send(RunMessage::Event(Box::new(event)))
-            .await
-            .map_err(|_| SessionGone)
+        self.tx.send(RunMessage::Event(Box::new(event))).await
     }
 
     /// Emits several events: at once when batching (they cross to the session and reach
@@ -116,24 +123,15 @@ impl Emitter {
             }
             return Ok(());
         }
-        self.tx
-            .send(RunMessage::Events(events))
-            .await
-            .map_err(|_| SessionGone)
+        self.tx.send(RunMessage::Events(events)).await
     }
 
     async fn message_end(&self, message: Arc<AgentMessage>) -> Result<(), SessionGone> {
-        self.tx
-            .send(RunMessage::MessageEnd(message))
-            .await
-            .map_err(|_| SessionGone)
+        self.tx.send(RunMessage::MessageEnd(message)).await
     }
 
     async fn turn_end(&self, tool_results: Vec<TaggedToolResult>) -> Result<(), SessionGone> {
-        self.tx
-            .send(RunMessage::TurnEnd(tool_results))
-            .await
-            .map_err(|_| SessionGone)
+        self.tx.send(RunMessage::TurnEnd(tool_results)).await
     }
 
     async fn drain(
@@ -141,21 +139,19 @@ impl Emitter {
         make: fn(oneshot::Sender<Vec<AgentMessage>>) -> RunMessage,
     ) -> Result<Vec<AgentMessage>, SessionGone> {
         let (reply, answer) = oneshot::channel();
-        self.tx.send(make(reply)).await.map_err(|_| SessionGone)?;
+        self.tx.send(make(reply)).await?;
         answer.await.map_err(|_| SessionGone)
     }
 }
 
-/// Runs the agent loop, then tells the session it is finished.
-pub async fn run(spec: RunSpec, tx: mpsc::Sender<RunMessage>) {
+/// Runs the agent loop (it is over when this returns).
+pub async fn run(spec: RunSpec, tx: Arc<dyn RunSink>) {
     let emitter = Emitter {
-        tx: tx.clone(),
+        tx,
         batch: spec.batch_updates,
     };
-    if run_loop(spec, &emitter).await.is_ok() {
-        // The session may be gone already (end of input); nothing is left to do then.
-        let _ = tx.send(RunMessage::Finished).await;
-    }
+    // A run whose session is gone (end of input) just stops.
+    let _ = run_loop(spec, &emitter).await;
 }
 
 async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
@@ -294,11 +290,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
 
 /// `agent_end` with the run's own messages, which the session holds too.
 async fn end(emitter: &Emitter, messages: Vec<Arc<AgentMessage>>) -> Result<(), SessionGone> {
-    emitter
-        .tx
-        .send(RunMessage::AgentEnd(messages))
-        .await
-        .map_err(|_| SessionGone)
+    emitter.tx.send(RunMessage::AgentEnd(messages)).await
 }
 
 /// Streams one assistant message: `message_start` (late, with what the provider already has),

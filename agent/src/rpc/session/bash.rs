@@ -8,33 +8,17 @@ use pi_rpc_protocol::event::{BashExecutionUpdateEvent, Event};
 use pi_rpc_protocol::message::{AgentMessage, BashExecutionMessage};
 use pi_rpc_protocol::response::BashResult;
 use pi_rpc_protocol::{RequestId, Response};
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
-use super::{Session, log_store_error};
+use super::tasks::TaskKind;
+use super::{Session, TaskEvent, log_store_error};
 use crate::js::now_ms;
 use crate::tools::shell::temp_dir;
 use crate::user_bash::{UserBash, execute};
-
-/// What a running command reports to the session.
-#[derive(Debug)]
-pub(super) enum BashMessage {
-    /// A chunk of output.
-    Update {
-        id: Option<RequestId>,
-        delta: String,
-    },
-    /// The command ended (or could not start).
-    Done(Box<BashDone>),
-}
 
 /// The end of a command.
 #[derive(Debug)]
 pub(super) struct BashDone {
     id: Option<RequestId>,
-    serial: u64,
-    /// The session generation the command started in.
-    generation: u64,
     command: String,
     exclude_from_context: Option<bool>,
     result: Result<BashResult, crate::user_bash::Error>,
@@ -55,11 +39,9 @@ impl Session {
         operations: Option<u64>,
     ) {
         let client = operations.and(super::extensions::host_client(&self.extensions));
-        let cancel = CancellationToken::new();
-        self.bash_serial += 1;
-        let serial = self.bash_serial;
-        let generation = self.session_generation;
-        self.bash_running.push((serial, cancel.clone()));
+        let task = self.tasks.start(TaskKind::Bash);
+        let cancel = task.cancel_token();
+        let events = task.sender();
         let spec = UserBash {
             command: bash.command.clone(),
             cwd: self.config.cwd.clone(),
@@ -70,16 +52,14 @@ impl Session {
             cancel,
             env: self.config.settings.proxy_env(),
         };
-        let tx = self.bash_tx.clone();
-        tokio::spawn(async move {
-            let chunk_tx = tx.clone();
+        task.spawn(async move {
             let chunk_id = id.clone();
             let on_chunk = |delta| {
-                let tx = chunk_tx.clone();
+                let events = events.clone();
                 let id = chunk_id.clone();
                 async move {
                     // The session may be gone (end of input); then nobody reads the chunk.
-                    let _ = tx.send(BashMessage::Update { id, delta }).await;
+                    let _ = events.send(TaskEvent::BashOutput { id, delta }).await;
                 }
             };
             let result = match (client, operations) {
@@ -88,58 +68,48 @@ impl Session {
                 }
                 _ => execute(spec, on_chunk).await,
             };
-            let done = BashDone {
+            TaskEvent::BashDone(Box::new(BashDone {
                 id,
-                serial,
-                generation,
                 command: bash.command,
                 exclude_from_context: bash.exclude_from_context,
                 result,
-            };
-            let _ = tx.send(BashMessage::Done(Box::new(done))).await;
+            }))
         });
     }
 
-    /// Kills every running command.
+    /// Kills every running command (each is still answered when it ends).
     pub(super) fn abort_bash(&mut self) {
-        for (_, cancel) in &self.bash_running {
-            cancel.cancel();
-        }
+        self.tasks.cancel(TaskKind::Bash);
     }
 
-    pub(super) async fn on_bash_message(&mut self, message: BashMessage) {
-        match message {
-            BashMessage::Update { id, delta } => {
-                self.emit(Event::BashExecutionUpdate(BashExecutionUpdateEvent {
-                    id,
-                    delta,
-                }))
-                .await;
-            }
-            BashMessage::Done(done) => {
-                let BashDone {
-                    id,
-                    serial,
-                    generation,
-                    command,
-                    exclude_from_context,
-                    result,
-                } = *done;
-                self.bash_running.retain(|(running, _)| *running != serial);
-                match result {
-                    Ok(result) => {
-                        // A command that outlived its session (replaced meanwhile, which
-                        // killed it) is answered but not recorded in the new one.
-                        if generation == self.session_generation {
-                            self.record_bash(command, &result, exclude_from_context);
-                        }
-                        self.respond(id, "bash", &result).await;
-                    }
-                    Err(error) => {
-                        self.write(&Response::error(id, Some("bash"), error.to_string()))
-                            .await;
-                    }
+    pub(super) async fn on_bash_output(&mut self, id: Option<RequestId>, delta: String) {
+        self.emit(Event::BashExecutionUpdate(BashExecutionUpdateEvent {
+            id,
+            delta,
+        }))
+        .await;
+    }
+
+    /// Answers a command that ended; `generation` is the session generation it started in.
+    pub(super) async fn on_bash_done(&mut self, done: BashDone, generation: u64) {
+        let BashDone {
+            id,
+            command,
+            exclude_from_context,
+            result,
+        } = done;
+        match result {
+            Ok(result) => {
+                // A command that outlived its session (replaced meanwhile, which killed it)
+                // is answered but not recorded in the new one.
+                if generation == self.tasks.generation() {
+                    self.record_bash(command, &result, exclude_from_context);
                 }
+                self.respond(id, "bash", &result).await;
+            }
+            Err(error) => {
+                self.write(&Response::error(id, Some("bash"), error.to_string()))
+                    .await;
             }
         }
     }
@@ -176,9 +146,4 @@ impl Session {
             self.messages.push(message);
         }
     }
-}
-
-/// The channel running commands report on.
-pub(super) fn channel() -> (mpsc::Sender<BashMessage>, mpsc::Receiver<BashMessage>) {
-    mpsc::channel(256)
 }

@@ -10,12 +10,11 @@ use pi_rpc_protocol::Response;
 use pi_rpc_protocol::event::{CompactionEndEvent, CompactionReason, CompactionStartEvent, Event};
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::CompactionResult;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use super::ops::settle::AfterSettle;
+use super::tasks::TaskKind;
 use super::waiting::CompactionEnd;
-use super::{Session, log_store_error};
+use super::{Session, TaskEvent, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::extensions::{CompactionPreparation, HostEvent};
@@ -54,44 +53,38 @@ pub(super) const PROMPT_WHILE_COMPACTING: &str = "Cannot submit a prompt while c
 /// The compaction state of a session.
 #[derive(Debug)]
 pub(super) struct CompactionState {
-    /// The compaction in progress.
+    /// The compaction in progress (its model calls run as a [`TaskKind::Compaction`] task).
     active: Option<ActiveCompaction>,
-    /// Counts compactions, so that reports of a cancelled one are told apart.
-    serial: u64,
+    /// Counts the compactions started.
+    started: u64,
     /// Whether the current overflow was already compacted and retried once.
     pub(super) overflow_recovery_attempted: bool,
-    /// [`CompactionState::serial`] when the current run started: a run's messages are newer
+    /// [`CompactionState::started`] when the current run started: a run's messages are newer
     /// than every compaction started before it, whatever their timestamps say.
-    serial_at_run_start: u64,
+    started_at_run_start: u64,
     /// A prompt that waits for the compaction its arrival started (answered and run after it).
     next_prompt: Option<(Option<RequestId>, AgentMessage)>,
-    tx: mpsc::UnboundedSender<CompactionMessage>,
-    /// Reports of the compaction task.
-    pub(super) rx: mpsc::UnboundedReceiver<CompactionMessage>,
 }
 
 impl CompactionState {
     pub(super) fn new() -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
         Self {
             active: None,
-            serial: 0,
+            started: 0,
             overflow_recovery_attempted: false,
-            serial_at_run_start: 0,
+            started_at_run_start: 0,
             next_prompt: None,
-            tx,
-            rx,
         }
     }
 
     /// Notes that a run starts now, after every compaction started so far.
     pub(super) fn mark_run_start(&mut self) {
-        self.serial_at_run_start = self.serial;
+        self.started_at_run_start = self.started;
     }
 
     /// Whether no compaction started since the current run did.
     pub(super) fn none_since_run_start(&self) -> bool {
-        self.serial == self.serial_at_run_start
+        self.started == self.started_at_run_start
     }
 
     /// `isCompacting`.
@@ -107,34 +100,14 @@ impl CompactionState {
             .is_some_and(|active| active.reason == CompactionReason::Manual)
             || self.next_prompt.is_some()
     }
-
-    /// Stops the model calls (end of input).
-    pub(super) fn cancel(&mut self) {
-        if let Some(active) = &self.active {
-            active.cancel.cancel();
-        }
-    }
 }
 
 #[derive(Debug)]
 struct ActiveCompaction {
-    serial: u64,
     reason: CompactionReason,
     will_retry: bool,
     /// The `compact` command's id (manual compactions).
     reply: Option<Option<RequestId>>,
-    cancel: CancellationToken,
-    /// The session generation it started in; a replaced session drops the result.
-    generation: u64,
-}
-
-/// What the compaction task reports.
-#[derive(Debug)]
-pub(super) enum CompactionMessage {
-    /// A `summarization_retry_*` event.
-    Event(u64, Box<Event>),
-    /// The summary, or why there is none.
-    Done(u64, Box<Finished>),
 }
 
 /// The end of a compaction task.
@@ -241,17 +214,15 @@ impl Session {
             return false;
         };
         let (reserve_tokens, _) = self.config.settings.compaction_tokens();
-        self.compaction.serial += 1;
-        let serial = self.compaction.serial;
-        let cancel = CancellationToken::new();
+        self.compaction.started += 1;
         self.compaction.active = Some(ActiveCompaction {
-            serial,
             reason,
             will_retry,
             reply,
-            cancel: cancel.clone(),
-            generation: self.session_generation,
         });
+        let task = self.tasks.start(TaskKind::Compaction);
+        let cancel = task.cancel_token();
+        let events = task.sender();
         let crate::config::RequestModel { model, auth } =
             self.config.registry.resolve(&self.shown_model());
         let summary_context = SummaryContext {
@@ -266,13 +237,11 @@ impl Session {
             stream_options: self.config.settings.stream_options(),
             release: self.release,
         };
-        let tx = self.compaction.tx.clone();
         let extensions = super::extensions::host_client(&self.extensions);
-        tokio::spawn(async move {
-            let events = tx.clone();
+        task.spawn(async move {
             let mut on_event = move |event: Event| {
                 // The session may be gone (end of input); then nobody needs the event.
-                let _ = events.send(CompactionMessage::Event(serial, Box::new(event)));
+                let _ = events.send_now(TaskEvent::SummaryRetry(Box::new(event)));
             };
             let decision = match &extensions {
                 Some(extensions) => {
@@ -322,7 +291,7 @@ impl Session {
                     .await;
                 }
             }
-            let _ = tx.send(CompactionMessage::Done(serial, Box::new(finished)));
+            TaskEvent::CompactionDone(Box::new(finished))
         });
         true
     }
@@ -344,7 +313,7 @@ impl Session {
         else {
             return false;
         };
-        active.cancel.cancel();
+        self.tasks.forget(TaskKind::Compaction);
         let cancelled = Finished {
             first_kept_entry_id: String::new(),
             tokens_before: 0,
@@ -352,32 +321,27 @@ impl Session {
             outcome: Err(SummaryError::Cancelled),
             from_extension: false,
         };
-        self.finish_compaction(active, cancelled).await;
+        let generation = self.tasks.generation();
+        self.finish_compaction(active, cancelled, generation).await;
         true
     }
 
-    pub(super) async fn on_compaction_message(&mut self, message: CompactionMessage) {
-        let current = self.compaction.active.as_ref().map(|active| active.serial);
-        match message {
-            CompactionMessage::Event(serial, event) => {
-                if current == Some(serial) {
-                    self.emit(*event).await;
-                }
-            }
-            CompactionMessage::Done(serial, finished) => {
-                if current != Some(serial) {
-                    return;
-                }
-                if let Some(active) = self.compaction.active.take() {
-                    self.finish_compaction(active, *finished).await;
-                }
-            }
+    /// The compaction task's summary, or why there is none; `generation` is the session
+    /// generation it started in (a replaced session drops the result).
+    pub(super) async fn on_compaction_done(&mut self, finished: Finished, generation: u64) {
+        if let Some(active) = self.compaction.active.take() {
+            self.finish_compaction(active, finished, generation).await;
         }
     }
 
-    async fn finish_compaction(&mut self, active: ActiveCompaction, finished: Finished) {
+    async fn finish_compaction(
+        &mut self,
+        active: ActiveCompaction,
+        finished: Finished,
+        generation: u64,
+    ) {
         let reason = active.reason;
-        let outcome = if active.generation == self.session_generation {
+        let outcome = if generation == self.tasks.generation() {
             finished.outcome
         } else {
             Err(SummaryError::Cancelled)

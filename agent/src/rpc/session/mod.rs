@@ -14,11 +14,13 @@ mod queue;
 mod replace;
 mod retry;
 mod start;
+mod tasks;
 mod waiting;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
@@ -30,9 +32,7 @@ use super::OutputSender;
 use crate::config::Config;
 use crate::provider::failure::is_retryable;
 use crate::run::{RunMessage, RunSpec};
-
-/// Run messages waiting for the session (a message may be a burst of up to 256 deltas).
-const RUN_QUEUE: usize = 32;
+use tasks::TaskKind;
 
 /// What a session starts with.
 #[derive(Debug)]
@@ -60,10 +60,33 @@ pub struct SessionInit {
     pub builtin_commands: Vec<serde_json::Value>,
 }
 
-/// A run in progress.
+/// What the actor's tasks report ([`tasks`]); the last report of each is its outcome.
 #[derive(Debug)]
-struct ActiveRun {
-    cancel: CancellationToken,
+enum TaskEvent {
+    /// A run's message (a run's reports are held back while the loop's gates
+    /// hold loop events).
+    Run(RunMessage),
+    /// The run is over (it emitted `agent_end`, or was cancelled with the session's end).
+    RunFinished,
+    /// The wait before an automatic retry is over: `elapsed`, or cancelled (`abort`).
+    RetryWaitOver { elapsed: bool },
+    /// A chunk of a `bash` command's output.
+    BashOutput {
+        id: Option<RequestId>,
+        delta: String,
+    },
+    /// A `bash` command ended (or could not start).
+    BashDone(Box<bash::BashDone>),
+    /// A compaction's `summarization_retry_*` event.
+    SummaryRetry(Box<Event>),
+    /// A compaction's summary, or why there is none.
+    CompactionDone(Box<compaction::Finished>),
+}
+
+impl From<RunMessage> for TaskEvent {
+    fn from(message: RunMessage) -> Self {
+        Self::Run(message)
+    }
 }
 
 /// The one owner of session state.
@@ -87,21 +110,17 @@ pub struct Session {
     follow_up_queue: VecDeque<AgentMessage>,
     /// Whether a run (or its continuation) is in progress: `isStreaming`.
     streaming: bool,
-    run: Option<ActiveRun>,
     /// The last assistant message of the current run, without its content, for the post-run
     /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
     /// Automatic retries made for the current failure (0 when none).
     retry_attempt: u32,
-    /// Cancels the wait before the next retry (`abort_retry`, `abort`).
-    retry_wait: Option<CancellationToken>,
-    /// The retry wait reports here: `true` when it elapsed, `false` when cancelled.
-    retry_tx: mpsc::Sender<bool>,
-    retry_rx: mpsc::Receiver<bool>,
     /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads; the
     /// loop's gates are theirs.
     ops: ops::Operations,
     out: OutputSender,
+    /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
+    tasks: tasks::Tasks<TaskEvent>,
     /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
     /// written after the read's last line.
     held_answers: Option<Vec<u8>>,
@@ -110,19 +129,10 @@ pub struct Session {
     /// Lines collected while a burst of events is handled, sent to the writer as one piece.
     out_batch: Option<Vec<u8>>,
     output_closed: bool,
-    run_tx: mpsc::Sender<RunMessage>,
-    run_rx: mpsc::Receiver<RunMessage>,
     http: reqwest::Client,
     file_locks: crate::tools::FileLocks,
-    /// Running `bash` commands, by serial number, with what kills them.
-    bash_running: Vec<(u64, CancellationToken)>,
-    bash_serial: u64,
-    /// Counts session replacements (`new_session`, `switch_session`, `fork`, `clone`).
-    session_generation: u64,
     /// `bashExecution` messages of commands that ended during a run, added after it.
     pending_bash: Vec<AgentMessage>,
-    bash_tx: mpsc::Sender<bash::BashMessage>,
-    bash_rx: mpsc::Receiver<bash::BashMessage>,
     /// Prompt templates and skills.
     resources: crate::resources::Resources,
     /// The compaction in progress and its reports.
@@ -138,9 +148,6 @@ pub struct Session {
 impl Session {
     /// A new session writing its records to `out`.
     pub fn new(init: SessionInit, out: OutputSender) -> Self {
-        let (run_tx, run_rx) = mpsc::channel(RUN_QUEUE);
-        let (retry_tx, retry_rx) = mpsc::channel(1);
-        let (bash_tx, bash_rx) = bash::channel();
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
@@ -171,14 +178,11 @@ impl Session {
             steering_queue: VecDeque::new(),
             follow_up_queue: VecDeque::new(),
             streaming: false,
-            run: None,
             last_assistant: None,
             retry_attempt: 0,
-            retry_wait: None,
-            retry_tx,
-            retry_rx,
             ops: ops::Operations::default(),
             out,
+            tasks: tasks::Tasks::new(),
             held_answers: None,
             cli_start: start::CliStart {
                 model: init.cli_model,
@@ -186,16 +190,9 @@ impl Session {
             },
             out_batch: None,
             output_closed: false,
-            run_tx,
-            run_rx,
             http,
             file_locks: crate::tools::FileLocks::default(),
-            bash_running: Vec::new(),
-            bash_serial: 0,
-            session_generation: 0,
             pending_bash: Vec::new(),
-            bash_tx,
-            bash_rx,
             resources,
             compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
@@ -206,7 +203,7 @@ impl Session {
         session
     }
 
-    /// Serves lines until the input ends (or stdout is gone), then cancels any run.
+    /// Serves lines until the input ends (or stdout is gone), then cancels every task.
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
         while !self.output_closed {
@@ -217,28 +214,14 @@ impl Session {
                 input = extensions::next_message(&mut self.extensions) => {
                     self.on_host_input(input).await;
                 }
-                Some(message) = self.run_rx.recv(), if run_events => {
-                    self.on_run_message(message).await;
-                }
-                Some(elapsed) = self.retry_rx.recv() => self.on_retry_wait_over(elapsed).await,
-                Some(message) = self.bash_rx.recv() => self.on_bash_message(message).await,
-                Some(message) = self.compaction.rx.recv() => {
-                    self.on_compaction_message(message).await;
-                }
+                report = self.tasks.next(run_events) => self.on_task_report(report).await,
                 line = lines.recv(), if commands => match line {
                     Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
                 },
             }
         }
-        if let Some(run) = self.run.take() {
-            run.cancel.cancel();
-        }
-        if let Some(wait) = self.retry_wait.take() {
-            wait.cancel();
-        }
-        self.abort_bash();
-        self.compaction.cancel();
+        self.tasks.cancel_all();
         self.shutdown_extensions_at_exit().await;
     }
 
@@ -258,6 +241,20 @@ impl Session {
             follow_up: self.follow_up_texts.clone(),
         });
         self.emit(event).await;
+    }
+
+    async fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
+        match report.event {
+            TaskEvent::Run(message) => self.on_run_message(message).await,
+            TaskEvent::RunFinished => self.on_run_finished().await,
+            TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
+            TaskEvent::BashOutput { id, delta } => self.on_bash_output(id, delta).await,
+            TaskEvent::BashDone(done) => self.on_bash_done(*done, report.generation).await,
+            TaskEvent::SummaryRetry(event) => self.emit(*event).await,
+            TaskEvent::CompactionDone(done) => {
+                self.on_compaction_done(*done, report.generation).await;
+            }
+        }
     }
 
     async fn on_run_message(&mut self, message: RunMessage) {
@@ -292,7 +289,6 @@ impl Session {
                 let _ = self.out.flushed().await;
                 signal.written();
             }
-            RunMessage::Finished => self.on_run_finished().await,
         }
     }
 
@@ -391,7 +387,6 @@ impl Session {
     }
 
     async fn on_run_finished(&mut self) {
-        self.run = None;
         if let Some(message) = self.last_assistant.take() {
             if is_retryable(&message, self.shown_model().context_window)
                 && self.schedule_retry(&message).await
@@ -442,7 +437,8 @@ impl Session {
 
     /// Starts a run that delivers `prompts` first.
     fn start_run(&mut self, prompts: Vec<AgentMessage>, skip_initial_steering_poll: bool) {
-        let cancel = CancellationToken::new();
+        let task = self.tasks.start(TaskKind::AgentLoop);
+        let cancel = task.cancel_token();
         let (system_prompt, tool_context, hooks) = self.run_prompt_and_tools(cancel.clone());
         let crate::config::RequestModel { model, auth } =
             self.config.registry.resolve(&self.shown_model());
@@ -472,12 +468,14 @@ impl Session {
             extensions::streaming_changed(&self.extensions, true);
         }
         self.streaming = true;
-        self.run = Some(ActiveRun { cancel });
         self.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
-        let run = crate::run::run(spec, self.run_tx.clone());
-        tokio::spawn(crate::provider::hooks::scope(hooks, run));
+        let run = crate::run::run(spec, Arc::new(task.sender()));
+        task.spawn(async move {
+            crate::provider::hooks::scope(hooks, run).await;
+            TaskEvent::RunFinished
+        });
     }
 
     fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {

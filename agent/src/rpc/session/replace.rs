@@ -117,7 +117,7 @@ impl Session {
         parent_session: Option<&str>,
         prepared: Option<PreparedSession>,
     ) {
-        self.session_generation += 1;
+        self.tasks.new_generation();
         self.abort_bash();
         self.pending_bash.clear();
         self.messages.clear();
@@ -168,7 +168,7 @@ impl Session {
     /// Rebuilds the conversation state from the store, as a new runtime starts on a session
     /// ([`Session::start_on_store`]).
     pub(super) fn rebind_session(&mut self) {
-        self.session_generation += 1;
+        self.tasks.new_generation();
         self.abort_bash();
         self.steering_texts.clear();
         self.follow_up_texts.clear();

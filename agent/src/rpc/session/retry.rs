@@ -3,9 +3,9 @@
 
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, RetryScheduledEvent};
 use pi_rpc_protocol::message::AssistantMessage;
-use tokio_util::sync::CancellationToken;
 
-use super::Session;
+use super::tasks::TaskKind;
+use super::{Session, TaskEvent};
 use crate::session::Role;
 
 impl Session {
@@ -35,25 +35,20 @@ impl Session {
             self.messages.pop();
             self.record_context_edit().await;
         }
-        let wait = CancellationToken::new();
-        self.retry_wait = Some(wait.clone());
-        let done = self.retry_tx.clone();
-        tokio::spawn(async move {
+        let task = self.tasks.start(TaskKind::RetryWait);
+        let wait = task.cancel_token();
+        task.spawn(async move {
             let elapsed = tokio::select! {
                 () = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => true,
                 () = wait.cancelled() => false,
             };
-            // The session may be gone (end of input); then nobody waits for the retry.
-            let _ = done.send(elapsed).await;
+            TaskEvent::RetryWaitOver { elapsed }
         });
         true
     }
 
+    /// The wait is over (a wait `abort_retry` ended is forgotten: it never gets here).
     pub(super) async fn on_retry_wait_over(&mut self, elapsed: bool) {
-        if self.retry_wait.take().is_none() {
-            // `abort_retry` already ended this wait.
-            return;
-        }
         if elapsed {
             self.start_run(Vec::new(), false);
             return;

@@ -6,6 +6,7 @@ use pi_rpc_protocol::{RequestId, Response};
 use crate::release::Feature;
 use crate::rpc::session::Session;
 use crate::rpc::session::ops::settle::AfterSettle;
+use crate::rpc::session::tasks::TaskKind;
 
 impl Session {
     pub(super) async fn abort_command(&mut self, id: Option<RequestId>) {
@@ -22,12 +23,8 @@ impl Session {
     /// Cancels the run and any retry wait; true when the agent was busy, so that an answer
     /// must wait for `agent_settled`.
     pub(in crate::rpc::session) fn stop_activity(&mut self) -> bool {
-        if let Some(wait) = &self.retry_wait {
-            wait.cancel();
-        }
-        if let Some(run) = &self.run {
-            run.cancel.cancel();
-        }
+        self.tasks.cancel(TaskKind::RetryWait);
+        self.tasks.cancel(TaskKind::AgentLoop);
         self.streaming
     }
 }

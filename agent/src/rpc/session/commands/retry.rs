@@ -5,17 +5,17 @@ use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};
 
 use crate::rpc::session::Session;
+use crate::rpc::session::tasks::TaskKind;
 
 impl Session {
     pub(super) async fn abort_retry_command(&mut self, id: Option<RequestId>) {
         // As in the reference, the retry ends before the answer and the agent settles after it.
-        let waiting = self.retry_wait.take();
-        if let Some(wait) = &waiting {
-            wait.cancel();
+        let waiting = self.tasks.forget(TaskKind::RetryWait);
+        if waiting {
             self.end_cancelled_retry().await;
         }
         self.write(&Response::ok(id, "abort_retry")).await;
-        if waiting.is_some() {
+        if waiting {
             self.continue_or_settle().await;
         }
     }
