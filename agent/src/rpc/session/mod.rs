@@ -226,7 +226,7 @@ impl Session {
     }
 
     /// What the loop may take now: what the operations in flight allow, and the extensions'
-    /// own waits (a held loop event, a triggered turn waiting for its command's answer).
+    /// own wait (a held loop event).
     fn gates(&self) -> ops::gates::Gates {
         self.ops.gates().and(extensions::gates(&self.extensions))
     }

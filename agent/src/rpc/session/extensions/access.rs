@@ -2,7 +2,7 @@
 //! be taken now, whether some extension handles an event, the host client and
 //! hooks a run, compaction or `bash` command takes, and the host's next message or reply.
 
-use super::{Extensions, Triggered};
+use super::Extensions;
 use crate::extensions::{HostClient, HostInput};
 use crate::rpc::session::ops::gates::Gates;
 
@@ -36,13 +36,10 @@ pub(in crate::rpc::session) fn provider_hooks(
     Some(std::sync::Arc::new(client))
 }
 
-/// The gates the extensions' own waits close (until they are operations of their own): no
-/// loop events while one is held for its handlers, nor while a run a command triggered waits
-/// for the command's answer.
+/// The gates the extensions' own wait closes (until it is an operation of its own): no loop
+/// events while one is held for its handlers.
 pub(in crate::rpc::session) fn gates(extensions: &Option<Extensions>) -> Gates {
-    let closed = extensions
-        .as_ref()
-        .is_some_and(|ext| ext.held.is_some() || ext.triggered == Triggered::AfterStart);
+    let closed = extensions.as_ref().is_some_and(|ext| ext.held.is_some());
     Gates {
         lines: true,
         loop_events: !closed,

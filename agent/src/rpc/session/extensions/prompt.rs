@@ -9,41 +9,11 @@ use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
-use super::{Pending, Session, Triggered, handles_event, log_store_error};
+use super::{Pending, Session, handles_event, log_store_error};
 use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult, OutgoingCustomMessage};
 use crate::release::Disposition;
 
 impl Session {
-    /// Starts the run of the user messages a command sent, now that it is answered.
-    pub(super) fn start_after_command(&mut self) {
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        let runs = std::mem::take(&mut ext.after_command);
-        let mut runs = runs.into_iter();
-        let Some(first) = runs.next() else {
-            return;
-        };
-        if self.streaming {
-            self.follow_up_queue.extend(first);
-        } else {
-            self.start_run(first, false);
-        }
-        // Later ones wait for the first to finish, as queued follow-ups do.
-        self.follow_up_queue.extend(runs.flatten());
-    }
-
-    /// Whether an extension command is running (its prompt not answered yet).
-    pub(super) fn command_running(&self) -> bool {
-        self.extensions.as_ref().is_some_and(|ext| {
-            ext.command_answer.is_some()
-                || ext
-                    .pending
-                    .values()
-                    .any(|pending| matches!(pending, Pending::Command(_)))
-        })
-    }
-
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
     /// message steers (or follows up); an idle agent starts a run with it (`triggerTurn`) or
     /// adds it to the conversation, announced by `message_start` and `message_end`.
@@ -65,13 +35,9 @@ impl Session {
                 self.steering_queue.push_back(agent_message);
             }
         } else if trigger_turn {
-            let during_command = self.command_running();
+            let during_command = self.ops.commands.running();
             self.start_run(vec![agent_message], false);
-            if let Some(ext) = &mut self.extensions
-                && during_command
-            {
-                ext.triggered = Triggered::BeforeStart;
-            }
+            self.turn_triggered(during_command);
         } else {
             self.emit(Event::MessageStart(MessageEvent {
                 message: agent_message.clone(),
@@ -123,49 +89,7 @@ impl Session {
             }
             return;
         }
-        let prompts = vec![message];
-        if handles_event(&self.extensions, "before_agent_start") {
-            let event = self.before_agent_start_event(&prompts);
-            if self
-                .send_event(Pending::UserBeforeStart(prompts.clone()), &event)
-                .await
-            {
-                return;
-            }
-        }
-        self.start_user_message_run(prompts);
-    }
-
-    /// The `before_agent_start` handlers of an extension's user message are done.
-    pub(super) async fn after_user_before_start(
-        &mut self,
-        mut prompts: Vec<AgentMessage>,
-        result: BeforeAgentStartResult,
-    ) {
-        self.apply_before_agent_start(&mut prompts, result);
-        self.start_user_message_run(prompts);
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if !ext.user_messages_starting()
-            && let Some(id) = ext.command_answer.take()
-        {
-            self.finish_command(id).await;
-        }
-    }
-
-    /// Starts the run of an extension's user message, or keeps it for after the answer of the
-    /// command that sent it.
-    fn start_user_message_run(&mut self, prompts: Vec<AgentMessage>) {
-        if self.command_running() {
-            if let Some(ext) = &mut self.extensions {
-                ext.after_command.push(prompts);
-            }
-        } else if self.streaming {
-            self.follow_up_queue.extend(prompts);
-        } else {
-            self.start_run(prompts, false);
-        }
+        self.begin_user_message_run(vec![message]).await;
     }
 
     /// An extension's user message cannot be delivered: an `extension_error`, after the answer
@@ -176,13 +100,7 @@ impl Session {
             event: "send_user_message".into(),
             error: error.into(),
         });
-        if self.command_running()
-            && let Some(ext) = &mut self.extensions
-        {
-            ext.errors_after_command.push(event);
-            return;
-        }
-        self.emit(event).await;
+        self.report_after_command(event).await;
     }
 
     /// A prompt's `input` event: its handlers may transform the text or handle it themselves.
@@ -255,7 +173,10 @@ impl Session {
     }
 
     /// The `before_agent_start` event of a run that starts with `prompts`.
-    fn before_agent_start_event<'a>(&self, prompts: &'a [AgentMessage]) -> HostEvent<'a> {
+    pub(in crate::rpc::session) fn before_agent_start_event<'a>(
+        &self,
+        prompts: &'a [AgentMessage],
+    ) -> HostEvent<'a> {
         let (prompt, images) = prompt_text_and_images(prompts);
         HostEvent::BeforeAgentStart {
             prompt,
@@ -278,7 +199,7 @@ impl Session {
 
     /// What the `before_agent_start` handlers decided: messages after the prompts, and the
     /// system prompt of the run.
-    fn apply_before_agent_start(
+    pub(in crate::rpc::session) fn apply_before_agent_start(
         &mut self,
         prompts: &mut Vec<AgentMessage>,
         result: BeforeAgentStartResult,

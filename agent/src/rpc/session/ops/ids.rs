@@ -16,6 +16,10 @@ pub(in crate::rpc::session) enum OpRoute {
     Reload(OpKey),
     /// The `session_start` handlers after the extensions were loaded afresh.
     Restart(OpKey),
+    /// An extension command's handlers (`extension_command.rs`).
+    Command(OpKey),
+    /// The `before_agent_start` handlers of an extension's user message.
+    UserMessage(OpKey),
 }
 
 /// Whom an operation answers.

@@ -3,6 +3,7 @@
 //! are their conjunction. A host request an operation waits for names it by its key
 //! (`ids::OpRoute`), and what waits for the agent to settle too.
 
+pub(super) mod extension_command;
 pub(super) mod gates;
 pub(super) mod ids;
 pub(super) mod reload;
@@ -29,6 +30,8 @@ pub(super) struct Operations {
     pub(super) reloads: BTreeMap<OpKey, reload::Reload>,
     /// Session changes whose extensions are loaded afresh and started.
     pub(super) restarts: BTreeMap<OpKey, reload::Restart>,
+    /// Extension commands running and what waits for their answers.
+    pub(super) commands: extension_command::ExtensionCommands,
 }
 
 impl Operations {
@@ -52,6 +55,7 @@ impl Operations {
             .values()
             .map(reload::Restart::gates)
             .fold(self.settle.gates().and(self.startup.gates()), Gates::and)
+            .and(self.commands.gates())
     }
 }
 
