@@ -16,7 +16,6 @@
 use std::collections::HashMap;
 
 use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
 use serde::de::DeserializeOwned;
@@ -45,11 +44,6 @@ enum Pending {
     Startup,
     /// The held run event.
     RunEvent,
-    /// The `input` handlers of this prompt.
-    Input(Option<RequestId>, PromptCommand),
-    /// The `before_agent_start` handlers of the prompt with this id, about to run these
-    /// messages.
-    BeforeStart(Option<RequestId>, Vec<AgentMessage>),
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
     /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
@@ -338,11 +332,6 @@ impl Session {
     /// when the host has ended).
     async fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
         match pending {
-            Pending::Input(id, prompt) => self.after_input(id, prompt, decided(reply)).await,
-            Pending::BeforeStart(id, prompts) => {
-                self.after_before_agent_start(id, prompts, decided(reply))
-                    .await;
-            }
             Pending::Settled => self.settle().await,
             Pending::Op(OpRoute::Replacement(key)) => {
                 let cancelled = decided::<CancelResult>(reply).cancelled();
@@ -351,6 +340,12 @@ impl Session {
             Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
             Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
             Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key).await,
+            Pending::Op(OpRoute::PromptInput(key)) => {
+                self.prompt_input_done(key, decided(reply)).await;
+            }
+            Pending::Op(OpRoute::PromptBeforeStart(key)) => {
+                self.prompt_before_start_done(key, decided(reply)).await;
+            }
             Pending::Op(OpRoute::UserMessage(key)) => {
                 self.user_message_before_start_done(key, decided(reply))
                     .await;

@@ -1,17 +1,15 @@
-//! Messages extensions add to the conversation (`pi.sendMessage`, `pi.sendUserMessage`) and
-//! the prompt's `input` and `before_agent_start` events, whose handlers may rewrite, handle or
-//! extend a prompt before it runs.
+//! Messages extensions add to the conversation (`pi.sendMessage`, `pi.sendUserMessage`) and the
+//! `before_agent_start` event, whose handlers may extend a run's prompts and set its system
+//! prompt (the operations that wait for them: `ops/prompt_start.rs`,
+//! `ops/extension_command.rs`).
 
-use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::content::{MessageContent, TaggedImage, TextContent, UserContent};
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
-use super::{Pending, Session, handles_event, log_store_error};
-use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult, OutgoingCustomMessage};
-use crate::release::Disposition;
+use super::{Session, log_store_error};
+use crate::extensions::{BeforeAgentStartResult, HostEvent, OutgoingCustomMessage};
 
 impl Session {
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
@@ -103,75 +101,6 @@ impl Session {
         self.report_after_command(event).await;
     }
 
-    /// A prompt's `input` event: its handlers may transform the text or handle it themselves.
-    /// The prompt is handed back when no extension handles `input`; else it goes on (with
-    /// [`Session::accept_prompt`]) once they are done.
-    pub(in crate::rpc::session) async fn extension_input(
-        &mut self,
-        id: Option<RequestId>,
-        prompt: PromptCommand,
-    ) -> Option<(Option<RequestId>, PromptCommand)> {
-        if !handles_event(&self.extensions, "input") {
-            return Some((id, prompt));
-        }
-        let event = HostEvent::Input {
-            text: &prompt.message,
-            images: prompt.images.as_deref(),
-            source: "rpc",
-            streaming_behavior: prompt.streaming_behavior.filter(|_| self.streaming),
-        };
-        let pending = Pending::Input(id.clone(), prompt.clone());
-        if self.send_event(pending, &event).await {
-            None
-        } else {
-            Some((id, prompt))
-        }
-    }
-
-    pub(super) async fn after_input(
-        &mut self,
-        id: Option<RequestId>,
-        mut prompt: PromptCommand,
-        result: InputResult,
-    ) {
-        match result.action.as_deref() {
-            Some("handled") => {
-                self.write(&self.release.accepted(id, "prompt", Disposition::Handled))
-                    .await;
-                return;
-            }
-            Some("transform") => {
-                if let Some(text) = result.text {
-                    prompt.message = text;
-                }
-                if let Some(images) = result.images {
-                    prompt.images = images;
-                }
-            }
-            _ => {}
-        }
-        self.accept_prompt(id, prompt).await;
-    }
-
-    /// Answers the prompt and starts its run, after the `before_agent_start` handlers (which
-    /// may add messages and change the system prompt of this run) when there are some.
-    pub(in crate::rpc::session) async fn start_prompt_run(
-        &mut self,
-        id: Option<RequestId>,
-        prompts: Vec<AgentMessage>,
-    ) {
-        if handles_event(&self.extensions, "before_agent_start") {
-            let event = self.before_agent_start_event(&prompts);
-            let pending = Pending::BeforeStart(id.clone(), prompts.clone());
-            if self.send_event(pending, &event).await {
-                return;
-            }
-        }
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
-        self.start_run(prompts, false);
-    }
-
     /// The `before_agent_start` event of a run that starts with `prompts`.
     pub(in crate::rpc::session) fn before_agent_start_event<'a>(
         &self,
@@ -183,18 +112,6 @@ impl Session {
             images,
             system_prompt: self.system_prompt(),
         }
-    }
-
-    pub(super) async fn after_before_agent_start(
-        &mut self,
-        id: Option<RequestId>,
-        mut prompts: Vec<AgentMessage>,
-        result: BeforeAgentStartResult,
-    ) {
-        self.apply_before_agent_start(&mut prompts, result);
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
-        self.start_run(prompts, false);
     }
 
     /// What the `before_agent_start` handlers decided: messages after the prompts, and the

@@ -20,6 +20,10 @@ pub(in crate::rpc::session) enum OpRoute {
     Command(OpKey),
     /// The `before_agent_start` handlers of an extension's user message.
     UserMessage(OpKey),
+    /// A prompt's `input` handlers (`prompt_start.rs`).
+    PromptInput(OpKey),
+    /// The `before_agent_start` handlers of a prompt's run.
+    PromptBeforeStart(OpKey),
 }
 
 /// Whom an operation answers.

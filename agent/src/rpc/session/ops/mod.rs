@@ -6,6 +6,7 @@
 pub(super) mod extension_command;
 pub(super) mod gates;
 pub(super) mod ids;
+pub(super) mod prompt_start;
 pub(super) mod reload;
 pub(super) mod replacement;
 pub(super) mod settle;
@@ -32,6 +33,8 @@ pub(super) struct Operations {
     pub(super) restarts: BTreeMap<OpKey, reload::Restart>,
     /// Extension commands running and what waits for their answers.
     pub(super) commands: extension_command::ExtensionCommands,
+    /// Client prompts waiting for their `input` or `before_agent_start` handlers.
+    pub(super) prompts: prompt_start::PromptStarts,
 }
 
 impl Operations {
