@@ -1,17 +1,17 @@
-//! The session's side of extensions: it forwards events to the extension host and holds each
-//! event until its handlers are done (so that what they cause comes first, as in the
-//! reference), sends the extension commands a prompt invokes, and writes what the extensions
-//! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
-//! extensions send and the prompt's `before_agent_start` event; `lifecycle` the session events
-//! (`agent_settled`, shutdown at exit, compaction, `model_select`, `user_bash`);
-//! `active_tools` the tools' state and `pi.setActiveTools`; `host_calls` the model's state and
-//! the other calls the host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). The
-//! handlers an operation in flight waits for (`rpc/session/ops/`: a replacement, a reload, the
-//! settle, an extension command, a prompt's start) are sent here and their `done` routed back
-//! to it by key. Extension tools and the `tool_call` / `tool_result` handlers run from the run
-//! itself, through its clone of the host's one client (`crate::extensions::HostClient`): the
-//! actor's requests and the run's take their ids from the same counter, and the actor's replies
-//! reach it in order with the host's other messages.
+//! The session's side of extensions: it forwards events to the extension host, to be completed
+//! when their handlers are done (so that what they cause comes first, as in the reference),
+//! sends the extension commands a prompt invokes, and writes what the extensions send: UI
+//! requests, `extension_error`, `entry_appended`. `prompt` handles the messages extensions send
+//! and the `before_agent_start` event; `lifecycle` the session events (`agent_settled`,
+//! shutdown at exit, compaction, `model_select`, `user_bash`); `active_tools` the tools' state
+//! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
+//! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
+//! waits for (`rpc/session/ops/`: a replacement, a reload, the settle, an extension command, a
+//! prompt's start, a held loop event) are sent here and their `done` routed back to it by key.
+//! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
+//! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
+//! requests and the run's take their ids from the same counter, and the actor's replies reach
+//! it in order with the host's other messages.
 
 use std::collections::HashMap;
 
@@ -34,7 +34,7 @@ use super::waiting::CompactionEnd;
 use super::{Session, log_store_error};
 use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
 pub(super) use access::{
-    gates, handles_event, host_client, next_message, provider_hooks, streaming_changed,
+    handles_event, host_client, next_message, provider_hooks, streaming_changed,
 };
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
@@ -42,8 +42,6 @@ pub(super) use access::{
 enum Pending {
     /// `session_start` at start-up: commands are served once it is done.
     Startup,
-    /// The held run event.
-    RunEvent,
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
     /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
@@ -65,8 +63,6 @@ pub(crate) struct Extensions {
     host: Host,
     /// Whether the host has ended (then nothing waits for it any more).
     gone: bool,
-    /// A run event whose handlers are running; later run events wait behind it.
-    held: Option<Event>,
     /// The actor's requests waiting for their `done`, by the id the host client gave them.
     pending: HashMap<u64, Pending>,
     /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
@@ -83,7 +79,6 @@ impl Extensions {
         Self {
             host,
             gone: false,
-            held: None,
             pending: HashMap::new(),
             next_turn: Vec::new(),
             system_prompt: None,
@@ -199,35 +194,6 @@ impl Session {
             && self.send_event(Pending::Op(route), event).await
     }
 
-    /// A run event: returned to be emitted now, or held while extension handlers run (then
-    /// emitted when they are done).
-    pub(super) async fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
-        let awaits_start = self.ops.commands.awaits_agent_start();
-        let Some(ext) = &mut self.extensions else {
-            return Some(event);
-        };
-        if matches!(event, Event::AgentStart(_)) && awaits_start && !ext.host.handles("agent_start")
-        {
-            self.on_run_event(event).await;
-            self.after_triggered_start().await;
-            return None;
-        }
-        // Only an event some handler takes is serialised (not every streamed delta).
-        if ext.gone || !ext.host.handles(event.kind()) {
-            return Some(event);
-        }
-        if !self
-            .send_event(Pending::RunEvent, &HostEvent::Loop(&event))
-            .await
-        {
-            return Some(event);
-        }
-        if let Some(ext) = &mut self.extensions {
-            ext.held = Some(event);
-        }
-        None
-    }
-
     /// One message or reply from the host; `None` when it has ended.
     pub(super) async fn on_host_input(&mut self, input: Option<HostInput>) {
         match input {
@@ -340,6 +306,7 @@ impl Session {
             Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
             Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
             Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key).await,
+            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done().await,
             Pending::Op(OpRoute::PromptInput(key)) => {
                 self.prompt_input_done(key, decided(reply)).await;
             }
@@ -357,16 +324,6 @@ impl Session {
             }
             Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => self.ops.startup = Startup::Done,
-            Pending::RunEvent => {
-                let held = self.extensions.as_mut().and_then(|ext| ext.held.take());
-                if let Some(event) = held {
-                    let started = matches!(event, Event::AgentStart(_));
-                    self.on_run_event(event).await;
-                    if started {
-                        self.after_triggered_start().await;
-                    }
-                }
-            }
         }
     }
 

@@ -225,10 +225,9 @@ impl Session {
         self.shutdown_extensions_at_exit().await;
     }
 
-    /// What the loop may take now: what the operations in flight allow, and the extensions'
-    /// own wait (a held loop event).
+    /// What the loop may take now: what the operations in flight allow.
     fn gates(&self) -> ops::gates::Gates {
-        self.ops.gates().and(extensions::gates(&self.extensions))
+        self.ops.gates()
     }
 
     async fn emit(&mut self, event: Event) {

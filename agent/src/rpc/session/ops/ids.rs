@@ -20,6 +20,8 @@ pub(in crate::rpc::session) enum OpRoute {
     Command(OpKey),
     /// The `before_agent_start` handlers of an extension's user message.
     UserMessage(OpKey),
+    /// The handlers of the held loop event (`agent_loop.rs`; one at a time).
+    LoopEvent,
     /// A prompt's `input` handlers (`prompt_start.rs`).
     PromptInput(OpKey),
     /// The `before_agent_start` handlers of a prompt's run.
