@@ -112,6 +112,11 @@ impl ExtensionCommands {
         matches!(self.triggered, TriggeredTurn::BeforeStart(_))
     }
 
+    /// A running command triggered a turn: its answer goes into that turn.
+    fn trigger_turn(&mut self) {
+        self.triggered = TriggeredTurn::BeforeStart(None);
+    }
+
     fn start(&mut self, key: OpKey, id: Option<RequestId>) {
         let state = CommandState::Running;
         self.running.insert(key, RunningCommand { id, state });
@@ -234,7 +239,7 @@ impl Session {
     /// agent was idle: a running command's answer goes into it.
     pub(in crate::rpc::session) fn turn_triggered(&mut self, during_command: bool) {
         if during_command {
-            self.ops.commands.triggered = TriggeredTurn::BeforeStart(None);
+            self.ops.commands.trigger_turn();
         }
     }
 
@@ -351,7 +356,7 @@ mod tests {
     #[test]
     fn a_triggered_turn_takes_the_answer_after_its_agent_start() {
         let mut commands = ExtensionCommands::default();
-        commands.triggered = TriggeredTurn::BeforeStart(None);
+        commands.trigger_turn();
         assert!(commands.awaits_agent_start());
         assert_eq!(commands.answer(id(1)), None, "kept for agent_start");
         assert_eq!(commands.gates(), Gates::OPEN);
@@ -362,7 +367,7 @@ mod tests {
     #[test]
     fn a_triggered_turn_waits_for_the_answer_after_its_agent_start() {
         let mut commands = ExtensionCommands::default();
-        commands.triggered = TriggeredTurn::BeforeStart(None);
+        commands.trigger_turn();
         assert_eq!(commands.agent_started(), None);
         assert!(!commands.gates().loop_events, "the rest of the turn waits");
         assert!(commands.gates().lines);
