@@ -8,8 +8,9 @@ use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
-use super::{Session, log_store_error};
+use super::{Session, handles_event, log_store_error};
 use crate::extensions::{BeforeAgentStartResult, HostEvent, OutgoingCustomMessage};
+use crate::rpc::session::ops::ids::OpRoute;
 
 impl Session {
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
@@ -101,11 +102,22 @@ impl Session {
         self.report_after_command(event).await;
     }
 
+    /// Sends the `before_agent_start` event of a run that starts with `prompts` when some live
+    /// extension handles it, its handlers' `done` to go to the operation `route`; false when
+    /// nothing waits for them.
+    pub(in crate::rpc::session) async fn send_before_agent_start(
+        &mut self,
+        route: OpRoute,
+        prompts: &[AgentMessage],
+    ) -> bool {
+        handles_event(&self.extensions, "before_agent_start")
+            && self
+                .send_op_event(route, &self.before_agent_start_event(prompts))
+                .await
+    }
+
     /// The `before_agent_start` event of a run that starts with `prompts`.
-    pub(in crate::rpc::session) fn before_agent_start_event<'a>(
-        &self,
-        prompts: &'a [AgentMessage],
-    ) -> HostEvent<'a> {
+    fn before_agent_start_event<'a>(&self, prompts: &'a [AgentMessage]) -> HostEvent<'a> {
         let (prompt, images) = prompt_text_and_images(prompts);
         HostEvent::BeforeAgentStart {
             prompt,

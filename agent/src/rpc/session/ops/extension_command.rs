@@ -44,7 +44,6 @@ use super::ids::{OpKey, OpRoute};
 use crate::extensions::BeforeAgentStartResult;
 use crate::release::Disposition;
 use crate::rpc::session::Session;
-use crate::rpc::session::extensions::handles_event;
 
 /// Where a running command is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,13 +258,9 @@ impl Session {
         prompts: Vec<AgentMessage>,
     ) {
         let key = self.ops.key();
-        if handles_event(&self.extensions, "before_agent_start")
-            && self
-                .send_op_event(
-                    OpRoute::UserMessage(key),
-                    &self.before_agent_start_event(&prompts),
-                )
-                .await
+        if self
+            .send_before_agent_start(OpRoute::UserMessage(key), &prompts)
+            .await
         {
             self.ops.commands.user_messages.insert(key, prompts);
             return;

@@ -31,7 +31,6 @@ use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult};
 use crate::release::Disposition;
 use crate::rpc::session::Session;
 use crate::rpc::session::compaction::PROMPT_WHILE_COMPACTING;
-use crate::rpc::session::extensions::handles_event;
 use crate::rpc::session::queue::user_message;
 
 /// The error of a prompt sent while a run is in progress without `streamingBehavior`.
@@ -213,13 +212,9 @@ impl Session {
     /// some extension has them.
     async fn start_prompt_run(&mut self, id: Option<RequestId>, prompts: Vec<AgentMessage>) {
         let key = self.ops.key();
-        if handles_event(&self.extensions, "before_agent_start")
-            && self
-                .send_op_event(
-                    OpRoute::PromptBeforeStart(key),
-                    &self.before_agent_start_event(&prompts),
-                )
-                .await
+        if self
+            .send_before_agent_start(OpRoute::PromptBeforeStart(key), &prompts)
+            .await
         {
             let state = PromptState::BeforeStartHandlers(prompts);
             self.ops.prompts.insert(key, PromptStart { id, state });
