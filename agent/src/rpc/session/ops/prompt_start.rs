@@ -141,8 +141,8 @@ impl Session {
         self.accept_prompt(id, prompt).await;
     }
 
-    /// The handlers a prompt waited for are done (`reply`: their decision, the default when
-    /// the host ended).
+    /// A prompt's `input` handlers are done (`result`: their decision, the default when the
+    /// host ended).
     pub(in crate::rpc::session) async fn prompt_input_done(
         &mut self,
         key: OpKey,
