@@ -12,7 +12,6 @@ mod ops;
 mod output;
 mod queue;
 mod replace;
-mod retry;
 mod start;
 mod tasks;
 mod waiting;
@@ -22,7 +21,7 @@ use std::sync::Arc;
 
 use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
+use pi_rpc_protocol::event::{Event, QueueUpdateEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, oneshot};
@@ -30,7 +29,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
-use crate::provider::failure::is_retryable;
 use crate::run::{RunMessage, RunSpec};
 use tasks::TaskKind;
 
@@ -113,10 +111,8 @@ pub struct Session {
     /// The last assistant message of the current run, without its content, for the post-run
     /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
-    /// Automatic retries made for the current failure (0 when none).
-    retry_attempt: u32,
-    /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads; the
-    /// loop's gates are theirs.
+    /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
+    /// automatic retry; the loop's gates are theirs.
     ops: ops::Operations,
     out: OutputSender,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
@@ -179,7 +175,6 @@ impl Session {
             follow_up_queue: VecDeque::new(),
             streaming: false,
             last_assistant: None,
-            retry_attempt: 0,
             ops: ops::Operations::default(),
             out,
             tasks: tasks::Tasks::new(),
@@ -357,50 +352,17 @@ impl Session {
             ) {
                 self.compaction.overflow_recovery_attempted = false;
             }
-            if assistant.stop_reason != StopReason::Error && self.retry_attempt > 0 {
-                let attempt = std::mem::take(&mut self.retry_attempt);
-                self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
-                    success: true,
-                    attempt,
-                    final_error: None,
-                }))
-                .await;
+            if assistant.stop_reason != StopReason::Error {
+                self.retry_answered().await;
             }
             self.last_assistant = Some(assistant);
         }
     }
 
-    /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
-    /// message failed in a way worth retrying.
-    fn will_retry<'a>(&self, messages: impl DoubleEndedIterator<Item = &'a AgentMessage>) -> bool {
-        let settings = self.config.settings.retry();
-        if !settings.enabled || self.retry_attempt >= settings.max_retries {
-            return false;
-        }
-        messages
-            .rev()
-            .find_map(|message| match message {
-                AgentMessage::Assistant(assistant) => Some(assistant),
-                _ => None,
-            })
-            .is_some_and(|assistant| is_retryable(assistant, self.shown_model().context_window))
-    }
-
     async fn on_run_finished(&mut self) {
         if let Some(message) = self.last_assistant.take() {
-            if is_retryable(&message, self.shown_model().context_window)
-                && self.schedule_retry(&message).await
-            {
+            if self.retry_after_run(&message).await {
                 return;
-            }
-            if message.stop_reason == StopReason::Error && self.retry_attempt > 0 {
-                let attempt = std::mem::take(&mut self.retry_attempt);
-                self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
-                    success: false,
-                    attempt,
-                    final_error: message.error_message.clone(),
-                }))
-                .await;
             }
             if self.check_compaction(&message, true).await {
                 return;

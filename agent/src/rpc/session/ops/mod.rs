@@ -1,12 +1,13 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
-//! transitions written at its top (`settle`, `replacement`, `reload`); the loop's input gates
-//! are their conjunction. A host request an operation waits for names it by its key
+//! transitions written at its top (`settle`, `replacement`, `reload`, `retry_wait`); the loop's
+//! input gates are their conjunction. A host request an operation waits for names it by its key
 //! (`ids::OpRoute`), and what waits for the agent to settle too.
 
 pub(super) mod gates;
 pub(super) mod ids;
 pub(super) mod reload;
 pub(super) mod replacement;
+pub(super) mod retry_wait;
 pub(super) mod settle;
 
 use std::collections::BTreeMap;
@@ -29,6 +30,8 @@ pub(super) struct Operations {
     pub(super) reloads: BTreeMap<OpKey, reload::Reload>,
     /// Session changes whose extensions are loaded afresh and started.
     pub(super) restarts: BTreeMap<OpKey, reload::Restart>,
+    /// The automatic retry of the current failure.
+    pub(super) retry: retry_wait::RetryWait,
 }
 
 impl Operations {
