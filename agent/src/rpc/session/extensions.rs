@@ -3,7 +3,7 @@
 //! reference), runs extension commands invoked by a prompt, and writes what the extensions
 //! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
 //! extensions send and the prompt's `input` / `before_agent_start` events; `lifecycle` the
-//! session events (`agent_settled`, shutdown at exit, compaction, `model_select`, `user_bash`);
+//! session events (`agent_settled`, shutdown at exit, compaction, `model_select`);
 //! `active_tools` the tools' state and `pi.setActiveTools`; `host_calls` the model's state and
 //! the other calls the host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). The
 //! handlers an operation in flight waits for (`rpc/session/ops/`: a replacement, a reload, the
@@ -58,8 +58,6 @@ enum Pending {
     UserBeforeStart(Vec<AgentMessage>),
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
-    /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
-    UserBash(Option<RequestId>, pi_rpc_protocol::command::BashCommand),
     /// Handlers (of `model_select`) that run before `command` is answered with `data`.
     Respond(Option<RequestId>, &'static str, Value),
     /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
@@ -395,11 +393,11 @@ impl Session {
             }
             Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
             Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
+            Pending::Op(OpRoute::Bash(key)) => {
+                self.user_bash_handlers_done(key, decided(reply)).await;
+            }
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
-            Pending::UserBash(id, bash) => {
-                self.after_user_bash(id, bash, decided(reply)).await;
-            }
             Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => self.ops.startup = Startup::Done,
             Pending::RunEvent => {

@@ -2,7 +2,6 @@
 //! relays their events to the writer, in the order the reference emits them.
 
 mod answer;
-mod bash;
 mod commands;
 mod compaction;
 mod extensions;
@@ -19,7 +18,6 @@ mod waiting;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::QueueMode;
 use pi_rpc_protocol::event::{Event, QueueUpdateEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
@@ -69,12 +67,9 @@ enum TaskEvent {
     /// The wait before an automatic retry is over: `elapsed`, or cancelled (`abort`).
     RetryWaitOver { elapsed: bool },
     /// A chunk of a `bash` command's output.
-    BashOutput {
-        id: Option<RequestId>,
-        delta: String,
-    },
+    BashOutput { key: ops::ids::OpKey, delta: String },
     /// A `bash` command ended (or could not start).
-    BashDone(Box<bash::BashDone>),
+    BashDone(ops::ids::OpKey, Box<ops::bash::BashOutcome>),
     /// A compaction's `summarization_retry_*` event.
     SummaryRetry(Box<Event>),
     /// A compaction's summary, or why there is none.
@@ -112,7 +107,7 @@ pub struct Session {
     /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
     /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
-    /// automatic retry; the loop's gates are theirs.
+    /// automatic retry, `bash` commands; the loop's gates are theirs.
     ops: ops::Operations,
     out: OutputSender,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
@@ -243,8 +238,8 @@ impl Session {
             TaskEvent::Run(message) => self.on_run_message(message).await,
             TaskEvent::RunFinished => self.on_run_finished().await,
             TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
-            TaskEvent::BashOutput { id, delta } => self.on_bash_output(id, delta).await,
-            TaskEvent::BashDone(done) => self.on_bash_done(*done, report.generation).await,
+            TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta).await,
+            TaskEvent::BashDone(key, outcome) => self.on_bash_done(key, *outcome).await,
             TaskEvent::SummaryRetry(event) => self.emit(*event).await,
             TaskEvent::CompactionDone(done) => {
                 self.on_compaction_done(*done, report.generation).await;

@@ -16,6 +16,8 @@ pub(in crate::rpc::session) enum OpRoute {
     Reload(OpKey),
     /// The `session_start` handlers after the extensions were loaded afresh.
     Restart(OpKey),
+    /// A `bash` command's `user_bash` handlers.
+    Bash(OpKey),
 }
 
 /// Whom an operation answers.
