@@ -31,7 +31,6 @@ mod prompt;
 
 use super::ops::ids::OpRoute;
 use super::ops::settle::Startup;
-use super::waiting::CompactionEnd;
 use super::{Session, log_store_error};
 use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
 use crate::release::Disposition;
@@ -63,8 +62,6 @@ enum Pending {
     /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
     /// reply id).
     ModelSet(String),
-    /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
-    Compacted(Box<CompactionEnd>),
     /// Handlers an operation in flight waits for (`ops/`).
     Op(OpRoute),
 }
@@ -393,12 +390,12 @@ impl Session {
             }
             Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
             Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
+            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key).await,
             Pending::Op(OpRoute::Bash(key)) => {
                 self.user_bash_handlers_done(key, decided(reply)).await;
             }
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
-            Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => self.ops.startup = Startup::Done,
             Pending::RunEvent => {
                 let held = self.extensions.as_mut().and_then(|ext| ext.held.take());

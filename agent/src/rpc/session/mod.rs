@@ -73,7 +73,7 @@ enum TaskEvent {
     /// A compaction's `summarization_retry_*` event.
     SummaryRetry(Box<Event>),
     /// A compaction's summary, or why there is none.
-    CompactionDone(Box<compaction::Finished>),
+    CompactionDone(ops::ids::OpKey, Box<compaction::Finished>),
 }
 
 impl From<RunMessage> for TaskEvent {
@@ -107,7 +107,7 @@ pub struct Session {
     /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
     /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
-    /// automatic retry, `bash` commands; the loop's gates are theirs.
+    /// automatic retry, `bash` commands, compactions; the loop's gates are theirs.
     ops: ops::Operations,
     out: OutputSender,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
@@ -126,8 +126,6 @@ pub struct Session {
     pending_bash: Vec<AgentMessage>,
     /// Prompt templates and skills.
     resources: crate::resources::Resources,
-    /// The compaction in progress and its reports.
-    compaction: compaction::CompactionState,
     /// Loaded extensions.
     extensions: Option<extensions::Extensions>,
     /// The release of pi's RPC protocol spoken: what the records carry.
@@ -184,7 +182,6 @@ impl Session {
             file_locks: crate::tools::FileLocks::default(),
             pending_bash: Vec::new(),
             resources,
-            compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
             release: init.rpc_release,
             builtin_commands: init.builtin_commands,
@@ -239,10 +236,12 @@ impl Session {
             TaskEvent::RunFinished => self.on_run_finished().await,
             TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
             TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta).await,
-            TaskEvent::BashDone(key, outcome) => self.on_bash_done(key, *outcome).await,
+            TaskEvent::BashDone(key, outcome) => {
+                self.on_bash_done(key, *outcome, report.generation).await;
+            }
             TaskEvent::SummaryRetry(event) => self.emit(*event).await,
-            TaskEvent::CompactionDone(done) => {
-                self.on_compaction_done(*done, report.generation).await;
+            TaskEvent::CompactionDone(key, done) => {
+                self.on_compaction_done(key, *done, report.generation).await;
             }
         }
     }
@@ -286,7 +285,7 @@ impl Session {
         match &mut event {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
-                    self.compaction.overflow_recovery_attempted = false;
+                    self.ops.compaction.overflow_recovery_attempted = false;
                     let text = queue::content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
@@ -345,7 +344,7 @@ impl Session {
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Length
             ) {
-                self.compaction.overflow_recovery_attempted = false;
+                self.ops.compaction.overflow_recovery_attempted = false;
             }
             if assistant.stop_reason != StopReason::Error {
                 self.retry_answered().await;
@@ -425,7 +424,7 @@ impl Session {
             extensions::streaming_changed(&self.extensions, true);
         }
         self.streaming = true;
-        self.compaction.mark_run_start();
+        self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
         let run = crate::run::run(spec, Arc::new(task.sender()));

@@ -46,7 +46,7 @@ impl Session {
                 .await;
             return;
         }
-        if self.compaction.blocks_prompts() {
+        if self.ops.compaction.blocks_prompts() {
             let error = crate::rpc::session::compaction::PROMPT_WHILE_COMPACTING;
             self.write(&Response::error(id, Some("prompt"), error))
                 .await;

@@ -1,7 +1,7 @@
 //! Session lifecycle events for extensions: `agent_settled`, `session_shutdown` at the end of
-//! input, `session_compact` after a compaction is saved and `model_select`. Each waits for its
-//! handlers, as in the reference. (Those around a session replacement or reload
-//! are the operations' in `rpc/session/ops/`.)
+//! input and `model_select`. Each waits for its handlers, as in the reference. (Those of an
+//! operation, such as a session replacement, a reload, `bash` or a compaction, are the
+//! operation's in `rpc/session/ops/`.)
 
 use pi_rpc_protocol::RequestId;
 use serde_json::Value;
@@ -9,7 +9,6 @@ use serde_json::Value;
 use super::{Pending, Session, handles_event, next_message};
 use crate::extensions::{HostEvent, HostInput};
 use crate::model_resolver::same_model;
-use crate::rpc::session::waiting::CompactionEnd;
 
 impl Session {
     /// Sends `agent_settled` to its handlers; true when it waits for them (then
@@ -42,38 +41,6 @@ impl Session {
                 Some(HostInput::Reply(done, _)) if done == id => return,
                 None => return,
                 input => self.on_host_input(input).await,
-            }
-        }
-    }
-
-    /// Sends `session_compact` (the saved `entry`) to its handlers; the compaction's end is
-    /// handed back when nothing waits for them.
-    pub(in crate::rpc::session) async fn hold_compacted_for_extensions(
-        &mut self,
-        entry: Value,
-        from_extension: bool,
-        end: CompactionEnd,
-    ) -> Option<CompactionEnd> {
-        if !handles_event(&self.extensions, "session_compact") {
-            return Some(end);
-        }
-        let event = HostEvent::SessionCompact {
-            compaction_entry: &entry,
-            from_extension,
-            reason: end.reason,
-            will_retry: end.will_retry,
-        };
-        let Some(ext) = self.extensions.as_mut() else {
-            return Some(end);
-        };
-        match ext.host.emit(&event).await {
-            Ok(id) => {
-                ext.pending.insert(id, Pending::Compacted(Box::new(end)));
-                None
-            }
-            Err(error) => {
-                tracing::error!(%error, "cannot send an event to the extension host");
-                Some(end)
             }
         }
     }

@@ -11,10 +11,10 @@
 //! | requested | otherwise | `Running(local)` | a `Bash` task spawned |
 //! | `UserBashHandlers` | a handler gave a `result` (or the host ended: none) | done | the result recorded as the command's run, and answered |
 //! | `UserBashHandlers` | no result | `Running(local or the handler's operations)` | a `Bash` task spawned |
-//! | `Running(generation)` | an output chunk | same | `bash_execution_update` |
-//! | `Running(generation)` | `abort_bash`, a replacement's swap | same | the task cancelled (it still ends) |
-//! | `Running(generation)` | the task ended | done | recorded (now, or after the run when one streams; not when the session generation changed), then answered |
-//! | `Running(generation)` | the task could not run | done | the error answered |
+//! | `Running` | an output chunk | same | `bash_execution_update` |
+//! | `Running` | `abort_bash`, a replacement's swap | same | the task cancelled (it still ends) |
+//! | `Running` | the task ended | done | recorded (now, or after the run when one streams; not when the session generation changed since it started), then answered |
+//! | `Running` | the task could not run | done | the error answered |
 
 use pi_rpc_protocol::command::BashCommand;
 use pi_rpc_protocol::event::{BashExecutionUpdateEvent, Event};
@@ -36,8 +36,8 @@ use crate::user_bash::{UserBash, execute};
 enum ShellState {
     /// The `user_bash` handlers run.
     UserBashHandlers,
-    /// Its task runs; it started in this session generation.
-    Running { generation: u64 },
+    /// Its task runs.
+    Running,
 }
 
 /// A `bash` command in flight.
@@ -50,18 +50,6 @@ pub(in crate::rpc::session) struct ShellCommand {
 
 /// How a command's task ended: its result, or why it could not run.
 pub(in crate::rpc::session) type BashOutcome = Result<BashResult, crate::user_bash::Error>;
-
-impl ShellCommand {
-    /// Whether its result goes into the conversation of session generation `current` (a
-    /// command that outlived its session, replaced meanwhile, is answered but not recorded in
-    /// the new one).
-    fn records_in(&self, current: u64) -> bool {
-        match self.state {
-            ShellState::Running { generation } => generation == current,
-            ShellState::UserBashHandlers => true,
-        }
-    }
-}
 
 impl Session {
     /// `bash`: its `user_bash` handlers first, when there are some.
@@ -112,11 +100,10 @@ impl Session {
     /// Spawns the command's task, run by the `user_bash` operations of the extension event
     /// `operations` when given (else here); the answer comes when it ends.
     fn start_bash(&mut self, key: OpKey, operations: Option<u64>) {
-        let generation = self.tasks.generation();
         let Some(command) = self.ops.bash.get_mut(&key) else {
             return;
         };
-        command.state = ShellState::Running { generation };
+        command.state = ShellState::Running;
         let text = command.bash.command.clone();
         let client = operations.and(host_client(&self.extensions));
         let task = self.tasks.start(TaskKind::Bash);
@@ -167,14 +154,22 @@ impl Session {
         .await;
     }
 
-    /// Answers a command whose task ended.
-    pub(in crate::rpc::session) async fn on_bash_done(&mut self, key: OpKey, outcome: BashOutcome) {
+    /// Answers a command whose task ended; `generation` is the session generation the task
+    /// started in.
+    pub(in crate::rpc::session) async fn on_bash_done(
+        &mut self,
+        key: OpKey,
+        outcome: BashOutcome,
+        generation: u64,
+    ) {
         let Some(command) = self.ops.bash.remove(&key) else {
             return;
         };
         match outcome {
             Ok(result) => {
-                if command.records_in(self.tasks.generation()) {
+                // A command that outlived its session (replaced meanwhile, which killed it)
+                // is answered but not recorded in the new one.
+                if generation == self.tasks.generation() {
                     let bash = command.bash;
                     self.record_bash(bash.command, &result, bash.exclude_from_context);
                 }
@@ -213,31 +208,5 @@ impl Session {
             log_store_error(self.store.append_message(message.clone()));
             self.messages.push(message);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn command(state: ShellState) -> ShellCommand {
-        let bash = serde_json::from_value(serde_json::json!({"command": "ls"})).unwrap();
-        ShellCommand {
-            state,
-            id: None,
-            bash,
-        }
-    }
-
-    #[test]
-    fn a_command_records_only_in_the_session_generation_it_started_in() {
-        let running = command(ShellState::Running { generation: 3 });
-        assert!(running.records_in(3));
-        assert!(!running.records_in(4), "the session was replaced meanwhile");
-        let handled = command(ShellState::UserBashHandlers);
-        assert!(
-            handled.records_in(7),
-            "a handler's result is recorded as it comes"
-        );
     }
 }

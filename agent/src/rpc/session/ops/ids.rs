@@ -18,6 +18,8 @@ pub(in crate::rpc::session) enum OpRoute {
     Restart(OpKey),
     /// A `bash` command's `user_bash` handlers.
     Bash(OpKey),
+    /// A saved compaction's `session_compact` handlers.
+    Compaction(OpKey),
 }
 
 /// Whom an operation answers.

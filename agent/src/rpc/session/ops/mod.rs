@@ -1,10 +1,11 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
 //! transitions written at its top (`settle`, `replacement`, `reload`, `retry_wait`,
-//! `bash`); the loop's
+//! `bash`, `compaction`); the loop's
 //! input gates are their conjunction. A host request an operation waits for names it by its key
 //! (`ids::OpRoute`), and what waits for the agent to settle too.
 
 pub(super) mod bash;
+pub(super) mod compaction;
 pub(super) mod gates;
 pub(super) mod ids;
 pub(super) mod reload;
@@ -36,6 +37,8 @@ pub(super) struct Operations {
     pub(super) retry: retry_wait::RetryWait,
     /// `bash` commands in flight.
     pub(super) bash: BTreeMap<OpKey, bash::ShellCommand>,
+    /// Compactions in flight.
+    pub(super) compaction: compaction::Compactions,
 }
 
 impl Operations {
