@@ -53,7 +53,7 @@ enum Then {
     /// The `compact` command's answer.
     Answer(Option<RequestId>),
     /// The prompt whose arrival started it: answered and run.
-    Prompt(Option<RequestId>, AgentMessage),
+    Prompt(Option<RequestId>, Box<AgentMessage>),
     /// The end of the run that started it: the overflowed turn retried, or continue or settle.
     Run,
 }
@@ -122,7 +122,7 @@ impl Compactions {
     /// A compaction starts summarising (an automatic one takes the prompt that waits).
     fn summarizing(&mut self, key: OpKey, reason: CompactionReason, will_retry: bool, then: Then) {
         let then = match (then, self.next_prompt.take()) {
-            (Then::Run, Some((id, prompt))) => Then::Prompt(id, prompt),
+            (Then::Run, Some((id, prompt))) => Then::Prompt(id, Box::new(prompt)),
             (then, prompt) => {
                 self.next_prompt = prompt;
                 then
@@ -395,7 +395,7 @@ impl Session {
                     self.release
                         .accepted(id, "prompt", crate::release::Disposition::Started);
                 self.write(&answer).await;
-                self.start_run(vec![prompt], false);
+                self.start_run(vec![*prompt], false);
             }
             Then::Run if retry => self.start_run(Vec::new(), false),
             Then::Run | Then::Answer(_) => self.continue_or_settle().await,
