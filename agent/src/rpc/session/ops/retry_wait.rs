@@ -16,7 +16,7 @@
 //! run's last assistant message retryable.
 
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, RetryScheduledEvent};
-use pi_rpc_protocol::message::{AgentMessage, AssistantMessage};
+use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
 use crate::config::RetrySettings;
 use crate::provider::failure::is_retryable;
@@ -84,12 +84,21 @@ impl RetryWait {
         matches!(self, Self::Waiting { .. })
     }
 
-    /// The retry ends (cancelled, succeeded or given up): the attempts it made, when it made
-    /// some.
+    /// The attempts succeeded or were given up: the retry ends, when it made some.
     fn end(&mut self) -> Option<u32> {
         let attempt = self.attempt();
+        if attempt == 0 {
+            return None;
+        }
         *self = Self::Idle;
-        (attempt > 0).then_some(attempt)
+        Some(attempt)
+    }
+
+    /// The wait was cancelled: the retry ends; the attempts it made.
+    fn cancelled(&mut self) -> u32 {
+        let attempt = self.attempt();
+        *self = Self::Idle;
+        attempt
     }
 
     /// The session is rebound to a store: the count starts again (a wait still running
@@ -133,7 +142,7 @@ impl Session {
             self.wait_before_retry(message, scheduled).await;
             return true;
         }
-        if message.stop_reason == pi_rpc_protocol::message::StopReason::Error
+        if message.stop_reason == StopReason::Error
             && let Some(attempt) = self.ops.retry.end()
         {
             self.emit_retry_end(false, attempt, message.error_message.clone())
@@ -205,7 +214,7 @@ impl Session {
 
     /// `auto_retry_end` of a retry whose wait was cancelled.
     async fn end_cancelled_retry(&mut self) {
-        let attempt = self.ops.retry.end().unwrap_or(0);
+        let attempt = self.ops.retry.cancelled();
         self.emit_retry_end(false, attempt, Some("Retry cancelled".into()))
             .await;
     }
@@ -266,7 +275,7 @@ mod tests {
         let mut retry = RetryWait::default();
         retry.schedule(&settings(true, 3));
         assert!(retry.waiting());
-        assert_eq!(retry.end(), Some(1));
+        assert_eq!(retry.cancelled(), 1);
         assert!(!retry.waiting());
     }
 
@@ -278,6 +287,8 @@ mod tests {
         let mut retry = RetryWait::Waiting { attempt: 2 };
         retry.reset();
         assert_eq!(retry, RetryWait::Waiting { attempt: 0 });
-        assert_eq!(retry.end(), None);
+        assert_eq!(retry.end(), None, "no attempt to end");
+        assert!(retry.waiting(), "the wait goes on");
+        assert_eq!(retry.cancelled(), 0);
     }
 }
