@@ -51,6 +51,19 @@ pub(in crate::rpc::session) struct ShellCommand {
 /// How a command's task ended: its result, or why it could not run.
 pub(in crate::rpc::session) type BashOutcome = Result<BashResult, crate::user_bash::Error>;
 
+impl ShellCommand {
+    /// Whether its `user_bash` handlers run (their `done` goes to it).
+    fn in_handlers(&self) -> bool {
+        self.state == ShellState::UserBashHandlers
+    }
+
+    /// Its task starts: the command line it runs.
+    fn run(&mut self) -> String {
+        self.state = ShellState::Running;
+        self.bash.command.clone()
+    }
+}
+
 impl Session {
     /// `bash`: its `user_bash` handlers first, when there are some.
     pub(in crate::rpc::session) async fn user_bash(
@@ -80,6 +93,14 @@ impl Session {
         key: OpKey,
         decision: UserBashResult,
     ) {
+        if !self
+            .ops
+            .bash
+            .get(&key)
+            .is_some_and(ShellCommand::in_handlers)
+        {
+            return;
+        }
         let Some(answer) = decision.result else {
             self.start_bash(key, decision.operations);
             return;
@@ -103,8 +124,7 @@ impl Session {
         let Some(command) = self.ops.bash.get_mut(&key) else {
             return;
         };
-        command.state = ShellState::Running;
-        let text = command.bash.command.clone();
+        let text = command.run();
         let client = operations.and(host_client(&self.extensions));
         let task = self.tasks.start(TaskKind::Bash);
         let cancel = task.cancel_token();
@@ -208,5 +228,23 @@ impl Session {
             log_store_error(self.store.append_message(message.clone()));
             self.messages.push(message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_leaves_its_handlers_when_its_task_starts() {
+        let bash = serde_json::from_value(serde_json::json!({"command": "ls -a"})).unwrap();
+        let mut command = ShellCommand {
+            state: ShellState::UserBashHandlers,
+            id: None,
+            bash,
+        };
+        assert!(command.in_handlers());
+        assert_eq!(command.run(), "ls -a");
+        assert!(!command.in_handlers(), "a late `done` is not its");
     }
 }
