@@ -3,11 +3,12 @@
 //! sends the extension commands a prompt invokes, and writes what the extensions send: UI
 //! requests, `extension_error`, `entry_appended`. `prompt` handles the messages extensions send
 //! and the `before_agent_start` event; `lifecycle` the session events (`agent_settled`,
-//! shutdown at exit, compaction, `model_select`, `user_bash`); `active_tools` the tools' state
+//! shutdown at exit, compaction, `model_select`); `active_tools` the tools' state
 //! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
 //! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
 //! waits for (`rpc/session/ops/`: a replacement, a reload, the settle, an extension command, a
-//! prompt's start, a held loop event) are sent here and their `done` routed back to it by key.
+//! prompt's start, a held loop event, a `bash` command's `user_bash`, a saved compaction's
+//! `session_compact`) are sent here and their `done` routed back to it by key.
 //! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
 //! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
 //! requests and the run's take their ids from the same counter, and the actor's replies reach
@@ -30,7 +31,6 @@ mod prompt;
 
 use super::ops::ids::OpRoute;
 use super::ops::settle::Startup;
-use super::waiting::CompactionEnd;
 use super::{Session, log_store_error};
 use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
 pub(super) use access::{
@@ -44,15 +44,11 @@ enum Pending {
     Startup,
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
-    /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
-    UserBash(Option<RequestId>, pi_rpc_protocol::command::BashCommand),
     /// Handlers (of `model_select`) that run before `command` is answered with `data`.
     Respond(Option<RequestId>, &'static str, Value),
     /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
     /// reply id).
     ModelSet(String),
-    /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
-    Compacted(Box<CompactionEnd>),
     /// Handlers an operation in flight waits for (`ops/`).
     Op(OpRoute),
 }
@@ -317,12 +313,12 @@ impl Session {
                 self.user_message_before_start_done(key, decided(reply))
                     .await;
             }
+            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key).await,
+            Pending::Op(OpRoute::Bash(key)) => {
+                self.user_bash_handlers_done(key, decided(reply)).await;
+            }
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
-            Pending::UserBash(id, bash) => {
-                self.after_user_bash(id, bash, decided(reply)).await;
-            }
-            Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => self.ops.startup = Startup::Done,
         }
     }

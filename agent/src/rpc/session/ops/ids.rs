@@ -26,6 +26,10 @@ pub(in crate::rpc::session) enum OpRoute {
     PromptInput(OpKey),
     /// The `before_agent_start` handlers of a prompt's run.
     PromptBeforeStart(OpKey),
+    /// A `bash` command's `user_bash` handlers.
+    Bash(OpKey),
+    /// A saved compaction's `session_compact` handlers.
+    Compaction(OpKey),
 }
 
 /// Whom an operation answers.

@@ -1,15 +1,19 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
 //! transitions written at its top (`settle`, `replacement`, `reload`, `extension_command`,
-//! `prompt_start`, `agent_loop`); the loop's input gates are their conjunction. A host request an operation waits for names it by its key
+//! `prompt_start`, `agent_loop`, `retry_wait`, `bash`, `compaction`); the loop's input gates are
+//! their conjunction. A host request an operation waits for names it by its key
 //! (`ids::OpRoute`), and what waits for the agent to settle too.
 
 pub(super) mod agent_loop;
+pub(super) mod bash;
+pub(super) mod compaction;
 pub(super) mod extension_command;
 pub(super) mod gates;
 pub(super) mod ids;
 pub(super) mod prompt_start;
 pub(super) mod reload;
 pub(super) mod replacement;
+pub(super) mod retry_wait;
 pub(super) mod settle;
 
 use std::collections::BTreeMap;
@@ -38,6 +42,12 @@ pub(super) struct Operations {
     pub(super) commands: extension_command::ExtensionCommands,
     /// Client prompts waiting for their `input` or `before_agent_start` handlers.
     pub(super) prompts: prompt_start::PromptStarts,
+    /// The automatic retry of the current failure.
+    pub(super) retry: retry_wait::RetryWait,
+    /// `bash` commands in flight.
+    pub(super) bash: BTreeMap<OpKey, bash::ShellCommand>,
+    /// Compactions in flight.
+    pub(super) compaction: compaction::Compactions,
 }
 
 impl Operations {

@@ -171,7 +171,7 @@ impl Session {
         let provider = self.model.as_ref().map(|model| model.provider.as_str());
         let conditions = Conditions {
             streaming: self.streaming,
-            compaction_blocks: self.compaction.blocks_prompts(),
+            compaction_blocks: self.ops.compaction.blocks_prompts(),
             has_credentials: provider
                 .is_some_and(|provider| self.config.registry.has_auth(provider)),
         };
