@@ -1,22 +1,22 @@
-//! The session's side of extensions: it forwards events to the extension host and holds each
-//! event until its handlers are done (so that what they cause comes first, as in the
-//! reference), runs extension commands invoked by a prompt, and writes what the extensions
-//! send: UI requests, `extension_error`, `entry_appended`. `prompt` handles the messages
-//! extensions send and the prompt's `input` / `before_agent_start` events; `lifecycle` the
-//! session events (`agent_settled`, shutdown at exit, compaction, `model_select`, `user_bash`);
-//! `active_tools` the tools' state and `pi.setActiveTools`; `host_calls` the model's state and
-//! the other calls the host makes (`pi.setModel`, a command's `ctx.newSession()`, ...). The
-//! handlers an operation in flight waits for (`rpc/session/ops/`: a replacement, a reload, the
-//! settle) are sent here and their `done` routed back to it by key. Extension tools and the
-//! `tool_call` / `tool_result` handlers run from the run itself, through its clone of the host's
-//! one client (`crate::extensions::HostClient`): the actor's requests and the run's take their
-//! ids from the same counter, and the actor's replies reach it in order with the host's other
-//! messages.
+//! The session's side of extensions: it forwards events to the extension host, to be completed
+//! when their handlers are done (so that what they cause comes first, as in the reference),
+//! sends the extension commands a prompt invokes, and writes what the extensions send: UI
+//! requests, `extension_error`, `entry_appended`. `prompt` handles the messages extensions send
+//! and the `before_agent_start` event; `lifecycle` the session events (`agent_settled`,
+//! shutdown at exit, compaction, `model_select`); `active_tools` the tools' state
+//! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
+//! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
+//! waits for (`rpc/session/ops/`: a replacement, a reload, the settle, an extension command, a
+//! prompt's start, a held loop event, a `bash` command's `user_bash`, a saved compaction's
+//! `session_compact`) are sent here and their `done` routed back to it by key.
+//! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
+//! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
+//! requests and the run's take their ids from the same counter, and the actor's replies reach
+//! it in order with the host's other messages.
 
 use std::collections::HashMap;
 
 use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
 use serde::de::DeserializeOwned;
@@ -31,12 +31,10 @@ mod prompt;
 
 use super::ops::ids::OpRoute;
 use super::ops::settle::Startup;
-use super::waiting::CompactionEnd;
 use super::{Session, log_store_error};
 use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
-use crate::release::Disposition;
 pub(super) use access::{
-    gates, handles_event, host_client, next_message, provider_hooks, streaming_changed,
+    handles_event, host_client, next_message, provider_hooks, streaming_changed,
 };
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
@@ -44,29 +42,13 @@ pub(super) use access::{
 enum Pending {
     /// `session_start` at start-up: commands are served once it is done.
     Startup,
-    /// The held run event.
-    RunEvent,
-    /// An extension command invoked by the `prompt` with this id.
-    Command(Option<RequestId>),
-    /// The `input` handlers of this prompt.
-    Input(Option<RequestId>, PromptCommand),
-    /// The `before_agent_start` handlers of the prompt with this id, about to run these
-    /// messages.
-    BeforeStart(Option<RequestId>, Vec<AgentMessage>),
-    /// The `before_agent_start` handlers of a user message an extension sent while the agent
-    /// was idle.
-    UserBeforeStart(Vec<AgentMessage>),
     /// The `agent_settled` handlers: `agent_settled` is written once they are done.
     Settled,
-    /// The `user_bash` handlers of a `bash` command, which may answer it themselves.
-    UserBash(Option<RequestId>, pi_rpc_protocol::command::BashCommand),
     /// Handlers (of `model_select`) that run before `command` is answered with `data`.
     Respond(Option<RequestId>, &'static str, Value),
     /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
     /// reply id).
     ModelSet(String),
-    /// The `session_compact` handlers of a saved compaction, before its `compaction_end`.
-    Compacted(Box<CompactionEnd>),
     /// Handlers an operation in flight waits for (`ops/`).
     Op(OpRoute),
 }
@@ -77,40 +59,14 @@ pub(crate) struct Extensions {
     host: Host,
     /// Whether the host has ended (then nothing waits for it any more).
     gone: bool,
-    /// A run event whose handlers are running; later run events wait behind it.
-    held: Option<Event>,
     /// The actor's requests waiting for their `done`, by the id the host client gave them.
     pending: HashMap<u64, Pending>,
     /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
     next_turn: Vec<AgentMessage>,
-    /// `sendUserMessage` messages sent by a running command (each the prompts of one run):
-    /// their run starts once the command's prompt is answered, as in the reference.
-    after_command: Vec<Vec<AgentMessage>>,
-    /// The answer of a command that is done, waiting for the `before_agent_start` handlers of
-    /// the user messages it sent.
-    command_answer: Option<Option<RequestId>>,
-    /// Errors of user messages a running command sent, reported after its answer.
-    errors_after_command: Vec<Event>,
-    /// Where a run that a command started with `sendMessage(.., {triggerTurn})` is.
-    triggered: Triggered,
-    /// The answer to the command that started that run, written after its `agent_start`.
-    response_after_start: Option<Option<RequestId>>,
     /// The system prompt `before_agent_start` handlers gave the next run.
     system_prompt: Option<String>,
     /// The tool flags' choice, kept while `pi.setActiveTools` chose the tools instead.
     flag_tools: Option<crate::tools::ToolSelection>,
-}
-
-/// A run a running command triggered: the reference answers the command between the run's
-/// `agent_start` and the rest of the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Triggered {
-    /// No such run.
-    No,
-    /// Started; its `agent_start` has not come yet.
-    BeforeStart,
-    /// Its `agent_start` is written; the rest waits for the command's answer.
-    AfterStart,
 }
 
 impl Extensions {
@@ -119,14 +75,8 @@ impl Extensions {
         Self {
             host,
             gone: false,
-            held: None,
             pending: HashMap::new(),
             next_turn: Vec::new(),
-            after_command: Vec::new(),
-            command_answer: None,
-            errors_after_command: Vec::new(),
-            triggered: Triggered::No,
-            response_after_start: None,
             system_prompt: None,
             flag_tools: None,
         }
@@ -147,16 +97,7 @@ impl Extensions {
     /// A session replacement: what the old instances left for their session goes with it.
     pub(super) fn forget_session(&mut self) {
         self.next_turn.clear();
-        self.after_command.clear();
         self.system_prompt = None;
-    }
-
-    /// Whether the `before_agent_start` handlers of some extension user message still run
-    /// (a running command's answer then waits for them).
-    fn user_messages_starting(&self) -> bool {
-        self.pending
-            .values()
-            .any(|pending| matches!(pending, Pending::UserBeforeStart(_)))
     }
 }
 
@@ -247,36 +188,6 @@ impl Session {
     pub(super) async fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
         handles_event(&self.extensions, event.kind())
             && self.send_event(Pending::Op(route), event).await
-    }
-
-    /// A run event: returned to be emitted now, or held while extension handlers run (then
-    /// emitted when they are done).
-    pub(super) async fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
-        let Some(ext) = &mut self.extensions else {
-            return Some(event);
-        };
-        if matches!(event, Event::AgentStart(_))
-            && ext.triggered == Triggered::BeforeStart
-            && !ext.host.handles("agent_start")
-        {
-            self.on_run_event(event).await;
-            self.after_triggered_start().await;
-            return None;
-        }
-        // Only an event some handler takes is serialised (not every streamed delta).
-        if ext.gone || !ext.host.handles(event.kind()) {
-            return Some(event);
-        }
-        if !self
-            .send_event(Pending::RunEvent, &HostEvent::Loop(&event))
-            .await
-        {
-            return Some(event);
-        }
-        if let Some(ext) = &mut self.extensions {
-            ext.held = Some(event);
-        }
-        None
     }
 
     /// One message or reply from the host; `None` when it has ended.
@@ -383,11 +294,6 @@ impl Session {
     /// when the host has ended).
     async fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
         match pending {
-            Pending::Input(id, prompt) => self.after_input(id, prompt, decided(reply)).await,
-            Pending::BeforeStart(id, prompts) => {
-                self.after_before_agent_start(id, prompts, decided(reply))
-                    .await;
-            }
             Pending::Settled => self.settle().await,
             Pending::Op(OpRoute::Replacement(key)) => {
                 let cancelled = decided::<CancelResult>(reply).cancelled();
@@ -395,83 +301,25 @@ impl Session {
             }
             Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
             Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
+            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key).await,
+            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done().await,
+            Pending::Op(OpRoute::PromptInput(key)) => {
+                self.prompt_input_done(key, decided(reply)).await;
+            }
+            Pending::Op(OpRoute::PromptBeforeStart(key)) => {
+                self.prompt_before_start_done(key, decided(reply)).await;
+            }
+            Pending::Op(OpRoute::UserMessage(key)) => {
+                self.user_message_before_start_done(key, decided(reply))
+                    .await;
+            }
+            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key).await,
+            Pending::Op(OpRoute::Bash(key)) => {
+                self.user_bash_handlers_done(key, decided(reply)).await;
+            }
             Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
-            Pending::UserBash(id, bash) => {
-                self.after_user_bash(id, bash, decided(reply)).await;
-            }
-            Pending::Compacted(end) => self.end_compaction(*end).await,
             Pending::Startup => self.ops.startup = Startup::Done,
-            Pending::RunEvent => {
-                let held = self.extensions.as_mut().and_then(|ext| ext.held.take());
-                if let Some(event) = held {
-                    let started = matches!(event, Event::AgentStart(_));
-                    self.on_run_event(event).await;
-                    if started {
-                        self.after_triggered_start().await;
-                    }
-                }
-            }
-            Pending::UserBeforeStart(prompts) => {
-                self.after_user_before_start(prompts, decided(reply)).await;
-            }
-            Pending::Command(id) => {
-                let Some(ext) = &mut self.extensions else {
-                    return;
-                };
-                if ext.user_messages_starting() {
-                    ext.command_answer = Some(id);
-                    return;
-                }
-                self.finish_command(id).await;
-            }
-        }
-    }
-
-    /// Answers an extension command that is done, then reports what waited for its answer.
-    async fn finish_command(&mut self, id: Option<RequestId>) {
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        match ext.triggered {
-            Triggered::BeforeStart => ext.response_after_start = Some(id),
-            Triggered::AfterStart => {
-                ext.triggered = Triggered::No;
-                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-                self.write(&answer).await;
-            }
-            Triggered::No => {
-                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-                self.write(&answer).await;
-            }
-        }
-        let errors = self
-            .extensions
-            .as_mut()
-            .map(|ext| std::mem::take(&mut ext.errors_after_command))
-            .unwrap_or_default();
-        for error in errors {
-            self.emit(error).await;
-        }
-        self.start_after_command();
-    }
-
-    /// After a run's `agent_start`: the command that triggered the run is answered now, or the
-    /// rest of the run waits for its answer.
-    async fn after_triggered_start(&mut self) {
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if ext.triggered != Triggered::BeforeStart {
-            return;
-        }
-        match ext.response_after_start.take() {
-            Some(id) => {
-                ext.triggered = Triggered::No;
-                let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-                self.write(&answer).await;
-            }
-            None => ext.triggered = Triggered::AfterStart,
         }
     }
 

@@ -2,7 +2,6 @@
 //! relays their events to the writer, in the order the reference emits them.
 
 mod answer;
-mod bash;
 mod commands;
 mod compaction;
 mod extensions;
@@ -12,7 +11,6 @@ mod ops;
 mod output;
 mod queue;
 mod replace;
-mod retry;
 mod start;
 mod tasks;
 mod waiting;
@@ -20,9 +18,8 @@ mod waiting;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, QueueUpdateEvent};
+use pi_rpc_protocol::event::{Event, QueueUpdateEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, oneshot};
@@ -30,7 +27,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
 use crate::config::Config;
-use crate::provider::failure::is_retryable;
 use crate::run::{RunMessage, RunSpec};
 use tasks::TaskKind;
 
@@ -71,16 +67,13 @@ enum TaskEvent {
     /// The wait before an automatic retry is over: `elapsed`, or cancelled (`abort`).
     RetryWaitOver { elapsed: bool },
     /// A chunk of a `bash` command's output.
-    BashOutput {
-        id: Option<RequestId>,
-        delta: String,
-    },
+    BashOutput { key: ops::ids::OpKey, delta: String },
     /// A `bash` command ended (or could not start).
-    BashDone(Box<bash::BashDone>),
+    BashDone(ops::ids::OpKey, Box<ops::bash::BashOutcome>),
     /// A compaction's `summarization_retry_*` event.
     SummaryRetry(Box<Event>),
     /// A compaction's summary, or why there is none.
-    CompactionDone(Box<compaction::Finished>),
+    CompactionDone(ops::ids::OpKey, Box<compaction::Finished>),
 }
 
 impl From<RunMessage> for TaskEvent {
@@ -113,10 +106,8 @@ pub struct Session {
     /// The last assistant message of the current run, without its content, for the post-run
     /// retry and compaction decisions.
     last_assistant: Option<AssistantMessage>,
-    /// Automatic retries made for the current failure (0 when none).
-    retry_attempt: u32,
-    /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads; the
-    /// loop's gates are theirs.
+    /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
+    /// automatic retry, `bash` commands, compactions; the loop's gates are theirs.
     ops: ops::Operations,
     out: OutputSender,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
@@ -135,8 +126,6 @@ pub struct Session {
     pending_bash: Vec<AgentMessage>,
     /// Prompt templates and skills.
     resources: crate::resources::Resources,
-    /// The compaction in progress and its reports.
-    compaction: compaction::CompactionState,
     /// Loaded extensions.
     extensions: Option<extensions::Extensions>,
     /// The release of pi's RPC protocol spoken: what the records carry.
@@ -179,7 +168,6 @@ impl Session {
             follow_up_queue: VecDeque::new(),
             streaming: false,
             last_assistant: None,
-            retry_attempt: 0,
             ops: ops::Operations::default(),
             out,
             tasks: tasks::Tasks::new(),
@@ -194,7 +182,6 @@ impl Session {
             file_locks: crate::tools::FileLocks::default(),
             pending_bash: Vec::new(),
             resources,
-            compaction: compaction::CompactionState::new(),
             extensions: init.extensions.map(extensions::Extensions::new),
             release: init.rpc_release,
             builtin_commands: init.builtin_commands,
@@ -225,10 +212,9 @@ impl Session {
         self.shutdown_extensions_at_exit().await;
     }
 
-    /// What the loop may take now: what the operations in flight allow, and the extensions'
-    /// own waits (a held loop event, a triggered turn waiting for its command's answer).
+    /// What the loop may take now: what the operations in flight allow.
     fn gates(&self) -> ops::gates::Gates {
-        self.ops.gates().and(extensions::gates(&self.extensions))
+        self.ops.gates()
     }
 
     async fn emit(&mut self, event: Event) {
@@ -248,11 +234,13 @@ impl Session {
             TaskEvent::Run(message) => self.on_run_message(message).await,
             TaskEvent::RunFinished => self.on_run_finished().await,
             TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
-            TaskEvent::BashOutput { id, delta } => self.on_bash_output(id, delta).await,
-            TaskEvent::BashDone(done) => self.on_bash_done(*done, report.generation).await,
+            TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta).await,
+            TaskEvent::BashDone(key, outcome) => {
+                self.on_bash_done(key, *outcome, report.generation).await;
+            }
             TaskEvent::SummaryRetry(event) => self.emit(*event).await,
-            TaskEvent::CompactionDone(done) => {
-                self.on_compaction_done(*done, report.generation).await;
+            TaskEvent::CompactionDone(key, done) => {
+                self.on_compaction_done(key, *done, report.generation).await;
             }
         }
     }
@@ -296,7 +284,7 @@ impl Session {
         match &mut event {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
-                    self.compaction.overflow_recovery_attempted = false;
+                    self.ops.compaction.overflow_recovery_attempted = false;
                     let text = queue::content_text(&user.content);
                     if !text.is_empty()
                         && queue::remove_text(
@@ -355,52 +343,19 @@ impl Session {
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Length
             ) {
-                self.compaction.overflow_recovery_attempted = false;
+                self.ops.compaction.overflow_recovery_attempted = false;
             }
-            if assistant.stop_reason != StopReason::Error && self.retry_attempt > 0 {
-                let attempt = std::mem::take(&mut self.retry_attempt);
-                self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
-                    success: true,
-                    attempt,
-                    final_error: None,
-                }))
-                .await;
+            if assistant.stop_reason != StopReason::Error {
+                self.retry_answered().await;
             }
             self.last_assistant = Some(assistant);
         }
     }
 
-    /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
-    /// message failed in a way worth retrying.
-    fn will_retry<'a>(&self, messages: impl DoubleEndedIterator<Item = &'a AgentMessage>) -> bool {
-        let settings = self.config.settings.retry();
-        if !settings.enabled || self.retry_attempt >= settings.max_retries {
-            return false;
-        }
-        messages
-            .rev()
-            .find_map(|message| match message {
-                AgentMessage::Assistant(assistant) => Some(assistant),
-                _ => None,
-            })
-            .is_some_and(|assistant| is_retryable(assistant, self.shown_model().context_window))
-    }
-
     async fn on_run_finished(&mut self) {
         if let Some(message) = self.last_assistant.take() {
-            if is_retryable(&message, self.shown_model().context_window)
-                && self.schedule_retry(&message).await
-            {
+            if self.retry_after_run(&message).await {
                 return;
-            }
-            if message.stop_reason == StopReason::Error && self.retry_attempt > 0 {
-                let attempt = std::mem::take(&mut self.retry_attempt);
-                self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
-                    success: false,
-                    attempt,
-                    final_error: message.error_message.clone(),
-                }))
-                .await;
             }
             if self.check_compaction(&message, true).await {
                 return;
@@ -468,7 +423,7 @@ impl Session {
             extensions::streaming_changed(&self.extensions, true);
         }
         self.streaming = true;
-        self.compaction.mark_run_start();
+        self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
         let run = crate::run::run(spec, Arc::new(task.sender()));

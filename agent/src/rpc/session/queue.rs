@@ -4,8 +4,21 @@
 use std::collections::VecDeque;
 
 use pi_rpc_protocol::command::QueueMode;
-use pi_rpc_protocol::content::{MessageContent, UserContent};
-use pi_rpc_protocol::message::AgentMessage;
+use pi_rpc_protocol::content::{MessageContent, TaggedImage, TextContent, UserContent};
+use pi_rpc_protocol::message::{AgentMessage, UserMessage};
+
+/// The user message of a prompt or a queued message: its text first, then its images.
+pub fn user_message(text: String, images: Option<Vec<TaggedImage>>) -> AgentMessage {
+    let mut content = vec![UserContent::Text(TextContent::new(text))];
+    for TaggedImage::Image(image) in images.into_iter().flatten() {
+        content.push(UserContent::Image(image));
+    }
+    AgentMessage::User(UserMessage {
+        content: MessageContent::Blocks(content),
+        timestamp: crate::js::now_ms(),
+        extra: Default::default(),
+    })
+}
 
 /// Takes what the mode allows from the front of `queue`.
 pub fn drain(queue: &mut VecDeque<AgentMessage>, mode: QueueMode) -> Vec<AgentMessage> {

@@ -176,7 +176,7 @@ impl Session {
         self.follow_up_queue.clear();
         self.pending_bash.clear();
         self.last_assistant = None;
-        self.retry_attempt = 0;
+        self.ops.retry.reset();
         self.start_on_store();
     }
 }

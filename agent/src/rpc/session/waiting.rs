@@ -1,11 +1,6 @@
 //! Data the actor's files share without importing each other: what a session replacement
-//! replaces the session with, and a saved compaction's end. The files that park the work
-//! (`extensions`, `ops`) and the ones that carry it out (`replace`, `compaction`) both name it
-//! here.
-
-use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::event::CompactionReason;
-use pi_rpc_protocol::response::CompactionResult;
+//! replaces the session with. The operation that parks the work (`ops/replacement.rs`) and the
+//! file that carries it out (`replace.rs`) both name it here.
 
 /// What a session replacement makes the current session.
 #[derive(Debug, Clone)]
@@ -39,14 +34,4 @@ impl Target {
             Self::Fork(_) | Self::Clone => "fork",
         }
     }
-}
-
-/// A compaction saved, whose `compaction_end` (and answer, or what follows an automatic one)
-/// is still due.
-#[derive(Debug)]
-pub(in crate::rpc::session) struct CompactionEnd {
-    pub(in crate::rpc::session) reason: CompactionReason,
-    pub(in crate::rpc::session) result: CompactionResult,
-    pub(in crate::rpc::session) will_retry: bool,
-    pub(in crate::rpc::session) reply: Option<Option<RequestId>>,
 }

@@ -1,5 +1,5 @@
-//! `abort_bash`. The `bash` command's entry point, `user_bash`, asks the extensions' `user_bash`
-//! handlers first (`rpc/session/extensions/lifecycle.rs`); `rpc/session/bash.rs` runs it.
+//! `abort_bash`. The `bash` command's entry point, `user_bash`, is its operation's
+//! (`rpc/session/ops/bash.rs`).
 
 use pi_rpc_protocol::{RequestId, Response};
 

@@ -1,8 +1,8 @@
 //! The client's commands, one file per family, each answering its commands as the reference
 //! answers them (worded and ordered alike); this file is the dispatch table. A family whose
-//! work outlives the command (a compaction, a `bash` command, a session replacement) keeps that
-//! work in its own file of the actor (`compaction.rs`, `bash.rs`, `replace.rs`); the command's
-//! entry point here hands it over.
+//! work outlives the command (a compaction, a `bash` command, a session replacement) keeps
+//! that work in its own file of the actor (`compaction.rs`, `ops/bash.rs`, `replace.rs`); the
+//! command's entry point here hands it over.
 
 mod abort;
 mod bash;
@@ -56,8 +56,7 @@ impl Session {
             }
             Command::SetThinkingLevel(set) => self.set_thinking_level_command(id, set).await,
             Command::CycleThinkingLevel(_) => self.cycle_thinking_level_command(id).await,
-            // Entry points kept beside their operation: `compaction.rs`, and the extensions'
-            // `user_bash` event before `bash.rs` runs the command.
+            // Entry points kept beside their operation: `compaction.rs` and `ops/bash.rs`.
             Command::Compact(compact) => {
                 self.compact_command(id, compact.custom_instructions).await
             }

@@ -5,9 +5,9 @@ use pi_rpc_protocol::command::{QueueMessageCommand, SetQueueModeCommand, Streami
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::json;
 
-use super::prompt::user_message;
 use crate::release::Feature;
 use crate::rpc::session::Session;
+use crate::rpc::session::queue::user_message;
 
 impl Session {
     pub(super) async fn steer_command(
@@ -70,7 +70,7 @@ impl Session {
     }
 
     /// Queues a message (a `steer`, a `follow_up`, or a prompt during a run) and announces it.
-    pub(super) async fn queue_message(
+    pub(in crate::rpc::session) async fn queue_message(
         &mut self,
         queued: QueueMessageCommand,
         behavior: StreamingBehavior,

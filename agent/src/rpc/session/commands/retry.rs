@@ -5,15 +5,11 @@ use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};
 
 use crate::rpc::session::Session;
-use crate::rpc::session::tasks::TaskKind;
 
 impl Session {
     pub(super) async fn abort_retry_command(&mut self, id: Option<RequestId>) {
         // As in the reference, the retry ends before the answer and the agent settles after it.
-        let waiting = self.tasks.forget(TaskKind::RetryWait);
-        if waiting {
-            self.end_cancelled_retry().await;
-        }
+        let waiting = self.cancel_retry_wait().await;
         self.write(&Response::ok(id, "abort_retry")).await;
         if waiting {
             self.continue_or_settle().await;

@@ -65,7 +65,7 @@ impl Session {
             model: Some(self.shown_model().into_owned()),
             thinking_level: self.thinking_level,
             is_streaming: self.streaming,
-            is_compacting: self.compaction.is_active(),
+            is_compacting: self.ops.compaction.is_active(),
             steering_mode: self.steering_mode,
             follow_up_mode: self.follow_up_mode,
             session_file: self

@@ -1,8 +1,8 @@
 //! Automatic compaction: the check after each turn and before each prompt (threshold and
-//! context overflow), and what follows a compaction that started so.
+//! context overflow); the compaction it starts is an operation (`ops/compaction.rs`).
 
 use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::event::{CompactionReason, CompactionStartEvent, Event};
+use pi_rpc_protocol::event::CompactionReason;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
 use super::super::Session;
@@ -30,12 +30,10 @@ impl Session {
         let Some(last) = last else {
             return false;
         };
-        self.compaction.next_prompt = Some((id, prompt));
-        if self.check_compaction(&last, false).await {
-            return true;
-        }
-        self.compaction.next_prompt = None;
-        false
+        self.ops.compaction.set_next_prompt(Some((id, prompt)));
+        let started = self.check_compaction(&last, false).await;
+        self.ops.compaction.set_next_prompt(None);
+        started
     }
 
     /// Automatic compaction for `message`: the last assistant message of the run that just
@@ -59,7 +57,7 @@ impl Session {
         // alone cannot tell it: the retry after an overflow compaction can be stamped in the
         // same millisecond as the compaction entry. A message of the run that just ended is
         // newer when no compaction started during that run.
-        let newer_than_compaction = from_run && self.compaction.none_since_run_start();
+        let newer_than_compaction = from_run && self.ops.compaction.none_since_run_start();
         if !newer_than_compaction && compacted_at.is_some_and(|at| message.timestamp <= at) {
             return false;
         }
@@ -73,7 +71,7 @@ impl Session {
                     .start_auto_compaction(CompactionReason::Overflow, false)
                     .await;
             }
-            if self.compaction.overflow_recovery_attempted {
+            if self.ops.compaction.overflow_recovery_attempted {
                 let end = end_event(
                     CompactionReason::Overflow,
                     None,
@@ -83,7 +81,7 @@ impl Session {
                 self.emit(end).await;
                 return false;
             }
-            self.compaction.overflow_recovery_attempted = true;
+            self.ops.compaction.overflow_recovery_attempted = true;
             if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
                 self.messages.pop();
                 self.record_context_edit().await;
@@ -115,30 +113,5 @@ impl Session {
                 .await;
         }
         false
-    }
-
-    async fn start_auto_compaction(&mut self, reason: CompactionReason, will_retry: bool) -> bool {
-        if self.compaction.is_active() || !self.spawn_compaction(reason, will_retry, None, None) {
-            return false;
-        }
-        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
-            .await;
-        true
-    }
-
-    /// What follows an automatic compaction: the prompt that waited for it, the retry of the
-    /// overflowed turn, or the end of the run (with its queued messages first).
-    pub(in crate::rpc::session) async fn after_auto_compaction(&mut self, retry: bool) {
-        if let Some((id, prompt)) = self.compaction.next_prompt.take() {
-            let answer = self
-                .release
-                .accepted(id, "prompt", crate::release::Disposition::Started);
-            self.write(&answer).await;
-            self.start_run(vec![prompt], false);
-        } else if retry {
-            self.start_run(Vec::new(), false);
-        } else {
-            self.continue_or_settle().await;
-        }
     }
 }

@@ -1,10 +1,9 @@
-//! What the session asks of its extensions without waiting for them: whether run events may
-//! be taken now, whether some extension handles an event, the host client and
-//! hooks a run, compaction or `bash` command takes, and the host's next message or reply.
+//! What the session asks of its extensions without waiting for them: whether some extension
+//! handles an event, the host client and hooks a run, compaction or `bash` command takes, and
+//! the host's next message or reply.
 
-use super::{Extensions, Triggered};
+use super::Extensions;
 use crate::extensions::{HostClient, HostInput};
-use crate::rpc::session::ops::gates::Gates;
 
 /// Whether a live extension has a handler for run events of this `kind`.
 pub(in crate::rpc::session) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool {
@@ -34,19 +33,6 @@ pub(in crate::rpc::session) fn provider_hooks(
         return None;
     }
     Some(std::sync::Arc::new(client))
-}
-
-/// The gates the extensions' own waits close (until they are operations of their own): no
-/// loop events while one is held for its handlers, nor while a run a command triggered waits
-/// for the command's answer.
-pub(in crate::rpc::session) fn gates(extensions: &Option<Extensions>) -> Gates {
-    let closed = extensions
-        .as_ref()
-        .is_some_and(|ext| ext.held.is_some() || ext.triggered == Triggered::AfterStart);
-    Gates {
-        lines: true,
-        loop_events: !closed,
-    }
 }
 
 /// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`

@@ -1,19 +1,19 @@
-//! Extension commands as the client meets them: a prompt `/name args` runs one (answered once
-//! it is done), `get_commands` lists them, and a client's answer to an extension's dialog goes
+//! Extension commands as the client meets them: a prompt `/name args` runs one (sent here; the
+//! operation is `ops/extension_command.rs`), `get_commands` lists them, and a client's answer to an extension's dialog goes
 //! back to the host.
 
-use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::ExtensionUiResponse;
 use serde_json::Value;
 
 use super::{Pending, Session};
+use crate::rpc::session::ops::ids::OpRoute;
 
 impl Session {
-    /// A prompt `/name args` naming an extension command runs it, even during a run; the
-    /// prompt is answered once the command is done. False when no such command exists.
-    pub(in crate::rpc::session) async fn run_extension_command(
+    /// Sends the command a prompt `/name args` names to the host, its `done` to go to the
+    /// operation `route`; false when no live extension has such a command.
+    pub(in crate::rpc::session) async fn send_extension_command(
         &mut self,
-        id: &Option<RequestId>,
+        route: OpRoute,
         text: &str,
     ) -> bool {
         let Some(ext) = &mut self.extensions else {
@@ -28,7 +28,7 @@ impl Session {
         }
         match ext.host.run_command(name, args).await {
             Ok(request) => {
-                ext.pending.insert(request, Pending::Command(id.clone()));
+                ext.pending.insert(request, Pending::Op(route));
                 true
             }
             Err(error) => {

@@ -1,49 +1,18 @@
-//! Messages extensions add to the conversation (`pi.sendMessage`, `pi.sendUserMessage`) and
-//! the prompt's `input` and `before_agent_start` events, whose handlers may rewrite, handle or
-//! extend a prompt before it runs.
+//! Messages extensions add to the conversation (`pi.sendMessage`, `pi.sendUserMessage`) and the
+//! `before_agent_start` event, whose handlers may extend a run's prompts and set its system
+//! prompt (the operations that wait for them: `ops/prompt_start.rs`,
+//! `ops/extension_command.rs`).
 
-use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::command::PromptCommand;
 use pi_rpc_protocol::content::{MessageContent, TaggedImage, TextContent, UserContent};
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
-use super::{Pending, Session, Triggered, handles_event, log_store_error};
-use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult, OutgoingCustomMessage};
-use crate::release::Disposition;
+use super::{Session, handles_event, log_store_error};
+use crate::extensions::{BeforeAgentStartResult, HostEvent, OutgoingCustomMessage};
+use crate::rpc::session::ops::ids::OpRoute;
 
 impl Session {
-    /// Starts the run of the user messages a command sent, now that it is answered.
-    pub(super) fn start_after_command(&mut self) {
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        let runs = std::mem::take(&mut ext.after_command);
-        let mut runs = runs.into_iter();
-        let Some(first) = runs.next() else {
-            return;
-        };
-        if self.streaming {
-            self.follow_up_queue.extend(first);
-        } else {
-            self.start_run(first, false);
-        }
-        // Later ones wait for the first to finish, as queued follow-ups do.
-        self.follow_up_queue.extend(runs.flatten());
-    }
-
-    /// Whether an extension command is running (its prompt not answered yet).
-    pub(super) fn command_running(&self) -> bool {
-        self.extensions.as_ref().is_some_and(|ext| {
-            ext.command_answer.is_some()
-                || ext
-                    .pending
-                    .values()
-                    .any(|pending| matches!(pending, Pending::Command(_)))
-        })
-    }
-
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
     /// message steers (or follows up); an idle agent starts a run with it (`triggerTurn`) or
     /// adds it to the conversation, announced by `message_start` and `message_end`.
@@ -65,13 +34,9 @@ impl Session {
                 self.steering_queue.push_back(agent_message);
             }
         } else if trigger_turn {
-            let during_command = self.command_running();
+            let during_command = self.ops.commands.running();
             self.start_run(vec![agent_message], false);
-            if let Some(ext) = &mut self.extensions
-                && during_command
-            {
-                ext.triggered = Triggered::BeforeStart;
-            }
+            self.turn_triggered(during_command);
         } else {
             self.emit(Event::MessageStart(MessageEvent {
                 message: agent_message.clone(),
@@ -123,49 +88,7 @@ impl Session {
             }
             return;
         }
-        let prompts = vec![message];
-        if handles_event(&self.extensions, "before_agent_start") {
-            let event = self.before_agent_start_event(&prompts);
-            if self
-                .send_event(Pending::UserBeforeStart(prompts.clone()), &event)
-                .await
-            {
-                return;
-            }
-        }
-        self.start_user_message_run(prompts);
-    }
-
-    /// The `before_agent_start` handlers of an extension's user message are done.
-    pub(super) async fn after_user_before_start(
-        &mut self,
-        mut prompts: Vec<AgentMessage>,
-        result: BeforeAgentStartResult,
-    ) {
-        self.apply_before_agent_start(&mut prompts, result);
-        self.start_user_message_run(prompts);
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if !ext.user_messages_starting()
-            && let Some(id) = ext.command_answer.take()
-        {
-            self.finish_command(id).await;
-        }
-    }
-
-    /// Starts the run of an extension's user message, or keeps it for after the answer of the
-    /// command that sent it.
-    fn start_user_message_run(&mut self, prompts: Vec<AgentMessage>) {
-        if self.command_running() {
-            if let Some(ext) = &mut self.extensions {
-                ext.after_command.push(prompts);
-            }
-        } else if self.streaming {
-            self.follow_up_queue.extend(prompts);
-        } else {
-            self.start_run(prompts, false);
-        }
+        self.begin_user_message_run(vec![message]).await;
     }
 
     /// An extension's user message cannot be delivered: an `extension_error`, after the answer
@@ -176,82 +99,21 @@ impl Session {
             event: "send_user_message".into(),
             error: error.into(),
         });
-        if self.command_running()
-            && let Some(ext) = &mut self.extensions
-        {
-            ext.errors_after_command.push(event);
-            return;
-        }
-        self.emit(event).await;
+        self.report_after_command(event).await;
     }
 
-    /// A prompt's `input` event: its handlers may transform the text or handle it themselves.
-    /// The prompt is handed back when no extension handles `input`; else it goes on (with
-    /// [`Session::accept_prompt`]) once they are done.
-    pub(in crate::rpc::session) async fn extension_input(
+    /// Sends the `before_agent_start` event of a run that starts with `prompts` when some live
+    /// extension handles it, its handlers' `done` to go to the operation `route`; false when
+    /// nothing waits for them.
+    pub(in crate::rpc::session) async fn send_before_agent_start(
         &mut self,
-        id: Option<RequestId>,
-        prompt: PromptCommand,
-    ) -> Option<(Option<RequestId>, PromptCommand)> {
-        if !handles_event(&self.extensions, "input") {
-            return Some((id, prompt));
-        }
-        let event = HostEvent::Input {
-            text: &prompt.message,
-            images: prompt.images.as_deref(),
-            source: "rpc",
-            streaming_behavior: prompt.streaming_behavior.filter(|_| self.streaming),
-        };
-        let pending = Pending::Input(id.clone(), prompt.clone());
-        if self.send_event(pending, &event).await {
-            None
-        } else {
-            Some((id, prompt))
-        }
-    }
-
-    pub(super) async fn after_input(
-        &mut self,
-        id: Option<RequestId>,
-        mut prompt: PromptCommand,
-        result: InputResult,
-    ) {
-        match result.action.as_deref() {
-            Some("handled") => {
-                self.write(&self.release.accepted(id, "prompt", Disposition::Handled))
-                    .await;
-                return;
-            }
-            Some("transform") => {
-                if let Some(text) = result.text {
-                    prompt.message = text;
-                }
-                if let Some(images) = result.images {
-                    prompt.images = images;
-                }
-            }
-            _ => {}
-        }
-        self.accept_prompt(id, prompt).await;
-    }
-
-    /// Answers the prompt and starts its run, after the `before_agent_start` handlers (which
-    /// may add messages and change the system prompt of this run) when there are some.
-    pub(in crate::rpc::session) async fn start_prompt_run(
-        &mut self,
-        id: Option<RequestId>,
-        prompts: Vec<AgentMessage>,
-    ) {
-        if handles_event(&self.extensions, "before_agent_start") {
-            let event = self.before_agent_start_event(&prompts);
-            let pending = Pending::BeforeStart(id.clone(), prompts.clone());
-            if self.send_event(pending, &event).await {
-                return;
-            }
-        }
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
-        self.start_run(prompts, false);
+        route: OpRoute,
+        prompts: &[AgentMessage],
+    ) -> bool {
+        handles_event(&self.extensions, "before_agent_start")
+            && self
+                .send_op_event(route, &self.before_agent_start_event(prompts))
+                .await
     }
 
     /// The `before_agent_start` event of a run that starts with `prompts`.
@@ -264,21 +126,9 @@ impl Session {
         }
     }
 
-    pub(super) async fn after_before_agent_start(
-        &mut self,
-        id: Option<RequestId>,
-        mut prompts: Vec<AgentMessage>,
-        result: BeforeAgentStartResult,
-    ) {
-        self.apply_before_agent_start(&mut prompts, result);
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
-        self.start_run(prompts, false);
-    }
-
     /// What the `before_agent_start` handlers decided: messages after the prompts, and the
     /// system prompt of the run.
-    fn apply_before_agent_start(
+    pub(in crate::rpc::session) fn apply_before_agent_start(
         &mut self,
         prompts: &mut Vec<AgentMessage>,
         result: BeforeAgentStartResult,

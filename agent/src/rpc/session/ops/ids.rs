@@ -16,6 +16,20 @@ pub(in crate::rpc::session) enum OpRoute {
     Reload(OpKey),
     /// The `session_start` handlers after the extensions were loaded afresh.
     Restart(OpKey),
+    /// An extension command's handlers (`extension_command.rs`).
+    Command(OpKey),
+    /// The `before_agent_start` handlers of an extension's user message.
+    UserMessage(OpKey),
+    /// The handlers of the held loop event (`agent_loop.rs`; one at a time).
+    LoopEvent,
+    /// A prompt's `input` handlers (`prompt_start.rs`).
+    PromptInput(OpKey),
+    /// The `before_agent_start` handlers of a prompt's run.
+    PromptBeforeStart(OpKey),
+    /// A `bash` command's `user_bash` handlers.
+    Bash(OpKey),
+    /// A saved compaction's `session_compact` handlers.
+    Compaction(OpKey),
 }
 
 /// Whom an operation answers.

@@ -1,12 +1,19 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
-//! transitions written at its top (`settle`, `replacement`, `reload`); the loop's input gates
-//! are their conjunction. A host request an operation waits for names it by its key
+//! transitions written at its top (`settle`, `replacement`, `reload`, `extension_command`,
+//! `prompt_start`, `agent_loop`, `retry_wait`, `bash`, `compaction`); the loop's input gates are
+//! their conjunction. A host request an operation waits for names it by its key
 //! (`ids::OpRoute`), and what waits for the agent to settle too.
 
+pub(super) mod agent_loop;
+pub(super) mod bash;
+pub(super) mod compaction;
+pub(super) mod extension_command;
 pub(super) mod gates;
 pub(super) mod ids;
+pub(super) mod prompt_start;
 pub(super) mod reload;
 pub(super) mod replacement;
+pub(super) mod retry_wait;
 pub(super) mod settle;
 
 use std::collections::BTreeMap;
@@ -29,6 +36,18 @@ pub(super) struct Operations {
     pub(super) reloads: BTreeMap<OpKey, reload::Reload>,
     /// Session changes whose extensions are loaded afresh and started.
     pub(super) restarts: BTreeMap<OpKey, reload::Restart>,
+    /// The agent loop's events: flowing, or one held for its handlers.
+    pub(super) agent_loop: agent_loop::AgentLoop,
+    /// Extension commands running and what waits for their answers.
+    pub(super) commands: extension_command::ExtensionCommands,
+    /// Client prompts waiting for their `input` or `before_agent_start` handlers.
+    pub(super) prompts: prompt_start::PromptStarts,
+    /// The automatic retry of the current failure.
+    pub(super) retry: retry_wait::RetryWait,
+    /// `bash` commands in flight.
+    pub(super) bash: BTreeMap<OpKey, bash::ShellCommand>,
+    /// Compactions in flight.
+    pub(super) compaction: compaction::Compactions,
 }
 
 impl Operations {
@@ -52,6 +71,8 @@ impl Operations {
             .values()
             .map(reload::Restart::gates)
             .fold(self.settle.gates().and(self.startup.gates()), Gates::and)
+            .and(self.commands.gates())
+            .and(self.agent_loop.gates())
     }
 }
 
@@ -77,6 +98,10 @@ mod tests {
         ops.startup = settle::Startup::Done;
         assert_eq!(ops.gates(), Gates::OPEN);
         assert!(!ops.answers_host());
+        let held = pi_rpc_protocol::event::Event::AgentStart(Default::default());
+        ops.agent_loop = agent_loop::AgentLoop::Held(Box::new(held));
+        assert!(!ops.gates().loop_events, "a held loop event holds the rest");
+        assert!(ops.gates().lines);
     }
 
     #[test]

@@ -230,6 +230,7 @@ impl Session {
             && ext.live_host().is_some()
         {
             ext.forget_session();
+            self.ops.commands.forget_session();
             match ext.host_mut().reload().await {
                 Ok(()) => reloading = true,
                 Err(error) => tracing::error!(%error, "cannot reload the extensions"),

@@ -14,7 +14,7 @@
 //!
 //! Settling writes `agent_settled` (aborted when something waited), answers the
 //! `ctx.waitForIdle()` calls, then carries out what waited, in arrival order: `abort` is
-//! answered, a replacement goes on (its operation, by key), a `compact` starts.
+//! answered, a replacement goes on and a `compact` starts (their operations, by key).
 //!
 //! Start-up (`Startup`), before the agent first settles:
 //!
@@ -56,8 +56,8 @@ pub(in crate::rpc::session) enum AfterSettle {
     Abort(Option<RequestId>),
     /// A session replacement's operation, which goes on once settled.
     Operation(OpKey),
-    /// `compact` (with its custom instructions): starts once settled.
-    Compact(Option<RequestId>, Option<String>),
+    /// A `compact` command's compaction, which starts once settled.
+    Compaction(OpKey),
 }
 
 /// Where the settling is.
@@ -164,9 +164,7 @@ impl Session {
             match after {
                 AfterSettle::Abort(id) => self.write(&Response::ok(id, "abort")).await,
                 AfterSettle::Operation(key) => self.resume_after_settle(key).await,
-                AfterSettle::Compact(id, instructions) => {
-                    self.start_manual_compaction(id, instructions).await;
-                }
+                AfterSettle::Compaction(key) => self.compaction_after_settle(key).await,
             }
         }
     }
@@ -196,7 +194,7 @@ mod tests {
         assert!(!settle.stopped());
         settle.wait_for(AfterSettle::Abort(None));
         settle.wait_for(AfterSettle::Operation(OpKey(7)));
-        settle.wait_for(AfterSettle::Compact(None, Some("focus".into())));
+        settle.wait_for(AfterSettle::Compaction(OpKey(9)));
         assert!(settle.stopped());
         assert_eq!(
             settle.gates(),
@@ -206,11 +204,7 @@ mod tests {
         let (waiting, idle) = settle.settled();
         assert_eq!(
             ids(&waiting),
-            [
-                "Abort(None)",
-                "Operation(OpKey(7))",
-                "Compact(None, Some(\"focus\"))"
-            ]
+            ["Abort(None)", "Operation(OpKey(7))", "Compaction(OpKey(9))"]
         );
         assert!(idle.is_empty());
         assert!(!settle.stopped(), "a settle leaves nothing waiting");
