@@ -373,6 +373,12 @@ pub struct FileCheck {
     /// Object patterns in `jsonl` match partially.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// Time in milliseconds the file has to come to pass the check: for a file the agent writes
+    /// on its own time after the step before. The check is retried until it passes or the time
+    /// is up (scaled like every time limit), then fails with the last attempt's message.
+    /// Absent: checked once, at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_ms: Option<u64>,
 }
 
 /// A check of the raw bytes of stdout received so far.

@@ -11,7 +11,10 @@ use crate::agent::{Elapsed, Record};
 use crate::expect;
 use crate::load::decode_hex;
 use crate::pattern::{self, MatchOptions};
-use crate::scenario::{ExitSpec, JournalSpec, Step, Trailing, WaitRequests};
+use crate::scenario::{ExitSpec, FileCheck, JournalSpec, Step, Trailing, WaitRequests};
+
+/// How often a `file` step with `within_ms` looks at the file again.
+const FILE_POLL: Duration = Duration::from_millis(50);
 
 impl Run<'_> {
     /// The next record; the first one ends the startup grace.
@@ -59,6 +62,38 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A `file` step: checked once, or with `within_ms` again and again until it passes or the
+    /// time is up. Captures are kept only from the attempt that passes.
+    async fn check_file(&mut self, check: &FileCheck) -> Result<(), Failure> {
+        let deadline = check.within_ms.map(|ms| {
+            (Deadline::now() + self.options.scaled(Duration::from_millis(ms))).min(self.deadline)
+        });
+        loop {
+            let mut captures = self.captures.clone();
+            match crate::files::check(check, &self.vars, &mut captures, self.adjustments) {
+                Ok(()) => {
+                    self.captures = captures;
+                    return Ok(());
+                }
+                Err((message, detail)) => {
+                    let left = deadline.map(|d| d.saturating_duration_since(Deadline::now()));
+                    match left {
+                        Some(left) if !left.is_zero() => {
+                            tokio::time::sleep(left.min(FILE_POLL)).await;
+                        }
+                        _ => {
+                            return Err(Failure {
+                                verdict: Verdict::Fail,
+                                message,
+                                detail,
+                            });
+                        }
+                    }
+                }
+            }
+        }
     }
 
     async fn send(&mut self, bytes: &[u8]) -> Result<(), Failure> {
@@ -147,14 +182,7 @@ impl Run<'_> {
                 }
             }
             Step::Journal(spec) => self.journal(spec),
-            Step::File(check) => {
-                crate::files::check(check, &self.vars, &mut self.captures, self.adjustments)
-                    .map_err(|(message, detail)| Failure {
-                        verdict: Verdict::Fail,
-                        message,
-                        detail,
-                    })
-            }
+            Step::File(check) => self.check_file(check).await,
             Step::Stdout(check) => {
                 if self.exit_code.is_some() {
                     // The agent is gone: all it wrote is there to be read.
