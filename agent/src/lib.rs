@@ -17,7 +17,7 @@ pub mod release;
 pub mod resources;
 pub mod rpc;
 pub mod run;
-pub mod session;
+pub mod store;
 pub mod system_prompt;
 pub mod tools;
 pub mod user_bash;

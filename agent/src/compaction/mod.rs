@@ -20,7 +20,7 @@ pub mod summarize;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
 
-use crate::session::{Entry, context_message};
+use crate::store::{Entry, context_message};
 use files::FileOps;
 
 /// `compaction.*` settings.

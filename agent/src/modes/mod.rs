@@ -115,10 +115,10 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         return Err(Stop::error(conflict));
     }
     if let Some(id) = &cli.session_id
-        && !crate::session::is_valid_session_id(id)
+        && !crate::store::is_valid_session_id(id)
     {
         return Err(Stop::error(
-            crate::session::Error::InvalidSessionId.to_string(),
+            crate::store::Error::InvalidSessionId.to_string(),
         ));
     }
     let place = startup::Place::current(&cli)?;

@@ -6,7 +6,7 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::super::OutputSender;
 use super::Session;
-use crate::session::JsonPieces;
+use crate::store::JsonPieces;
 
 /// Bytes handed to the writer at a time.
 pub(super) const PIECE_BYTES: usize = 64 * 1024;
@@ -71,7 +71,7 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         kind: &str,
-        streamed: crate::session::Result<Streamed>,
+        streamed: crate::store::Result<Streamed>,
     ) {
         match streamed {
             Ok(Streamed::Sent) => {}
@@ -86,13 +86,13 @@ impl Session {
 
 /// `get_messages` data: `{"messages":[...]}`.
 pub(super) struct MessagesJson<'a> {
-    conversation: &'a crate::session::Conversation,
+    conversation: &'a crate::store::Conversation,
     next: usize,
     started: bool,
 }
 
 impl<'a> MessagesJson<'a> {
-    pub(super) fn new(conversation: &'a crate::session::Conversation) -> Self {
+    pub(super) fn new(conversation: &'a crate::store::Conversation) -> Self {
         Self {
             conversation,
             next: 0,

@@ -15,7 +15,7 @@ use super::{Session, TaskEvent, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::extensions::{CompactionPreparation, HostEvent};
-use crate::session::NewCompaction;
+use crate::store::NewCompaction;
 
 mod auto;
 
@@ -173,7 +173,7 @@ impl Session {
     fn latest_compaction_ms(&self) -> Option<u64> {
         let branch = self.store.branch(None);
         let entry = branch.iter().rev().find(|e| e.kind() == "compaction")?;
-        crate::session::time::parse_iso(entry.timestamp()).and_then(|ms| u64::try_from(ms).ok())
+        crate::store::time::parse_iso(entry.timestamp()).and_then(|ms| u64::try_from(ms).ok())
     }
 
     /// Saves a compaction's summary: the `compaction` entry appended (handed back, raw, for

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::Session;
 use crate::release::Feature;
-use crate::session::Conversation;
+use crate::store::Conversation;
 
 impl Session {
     /// Whether the session's release has the command's feature; if not, answers as a release

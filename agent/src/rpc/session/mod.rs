@@ -44,7 +44,7 @@ pub struct SessionInit {
     /// The thinking level `--thinking` (or the `--model` suffix) chose, for every session.
     pub cli_thinking_level: Option<ThinkingLevel>,
     /// The session store (in memory with `--no-session`).
-    pub store: crate::session::SessionStore,
+    pub store: crate::store::SessionStore,
     /// Discovery of prompt templates and skills (`--approve`, `--no-skills`,
     /// `--no-prompt-templates`).
     pub resources: crate::resources::ResourceOptions,
@@ -90,11 +90,11 @@ pub struct Session {
     thinking_level: ThinkingLevel,
     steering_mode: QueueMode,
     follow_up_mode: QueueMode,
-    store: crate::session::SessionStore,
+    store: crate::store::SessionStore,
     scoped_models: Vec<crate::model_resolver::ScopedModel>,
     session_name: Option<String>,
     auto_compaction: bool,
-    messages: crate::session::Conversation,
+    messages: crate::store::Conversation,
     /// Texts shown in `queue_update`, removed when a matching user message starts.
     steering_texts: Vec<String>,
     follow_up_texts: Vec<String>,
@@ -142,7 +142,7 @@ impl Session {
         let auto_compaction = init.config.settings.compaction_enabled();
         let http = init.config.settings.http_client();
         let mut store = init.store;
-        store.set_saved_at(crate::session::SavedAt::for_release(init.rpc_release));
+        store.set_saved_at(crate::store::SavedAt::for_release(init.rpc_release));
         let resources = crate::resources::Resources::discover(
             &init.config.cwd,
             &init.config.agent_dir,
@@ -161,7 +161,7 @@ impl Session {
             scoped_models: init.scoped_models,
             session_name: None,
             auto_compaction,
-            messages: crate::session::Conversation::new(),
+            messages: crate::store::Conversation::new(),
             steering_texts: Vec::new(),
             follow_up_texts: Vec::new(),
             steering_queue: VecDeque::new(),
@@ -333,7 +333,7 @@ impl Session {
             AgentMessage::Assistant(assistant) => Some(outline(assistant)),
             _ => None,
         };
-        let message = crate::session::SharedMessage::from_shared(message);
+        let message = crate::store::SharedMessage::from_shared(message);
         if message.role().is_recorded() {
             log_store_error(self.store.append_shared_message(message.clone()));
         }
@@ -472,7 +472,7 @@ fn send_reply(reply: oneshot::Sender<Vec<AgentMessage>>, messages: Vec<AgentMess
 
 /// Session-file problems are logged; the conversation goes on in memory, as it must not stop
 /// because a disk is full.
-fn log_store_error<T>(result: crate::session::Result<T>) {
+fn log_store_error<T>(result: crate::store::Result<T>) {
     if let Err(error) = result {
         tracing::warn!(%error, "cannot record the session entry");
     }

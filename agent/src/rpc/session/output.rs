@@ -186,7 +186,7 @@ impl Session {
     pub(super) async fn write_turn_end(&mut self, tool_results: Vec<TaggedToolResult>) {
         let assistant = self
             .messages
-            .last_with_role(crate::session::Role::Assistant);
+            .last_with_role(crate::store::Role::Assistant);
         let Some(message) = assistant.as_deref().and_then(|shared| shared.shared()) else {
             tracing::error!("turn_end without an assistant message");
             return;

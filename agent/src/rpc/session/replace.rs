@@ -8,14 +8,14 @@ use std::path::Path;
 use super::Session;
 use super::waiting::Target;
 use crate::extensions::HostEvent;
-use crate::session::{SavedAt, SessionStore};
+use crate::store::{SavedAt, SessionStore};
 
 /// Why a replacement cannot be made; the text is what the client sees.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum ReplaceError {
     /// The session store refused (an unknown entry, a file that is not a session, ...).
     #[error(transparent)]
-    Session(#[from] crate::session::Error),
+    Session(#[from] crate::store::Error),
     /// The session file's working folder is gone (the reference's `MissingSessionCwdError`).
     #[error(
         "Stored session working directory does not exist: {session_cwd}\nSession file: {file}\nCurrent working directory: {cwd}"

@@ -57,7 +57,7 @@ impl Session {
         set: SetSessionNameCommand,
     ) {
         let kind = "set_session_name";
-        let name = crate::session::sanitize_name(&set.name);
+        let name = crate::store::sanitize_name(&set.name);
         let name = name.as_str();
         if name.is_empty() {
             let response = Response::error(id, Some(kind), "Session name cannot be empty");

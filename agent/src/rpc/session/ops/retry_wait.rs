@@ -22,7 +22,7 @@ use crate::config::RetrySettings;
 use crate::provider::failure::is_retryable;
 use crate::rpc::session::tasks::TaskKind;
 use crate::rpc::session::{Session, TaskEvent};
-use crate::session::Role;
+use crate::store::Role;
 
 /// Where the automatic retry of the current failure is.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use pi_agent::session::{SessionStore, write_all};
+//! use pi_agent::store::{SessionStore, write_all};
 //!
 //! let mut store = SessionStore::in_memory(Path::new("/project"));
 //! store.record_start(Some(("anthropic", "claude-sonnet-4-5")), "medium")?;
