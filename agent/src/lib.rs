@@ -2,6 +2,7 @@
 //! print, JSON).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agent_loop;
 pub mod cli;
 pub mod compaction;
 pub mod config;
@@ -16,7 +17,6 @@ pub mod provider;
 pub mod release;
 pub mod resources;
 pub mod rpc;
-pub mod run;
 pub mod store;
 pub mod system_prompt;
 pub mod tools;

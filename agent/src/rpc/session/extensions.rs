@@ -138,7 +138,7 @@ impl Session {
     ) -> (
         String,
         crate::tools::ToolContext,
-        Option<std::sync::Arc<dyn crate::run::RunHooks>>,
+        Option<std::sync::Arc<dyn crate::agent_loop::RunHooks>>,
     ) {
         use crate::extensions::ExtensionRunHooks;
         let given = self.take_extension_system_prompt();
@@ -153,7 +153,7 @@ impl Session {
                     self.config.cwd.clone(),
                 )
             };
-            let hooks: std::sync::Arc<dyn crate::run::RunHooks> = std::sync::Arc::new(hooks);
+            let hooks: std::sync::Arc<dyn crate::agent_loop::RunHooks> = std::sync::Arc::new(hooks);
             hooks
         });
         (

@@ -26,8 +26,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::OutputSender;
+use crate::agent_loop::{RunMessage, RunSpec};
 use crate::config::Config;
-use crate::run::{RunMessage, RunSpec};
 use tasks::TaskKind;
 
 /// What a session starts with.
@@ -426,7 +426,7 @@ impl Session {
         self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
-        let run = crate::run::run(spec, Arc::new(task.sender()));
+        let run = crate::agent_loop::drive(spec, Arc::new(task.sender()));
         task.spawn(async move {
             crate::provider::hooks::scope(hooks, run).await;
             TaskEvent::RunFinished

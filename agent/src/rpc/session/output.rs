@@ -184,9 +184,7 @@ impl Session {
     /// `turn_end` of the turn whose assistant message the session recorded last. Extensions
     /// that handle `turn_end` get the whole event (a copy is made for them).
     pub(super) async fn write_turn_end(&mut self, tool_results: Vec<TaggedToolResult>) {
-        let assistant = self
-            .messages
-            .last_with_role(crate::store::Role::Assistant);
+        let assistant = self.messages.last_with_role(crate::store::Role::Assistant);
         let Some(message) = assistant.as_deref().and_then(|shared| shared.shared()) else {
             tracing::error!("turn_end without an assistant message");
             return;

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::run::{RunMessage, RunSink, SessionGone};
+use crate::agent_loop::{RunMessage, RunSink, SessionGone};
 
 /// The reports of one task the actor may not have taken yet (an agent loop's may each be a
 /// burst of up to 256 deltas).

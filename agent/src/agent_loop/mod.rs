@@ -50,7 +50,7 @@ pub enum RunMessage {
 }
 
 /// Where a run's messages go: the session's channel of its tasks' reports, which tells the
-/// session the run is over once [`run`] returns.
+/// session the run is over once [`drive`] returns.
 pub trait RunSink: Send + Sync + std::fmt::Debug {
     /// Sends `message`, waiting while the session is behind; fails once the session is gone.
     fn send(
@@ -145,7 +145,7 @@ impl Emitter {
 }
 
 /// Runs the agent loop (it is over when this returns).
-pub async fn run(spec: RunSpec, tx: Arc<dyn RunSink>) {
+pub async fn drive(spec: RunSpec, tx: Arc<dyn RunSink>) {
     let emitter = Emitter {
         tx,
         batch: spec.batch_updates,
