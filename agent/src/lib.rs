@@ -2,6 +2,7 @@
 //! print, JSON).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod actor;
 pub mod agent_loop;
 pub mod cli;
 pub mod compaction;

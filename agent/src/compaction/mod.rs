@@ -11,7 +11,7 @@
 //!
 //! When compaction runs (the `compact` command, after a run whose context crossed
 //! `contextWindow - reserveTokens`, or after the provider reported an overflow) is the
-//! session's business; see `rpc::session::compaction`.
+//! session's business; see `actor::compaction`.
 
 pub mod estimate;
 pub mod files;

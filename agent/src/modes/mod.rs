@@ -1,7 +1,7 @@
 //! What the command line asks for, in the reference's order: its diagnostics, `--version`,
 //! `--help`, `--export`, `--list-models`, then a session run in one of the modes: RPC
 //! ([`rpc`]), print or JSON ([`print`]). Each mode drives the one session actor
-//! ([`crate::rpc::session::Session`]); none has a run loop of its own.
+//! ([`crate::actor::Actor`]); none has a run loop of its own.
 
 mod export;
 mod files;

@@ -246,7 +246,7 @@ pub(super) fn session_init(
     config: Config,
     startup: Startup,
     store: SessionStore,
-) -> Result<crate::rpc::session::SessionInit, Stop> {
+) -> Result<crate::actor::ActorInit, Stop> {
     let name = match cli.name.as_deref().map(crate::store::sanitize_name) {
         Some(name) if name.is_empty() => {
             return Err(Stop::error("--name requires a non-empty value".into()));
@@ -258,7 +258,7 @@ pub(super) fn session_init(
         config.settings.get(crate::release::RpcRelease::SETTING),
     )
     .map_err(|error| Stop::error(error.to_string()))?;
-    Ok(crate::rpc::session::SessionInit {
+    Ok(crate::actor::ActorInit {
         config,
         name,
         scoped_models: startup.scoped_models,

@@ -10,9 +10,7 @@ use pi_rpc_protocol::io::{LineReader, RecordWriter};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-pub mod session;
-
-use session::Session;
+use crate::actor::Actor;
 
 /// Lines waiting for the session.
 const INPUT_QUEUE: usize = 64;
@@ -115,7 +113,7 @@ impl InputLine {
 
 /// Serves the protocol until `input` ends (or the output is closed). Lines already handed to
 /// the writer are written before this returns.
-pub async fn serve<R, W>(input: R, output: W, session_builder: impl FnOnce(OutputSender) -> Session)
+pub async fn serve<R, W>(input: R, output: W, session_builder: impl FnOnce(OutputSender) -> Actor)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
