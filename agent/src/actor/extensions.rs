@@ -6,7 +6,7 @@
 //! shutdown at exit, compaction, `model_select`); `active_tools` the tools' state
 //! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
 //! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
-//! waits for (`rpc/session/ops/`: a replacement, a reload, the settle, an extension command, a
+//! waits for (`actor/ops/`: a replacement, a reload, the settle, an extension command, a
 //! prompt's start, a held loop event, a `bash` command's `user_bash`, a saved compaction's
 //! `session_compact`) are sent here and their `done` routed back to it by key.
 //! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,

@@ -1,5 +1,5 @@
 //! `abort_bash`. The `bash` command's entry point, `user_bash`, is its operation's
-//! (`rpc/session/ops/bash.rs`).
+//! (`actor/ops/bash.rs`).
 
 use pi_rpc_protocol::{RequestId, Response};
 

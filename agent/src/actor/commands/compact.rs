@@ -1,5 +1,5 @@
 //! `set_auto_compaction`. The `compact` command's entry point, `compact_command`, stays
-//! beside the compaction it starts (`rpc/session/compaction.rs`).
+//! beside the compaction it starts (`actor/compaction.rs`).
 
 use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};

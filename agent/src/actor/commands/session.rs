@@ -1,5 +1,5 @@
 //! The session itself: `new_session`, `switch_session`, `fork` and `clone` (each a
-//! replacement operation, `rpc/session/ops/replacement.rs`), and `set_session_name`.
+//! replacement operation, `actor/ops/replacement.rs`), and `set_session_name`.
 
 use pi_rpc_protocol::command::{
     ForkCommand, NewSessionCommand, SetSessionNameCommand, SwitchSessionCommand,

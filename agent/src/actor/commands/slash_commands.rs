@@ -1,5 +1,5 @@
 //! `get_commands`: what a client can offer as slash commands, the extensions' commands
-//! (`rpc/session/extensions/commands.rs`) first, then prompt templates and skills.
+//! (`actor/extensions/commands.rs`) first, then prompt templates and skills.
 
 use pi_rpc_protocol::RequestId;
 

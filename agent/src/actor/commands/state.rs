@@ -1,6 +1,6 @@
 //! What the client reads of the session: `get_state`, `get_messages`,
 //! `get_last_assistant_text`, and the session tree's `get_entries`, `get_tree` and
-//! `get_fork_messages` (the long answers streamed in pieces, `rpc/session/answer.rs`).
+//! `get_fork_messages` (the long answers streamed in pieces, `actor/answer.rs`).
 
 use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::GetEntriesCommand;

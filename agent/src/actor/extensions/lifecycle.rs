@@ -1,7 +1,7 @@
 //! Session lifecycle events for extensions: `agent_settled`, `session_shutdown` at the end of
 //! input and `model_select`. Each waits for its handlers, as in the reference. (Those of an
 //! operation, such as a session replacement, a reload, `bash` or a compaction, are the
-//! operation's in `rpc/session/ops/`.)
+//! operation's in `actor/ops/`.)
 
 use pi_rpc_protocol::RequestId;
 use serde_json::Value;

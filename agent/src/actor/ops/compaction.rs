@@ -1,6 +1,6 @@
 //! A compaction: the `compact` command's (manual), and the automatic ones after a run or
 //! before a prompt (threshold, overflow; `compaction/auto.rs` decides when). What it
-//! summarises, the summary task and the saving are `rpc/session/compaction.rs`'s.
+//! summarises, the summary task and the saving are `actor/compaction.rs`'s.
 //!
 //! | state | input | next | what happens |
 //! |---|---|---|---|
