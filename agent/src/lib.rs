@@ -18,10 +18,10 @@ pub mod provider;
 pub mod release;
 pub mod resources;
 pub mod rpc;
+pub mod shell_command;
 pub mod store;
 pub mod system_prompt;
 pub mod tools;
-pub mod user_bash;
 
 use std::process::ExitCode;
 

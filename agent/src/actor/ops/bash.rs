@@ -28,8 +28,8 @@ use crate::actor::tasks::TaskKind;
 use crate::actor::{Actor, TaskEvent, log_store_error};
 use crate::extensions::{HostEvent, UserBashResult};
 use crate::js::now_ms;
+use crate::shell_command::{UserBash, execute};
 use crate::tools::shell::temp_dir;
-use crate::user_bash::{UserBash, execute};
 
 /// Where a `bash` command is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub(in crate::actor) struct ShellCommand {
 }
 
 /// How a command's task ended: its result, or why it could not run.
-pub(in crate::actor) type BashOutcome = Result<BashResult, crate::user_bash::Error>;
+pub(in crate::actor) type BashOutcome = Result<BashResult, crate::shell_command::Error>;
 
 impl ShellCommand {
     /// Whether its `user_bash` handlers run (their `done` goes to it).
