@@ -1,7 +1,8 @@
 //! The RPC loop: a stdin reader task feeds lines to the one session task (the actor, which the
 //! caller gives) through a bounded channel; the session writes every record through another
-//! bounded channel to the one writer task, which alone touches stdout. The output channel is bounded in bytes too: long records
-//! (a whole streamed answer in `message_end`) wait for the writer instead of piling up.
+//! bounded channel to the one writer task, which alone touches stdout. The output channel is
+//! bounded in bytes too: long records (a whole streamed answer in `message_end`) wait for the
+//! writer instead of piling up.
 
 use std::sync::Arc;
 
