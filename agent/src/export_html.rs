@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use thiserror::Error;
 
 use crate::paths::{PathError, create_regular_file};
-use crate::session::SessionStore;
+use crate::store::SessionStore;
 use crate::tools::ToolSet;
 
 /// Why a session cannot be exported; the text is what the client sees.
@@ -331,7 +331,7 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
 
 /// One entry of the active branch as HTML (entries without a rendering add nothing). A message
 /// read from the file is parsed for this and not kept.
-fn entry_html(entry: &crate::session::Entry, out: &mut String) {
+fn entry_html(entry: &crate::store::Entry, out: &mut String) {
     if let Some(message) = entry.message() {
         message.with_typed(|message| message_html(message, out));
         return;

@@ -2,6 +2,8 @@
 //! print, JSON).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod actor;
+pub mod agent_loop;
 pub mod cli;
 pub mod compaction;
 pub mod config;
@@ -16,11 +18,10 @@ pub mod provider;
 pub mod release;
 pub mod resources;
 pub mod rpc;
-pub mod run;
-pub mod session;
+pub mod shell_command;
+pub mod store;
 pub mod system_prompt;
 pub mod tools;
-pub mod user_bash;
 
 use std::process::ExitCode;
 

@@ -6,7 +6,7 @@ mod session_store_support;
 
 use std::path::{Path, PathBuf};
 
-use pi_agent::session::{Error, SavedAt, SessionStore, paths};
+use pi_agent::store::{Error, SavedAt, SessionStore, paths};
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::json;
 use session_store_support::{assistant, file_lines, files_in, started, texts, user};

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use pi_agent::session::{NewCompaction, SessionStore};
+use pi_agent::store::{NewCompaction, SessionStore};
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::{Map, Value};
 

@@ -135,7 +135,7 @@ async fn a_session_symlinked_to_a_regular_file_loads() -> Result<()> {
 #[test]
 fn a_fork_source_replaced_by_a_fifo_is_refused() -> Result<()> {
     let dir = tempfile::tempdir()?;
-    let mut store = pi_agent::session::SessionStore::new(dir.path(), dir.path(), true)?;
+    let mut store = pi_agent::store::SessionStore::new(dir.path(), dir.path(), true)?;
     let user = |text: &str| json!({"role": "user", "content": text, "timestamp": 1});
     store.append_message(serde_json::from_value(user("hi"))?)?;
     let answer = serde_json::from_value(json!({"role": "assistant",

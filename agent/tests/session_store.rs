@@ -7,7 +7,7 @@ mod session_store_support;
 
 use std::path::{Path, PathBuf};
 
-use pi_agent::session::{NewCompaction, SessionStore};
+use pi_agent::store::{NewCompaction, SessionStore};
 use serde_json::json;
 use session_store_support::{assistant, file_lines, files_in, started, texts, user};
 
@@ -305,5 +305,5 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
 }
 
 fn compaction_millis(timestamp: &str) -> i64 {
-    pi_agent::session::time::parse_iso(timestamp).unwrap()
+    pi_agent::store::time::parse_iso(timestamp).unwrap()
 }

@@ -107,7 +107,7 @@ fn content_index(delta: &AssistantMessageEvent) -> usize {
 /// A session file opened as `switch_session` opens it, then everything the commands read from
 /// it built: the conversation, the tree, the entries, the fork points, the name.
 pub fn session_file(data: &[u8]) {
-    use pi_agent::session::SessionStore;
+    use pi_agent::store::SessionStore;
     static FOLDER: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     let folder = FOLDER.get_or_init(|| {
         // In memory where the system has it: a write to disk per input would be most of the time.

@@ -6,7 +6,7 @@ use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::usage::Usage;
 
 use crate::js::utf16_len;
-use crate::session::Conversation;
+use crate::store::Conversation;
 
 /// Characters an image counts for.
 const IMAGE_CHARS: usize = 4800;

@@ -11,7 +11,7 @@
 //!
 //! When compaction runs (the `compact` command, after a run whose context crossed
 //! `contextWindow - reserveTokens`, or after the provider reported an overflow) is the
-//! session's business; see `rpc::session::compaction`.
+//! session's business; see `actor::compaction`.
 
 pub mod estimate;
 pub mod files;
@@ -20,7 +20,7 @@ pub mod summarize;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
 
-use crate::session::{Entry, context_message};
+use crate::store::{Entry, context_message};
 use files::FileOps;
 
 /// `compaction.*` settings.

@@ -11,7 +11,7 @@ use pi_rpc_protocol::response::BashResult;
 use super::client::HostClient;
 use super::protocol::{HostReply, ToHost};
 use super::tools::HOST_GONE;
-use crate::user_bash::{Error, RemoteOutput, UserBash};
+use crate::shell_command::{Error, RemoteOutput, UserBash};
 
 impl HostClient {
     /// Runs `bash` with the operations that the `user_bash` handlers of the event `operations`

@@ -12,8 +12,8 @@ use super::protocol::{
     BeforeCompactResult, ContextResult, HostEvent, ProviderRequestResult, ToHost, ToolCallDecision,
 };
 use super::tools::{HOST_GONE, split_result};
+use crate::agent_loop::BeforeCall;
 use crate::provider::hooks::HookFuture;
-use crate::run::BeforeCall;
 use crate::tools::ToolOutcome;
 
 impl HostClient {

@@ -10,8 +10,8 @@ use pi_rpc_protocol::message::AgentMessage;
 use serde_json::Value;
 
 use super::HostClient;
+use crate::agent_loop::{BeforeCall, RunHooks};
 use crate::resources::Resources;
-use crate::run::{BeforeCall, RunHooks};
 use crate::tools::{Tool, ToolOutcome};
 
 /// The hooks of one run; see the module's documentation.

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::Stop;
 use crate::paths;
-use crate::session::SessionStore;
+use crate::store::SessionStore;
 
 /// Writes the page and says where (`Exported to: <path>` on stdout); the reference's errors
 /// otherwise (`File not found: <path>`, a file that is not a session).

@@ -1,7 +1,7 @@
 //! What the command line asks for, in the reference's order: its diagnostics, `--version`,
 //! `--help`, `--export`, `--list-models`, then a session run in one of the modes: RPC
 //! ([`rpc`]), print or JSON ([`print`]). Each mode drives the one session actor
-//! ([`crate::rpc::session::Session`]); none has a run loop of its own.
+//! ([`crate::actor::Actor`]); none has a run loop of its own.
 
 mod export;
 mod files;
@@ -115,10 +115,10 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         return Err(Stop::error(conflict));
     }
     if let Some(id) = &cli.session_id
-        && !crate::session::is_valid_session_id(id)
+        && !crate::store::is_valid_session_id(id)
     {
         return Err(Stop::error(
-            crate::session::Error::InvalidSessionId.to_string(),
+            crate::store::Error::InvalidSessionId.to_string(),
         ));
     }
     let place = startup::Place::current(&cli)?;

@@ -17,9 +17,9 @@ use tokio::sync::mpsc;
 
 use super::Stop;
 use super::report;
+use crate::actor::{Actor, ActorInit};
 use crate::cli::Cli;
 use crate::config::Config;
-use crate::rpc::session::{Session, SessionInit};
 
 /// What print mode sends: the first prompt (piped stdin, `@file` contents and the first
 /// message, joined without separator, with the images of the files) and the other messages.
@@ -74,11 +74,11 @@ fn read_piped_stdin() -> Option<String> {
 
 /// Runs the prompts on a session and gives the exit code: 1 when a prompt is refused or, in
 /// text mode, when the last answer ended in an error or an abort.
-pub(super) async fn run(init: SessionInit, prompts: Prompts, json: bool) -> u8 {
+pub(super) async fn run(init: ActorInit, prompts: Prompts, json: bool) -> u8 {
     let header = json.then(|| pi_rpc_protocol::encode_record(init.store.header()).ok());
     let (line_tx, line_rx) = mpsc::channel(16);
     let (out_tx, out_rx) = crate::rpc::output_channel();
-    let session = Session::new(init, out_tx);
+    let session = Actor::new(init, out_tx);
     let mut client = Client {
         lines: line_tx,
         records: out_rx,

@@ -10,8 +10,8 @@ use super::report;
 use crate::cli::Cli;
 use crate::config::{self, Config};
 use crate::model_resolver::{self, Diagnostic, Startup};
-use crate::session::select::{SessionPlace, Target};
-use crate::session::{self, SessionStore};
+use crate::store::select::{SessionPlace, Target};
+use crate::store::{self, SessionStore};
 
 /// The environment variable naming the session folder (after `--session-dir`).
 const SESSION_DIR_ENV: &str = "PI_CODING_AGENT_SESSION_DIR";
@@ -155,7 +155,7 @@ pub(super) fn open_session(
     if cli.continue_session {
         let dir = sessions.dir();
         let filter = sessions.session_dir.is_some()
-            && dir != session::paths::default_session_dir(&place.cwd, &place.agent_dir);
+            && dir != store::paths::default_session_dir(&place.cwd, &place.agent_dir);
         return SessionStore::continue_recent(&place.cwd, &dir, filter).map_err(store_error);
     }
     if let Some(id) = &cli.session_id {
@@ -246,8 +246,8 @@ pub(super) fn session_init(
     config: Config,
     startup: Startup,
     store: SessionStore,
-) -> Result<crate::rpc::session::SessionInit, Stop> {
-    let name = match cli.name.as_deref().map(crate::session::sanitize_name) {
+) -> Result<crate::actor::ActorInit, Stop> {
+    let name = match cli.name.as_deref().map(crate::store::sanitize_name) {
         Some(name) if name.is_empty() => {
             return Err(Stop::error("--name requires a non-empty value".into()));
         }
@@ -258,7 +258,7 @@ pub(super) fn session_init(
         config.settings.get(crate::release::RpcRelease::SETTING),
     )
     .map_err(|error| Stop::error(error.to_string()))?;
-    Ok(crate::rpc::session::SessionInit {
+    Ok(crate::actor::ActorInit {
         config,
         name,
         scoped_models: startup.scoped_models,

@@ -1,7 +1,8 @@
-//! The RPC loop: a stdin reader task feeds lines to the one session task through a bounded
-//! channel; the session writes every record through another bounded channel to the one writer
-//! task, which alone touches stdout. The output channel is bounded in bytes too: long records
-//! (a whole streamed answer in `message_end`) wait for the writer instead of piling up.
+//! The RPC loop: a stdin reader task feeds lines to the one session task (the actor, which the
+//! caller gives) through a bounded channel; the session writes every record through another
+//! bounded channel to the one writer task, which alone touches stdout. The output channel is
+//! bounded in bytes too: long records (a whole streamed answer in `message_end`) wait for the
+//! writer instead of piling up.
 
 use std::sync::Arc;
 
@@ -9,10 +10,6 @@ use pi_rpc_protocol::framing::LineResult;
 use pi_rpc_protocol::io::{LineReader, RecordWriter};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
-
-pub mod session;
-
-use session::Session;
 
 /// Lines waiting for the session.
 const INPUT_QUEUE: usize = 64;
@@ -113,19 +110,23 @@ impl InputLine {
     }
 }
 
-/// Serves the protocol until `input` ends (or the output is closed). Lines already handed to
-/// the writer are written before this returns.
-pub async fn serve<R, W>(input: R, output: W, session_builder: impl FnOnce(OutputSender) -> Session)
-where
+/// Serves the protocol until `input` ends (or the output is closed): `serve_lines` (the actor)
+/// is given the output and the input lines, and serves them. Lines already handed to the writer
+/// are written before this returns.
+pub async fn serve<R, W, F>(
+    input: R,
+    output: W,
+    serve_lines: impl FnOnce(OutputSender, mpsc::Receiver<InputLine>) -> F,
+) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
+    F: Future<Output = ()>,
 {
     let (line_tx, line_rx) = mpsc::channel::<InputLine>(INPUT_QUEUE);
     let (out_tx, out_rx) = output_channel();
     let reader = tokio::spawn(read_lines(input, line_tx));
     let writer = tokio::spawn(write_lines(output, out_rx));
-    let session = session_builder(out_tx);
-    session.run(line_rx).await;
+    serve_lines(out_tx, line_rx).await;
     reader.abort();
     if let Err(error) = writer.await {
         tracing::warn!(%error, "writer task failed");

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_agent::session::SessionStore;
+use pi_agent::store::SessionStore;
 use pi_rpc_protocol::message::AgentMessage;
 use serde_json::{Value, json};
 

@@ -1,0 +1,13 @@
+//! `abort_bash`. The `bash` command's entry point, `user_bash`, is its operation's
+//! (`actor/ops/bash.rs`).
+
+use pi_rpc_protocol::{RequestId, Response};
+
+use crate::actor::Actor;
+
+impl Actor {
+    pub(super) async fn abort_bash_command(&mut self, id: Option<RequestId>) {
+        self.abort_bash();
+        self.write(&Response::ok(id, "abort_bash")).await;
+    }
+}

@@ -1,0 +1,27 @@
+//! Automatic retries: `abort_retry` (ends the wait before the next attempt) and
+//! `set_auto_retry`.
+
+use pi_rpc_protocol::command::SetEnabledCommand;
+use pi_rpc_protocol::{RequestId, Response};
+
+use crate::actor::Actor;
+
+impl Actor {
+    pub(super) async fn abort_retry_command(&mut self, id: Option<RequestId>) {
+        // As in the reference, the retry ends before the answer and the agent settles after it.
+        let waiting = self.cancel_retry_wait().await;
+        self.write(&Response::ok(id, "abort_retry")).await;
+        if waiting {
+            self.continue_or_settle().await;
+        }
+    }
+
+    pub(super) async fn set_auto_retry_command(
+        &mut self,
+        id: Option<RequestId>,
+        set: SetEnabledCommand,
+    ) {
+        self.config.settings.set_retry_enabled(set.enabled);
+        self.write(&Response::ok(id, "set_auto_retry")).await;
+    }
+}

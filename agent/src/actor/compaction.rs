@@ -1,0 +1,242 @@
+//! Compaction's work as the actor does it (its states are the operation's,
+//! `ops/compaction.rs`): what a compaction of the branch summarises, the summary task (the
+//! `session_before_compact` handlers, then the model calls, in their own task while the actor
+//! keeps serving commands), the `compaction` entry saved and the conversation rebuilt from it,
+//! and the `compaction_end` event. `auto` is the automatic check (context above
+//! `contextWindow - reserveTokens`, or an overflow the provider reported, which is compacted
+//! and retried once).
+
+use pi_rpc_protocol::event::{CompactionEndEvent, CompactionReason, Event};
+use pi_rpc_protocol::response::CompactionResult;
+
+use super::ops::ids::OpKey;
+use super::tasks::TaskKind;
+use super::{Actor, TaskEvent, log_store_error};
+use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
+use crate::compaction::{CompactionSettings, Preparation, prepare};
+use crate::extensions::{CompactionPreparation, HostEvent};
+use crate::store::NewCompaction;
+
+mod auto;
+
+/// The extensions' `session_before_compact` event for a compaction.
+fn before_compact_event<'a>(
+    preparation: &'a Preparation,
+    custom_instructions: Option<&'a str>,
+    reason: CompactionReason,
+    will_retry: bool,
+) -> HostEvent<'a> {
+    HostEvent::SessionBeforeCompact {
+        preparation: CompactionPreparation {
+            first_kept_entry_id: &preparation.first_kept_entry_id,
+            messages_to_summarize: &preparation.messages_to_summarize,
+            turn_prefix_messages: &preparation.turn_prefix_messages,
+            is_split_turn: preparation.is_split_turn,
+            tokens_before: preparation.tokens_before,
+            previous_summary: preparation.previous_summary.as_deref(),
+        },
+        custom_instructions,
+        reason,
+        will_retry,
+    }
+}
+
+/// The error when a second overflow follows the compact-and-retry of the first.
+const OVERFLOW_AGAIN: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
+
+/// The error of a prompt sent while the `compact` command runs.
+pub(super) const PROMPT_WHILE_COMPACTING: &str = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry.";
+
+/// The end of a compaction task.
+#[derive(Debug)]
+pub(super) struct Finished {
+    first_kept_entry_id: String,
+    tokens_before: u64,
+    details: serde_json::Value,
+    pub(super) outcome: Result<Summary, SummaryError>,
+    /// The summary is an extension's (`session_before_compact`), not the model's.
+    pub(super) from_extension: bool,
+}
+
+impl Finished {
+    /// A compaction the actor cancelled itself (`abort`).
+    pub(super) fn cancelled() -> Self {
+        Self {
+            first_kept_entry_id: String::new(),
+            tokens_before: 0,
+            details: serde_json::Value::Null,
+            outcome: Err(SummaryError::Cancelled),
+            from_extension: false,
+        }
+    }
+}
+
+impl Actor {
+    /// What a compaction of the active branch would summarise and keep; `None` when nothing.
+    pub(super) fn compaction_preparation(&self) -> Option<Preparation> {
+        let (reserve_tokens, keep_recent_tokens) = self.config.settings.compaction_tokens();
+        let settings = CompactionSettings {
+            reserve_tokens,
+            keep_recent_tokens,
+        };
+        let context = self.context_for_estimate(self.store.build_context().messages);
+        prepare(&self.store.branch(None), &context, settings)
+    }
+
+    /// Spawns the summary task of compaction `key` (the `session_before_compact` handlers
+    /// first, which may cancel it or give the summary themselves).
+    pub(super) fn spawn_summary(
+        &mut self,
+        key: OpKey,
+        reason: CompactionReason,
+        will_retry: bool,
+        custom_instructions: Option<String>,
+        preparation: Preparation,
+    ) {
+        let (reserve_tokens, _) = self.config.settings.compaction_tokens();
+        let task = self.tasks.start(TaskKind::Compaction);
+        let cancel = task.cancel_token();
+        let events = task.sender();
+        let crate::config::RequestModel { model, auth } =
+            self.config.registry.resolve(&self.shown_model());
+        let summary_context = SummaryContext {
+            model,
+            auth,
+            thinking_level: self.thinking_level,
+            reserve_tokens,
+            retry: self.config.settings.retry(),
+            http: self.http.clone(),
+            cancel,
+            reason,
+            stream_options: self.config.settings.stream_options(),
+            release: self.release,
+        };
+        let extensions = super::extensions::host_client(&self.extensions);
+        task.spawn(async move {
+            let mut on_event = move |event: Event| {
+                // The session may be gone (end of input); then nobody needs the event.
+                let _ = events.send_now(TaskEvent::SummaryRetry(Box::new(event)));
+            };
+            let decision = match &extensions {
+                Some(extensions) => {
+                    let event = before_compact_event(
+                        &preparation,
+                        custom_instructions.as_deref(),
+                        reason,
+                        will_retry,
+                    );
+                    extensions.before_compact(&event).await
+                }
+                None => None,
+            };
+            let mut finished = Finished {
+                first_kept_entry_id: preparation.first_kept_entry_id.clone(),
+                tokens_before: preparation.tokens_before,
+                details: preparation.file_ops.lists().to_details(),
+                outcome: Err(SummaryError::Cancelled),
+                from_extension: false,
+            };
+            match decision
+                .as_ref()
+                .map(|decision| (decision.cancel.is_some(), decision.given()))
+            {
+                Some((true, _)) => {}
+                Some((false, Some(given))) => {
+                    if let Some(id) = given.first_kept_entry_id {
+                        finished.first_kept_entry_id = id;
+                    }
+                    if let Some(tokens) = given.tokens_before {
+                        finished.tokens_before = tokens;
+                    }
+                    finished.outcome = Ok(Summary {
+                        text: given.summary.unwrap_or_default(),
+                        usage: Default::default(),
+                        combined: false,
+                    });
+                    finished.from_extension = true;
+                }
+                Some((false, None)) | None => {
+                    finished.outcome = summarize(
+                        &preparation,
+                        custom_instructions.as_deref(),
+                        &summary_context,
+                        &mut on_event,
+                    )
+                    .await;
+                }
+            }
+            TaskEvent::CompactionDone(key, Box::new(finished))
+        });
+    }
+
+    /// When the latest compaction on the branch was recorded, in milliseconds.
+    fn latest_compaction_ms(&self) -> Option<u64> {
+        let branch = self.store.branch(None);
+        let entry = branch.iter().rev().find(|e| e.kind() == "compaction")?;
+        crate::store::time::parse_iso(entry.timestamp()).and_then(|ms| u64::try_from(ms).ok())
+    }
+
+    /// Saves a compaction's summary: the `compaction` entry appended (handed back, raw, for
+    /// the `session_compact` handlers), the conversation rebuilt from it; its result.
+    pub(super) fn save_compaction(
+        &mut self,
+        finished: Finished,
+        summary: Summary,
+    ) -> (Option<serde_json::Value>, CompactionResult) {
+        // An extension's summary comes without usage or file details.
+        let from_model = !finished.from_extension;
+        let entry = self.store.append_compaction(NewCompaction {
+            summary: summary.text.clone(),
+            first_kept_entry_id: finished.first_kept_entry_id.clone(),
+            tokens_before: finished.tokens_before,
+            details: from_model.then(|| finished.details.clone()),
+            usage: from_model.then(|| summary.usage_json()),
+            from_hook: Some(finished.from_extension),
+        });
+        let before = std::mem::take(&mut self.messages);
+        self.messages = self.store.build_context().messages;
+        self.keep_system_checkpoint(&before);
+        let result = CompactionResult {
+            summary: summary.text,
+            first_kept_entry_id: finished.first_kept_entry_id,
+            tokens_before: finished.tokens_before,
+            estimated_tokens_after: Some(self.estimated_tokens_after()),
+            usage: from_model.then_some(summary.usage),
+            details: from_model.then_some(finished.details),
+        };
+        let entry = match entry {
+            Ok(id) => self.store.entry(&id).map(|entry| entry.raw().clone()),
+            Err(error) => {
+                log_store_error::<()>(Err(error));
+                None
+            }
+        };
+        (entry.map(serde_json::Value::Object), result)
+    }
+}
+
+/// `compaction_end`; `willRetry` only with a result.
+pub(super) fn end_event(
+    reason: CompactionReason,
+    result: Option<CompactionResult>,
+    aborted: bool,
+    error_message: Option<String>,
+) -> Event {
+    end_event_retrying(reason, result, aborted, error_message, false)
+}
+
+pub(super) fn end_event_retrying(
+    reason: CompactionReason,
+    result: Option<CompactionResult>,
+    aborted: bool,
+    error_message: Option<String>,
+    will_retry: bool,
+) -> Event {
+    Event::CompactionEnd(CompactionEndEvent {
+        reason,
+        result,
+        aborted,
+        will_retry,
+        error_message,
+    })
+}

@@ -1,0 +1,362 @@
+//! The session's side of extensions: it forwards events to the extension host, to be completed
+//! when their handlers are done (so that what they cause comes first, as in the reference),
+//! sends the extension commands a prompt invokes, and writes what the extensions send: UI
+//! requests, `extension_error`, `entry_appended`. `prompt` handles the messages extensions send
+//! and the `before_agent_start` event; `lifecycle` the session events (`agent_settled`,
+//! shutdown at exit, compaction, `model_select`); `active_tools` the tools' state
+//! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
+//! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
+//! waits for (`actor/ops/`: a replacement, a reload, the settle, an extension command, a
+//! prompt's start, a held loop event, a `bash` command's `user_bash`, a saved compaction's
+//! `session_compact`) are sent here and their `done` routed back to it by key.
+//! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
+//! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
+//! requests and the run's take their ids from the same counter, and the actor's replies reach
+//! it in order with the host's other messages.
+
+use std::collections::HashMap;
+
+use pi_rpc_protocol::RequestId;
+use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
+use pi_rpc_protocol::message::AgentMessage;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+mod access;
+mod active_tools;
+mod commands;
+mod host_calls;
+mod lifecycle;
+mod prompt;
+
+use super::ops::ids::OpRoute;
+use super::ops::settle::Startup;
+use super::{Actor, log_store_error};
+use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
+pub(super) use access::{
+    handles_event, host_client, next_message, provider_hooks, streaming_changed,
+};
+
+/// What the reply (`done`) to the actor's request completes, by the request's id.
+#[derive(Debug)]
+enum Pending {
+    /// `session_start` at start-up: commands are served once it is done.
+    Startup,
+    /// The `agent_settled` handlers: `agent_settled` is written once they are done.
+    Settled,
+    /// Handlers (of `model_select`) that run before `command` is answered with `data`.
+    Respond(Option<RequestId>, &'static str, Value),
+    /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
+    /// reply id).
+    ModelSet(String),
+    /// Handlers an operation in flight waits for (`ops/`).
+    Op(OpRoute),
+}
+
+/// The extension host and what waits for it.
+#[derive(Debug)]
+pub(crate) struct Extensions {
+    host: Host,
+    /// Whether the host has ended (then nothing waits for it any more).
+    gone: bool,
+    /// The actor's requests waiting for their `done`, by the id the host client gave them.
+    pending: HashMap<u64, Pending>,
+    /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
+    next_turn: Vec<AgentMessage>,
+    /// The system prompt `before_agent_start` handlers gave the next run.
+    system_prompt: Option<String>,
+    /// The tool flags' choice, kept while `pi.setActiveTools` chose the tools instead.
+    flag_tools: Option<crate::tools::ToolSelection>,
+}
+
+impl Extensions {
+    /// Wraps a started host.
+    pub(crate) fn new(host: Host) -> Self {
+        Self {
+            host,
+            gone: false,
+            pending: HashMap::new(),
+            next_turn: Vec::new(),
+            system_prompt: None,
+            flag_tools: None,
+        }
+    }
+}
+
+impl Extensions {
+    /// The host, while it lives.
+    pub(super) fn live_host(&self) -> Option<&Host> {
+        (!self.gone).then_some(&self.host)
+    }
+
+    /// The host, live or not.
+    pub(super) fn host_mut(&mut self) -> &mut Host {
+        &mut self.host
+    }
+
+    /// A session replacement: what the old instances left for their session goes with it.
+    pub(super) fn forget_session(&mut self) {
+        self.next_turn.clear();
+        self.system_prompt = None;
+    }
+}
+
+impl Actor {
+    /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
+    /// handlers are done.
+    pub(super) async fn start_extensions(&mut self) {
+        self.send_tools_state().await;
+        self.send_model_state_with(true).await;
+        if !handles_event(&self.extensions, "session_start") {
+            return;
+        }
+        let event = HostEvent::SessionStart {
+            reason: "startup",
+            previous_session_file: None,
+        };
+        if self.send_event(Pending::Startup, &event).await {
+            self.ops.startup = Startup::Handlers;
+        }
+    }
+
+    /// The system prompt of the next request: the tools extensions registered so far are
+    /// among its tools.
+    pub(super) fn system_prompt(&self) -> String {
+        let (tools, prompts) = host_client(&self.extensions)
+            .map(|client| (client.tools(), client.prompts()))
+            .unwrap_or_default();
+        self.resources
+            .system_prompt(&self.config.cwd, &tools, &prompts)
+    }
+
+    /// A run's system prompt, tool context and extension hooks. Unless `before_agent_start`
+    /// handlers gave the run its prompt, the run rebuilds it when extensions register tools
+    /// during it, as the reference does before each model request.
+    pub(super) fn run_prompt_and_tools(
+        &mut self,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> (
+        String,
+        crate::tools::ToolContext,
+        Option<std::sync::Arc<dyn crate::agent_loop::RunHooks>>,
+    ) {
+        use crate::extensions::ExtensionRunHooks;
+        let given = self.take_extension_system_prompt();
+        let context = self.tool_context(cancel);
+        let hooks = host_client(&self.extensions).map(|client| {
+            let hooks = if given.is_some() {
+                ExtensionRunHooks::new(client)
+            } else {
+                ExtensionRunHooks::rebuilding_prompt(
+                    client,
+                    self.resources.clone(),
+                    self.config.cwd.clone(),
+                )
+            };
+            let hooks: std::sync::Arc<dyn crate::agent_loop::RunHooks> = std::sync::Arc::new(hooks);
+            hooks
+        });
+        (
+            given.unwrap_or_else(|| self.system_prompt()),
+            context,
+            hooks,
+        )
+    }
+
+    /// Sends `event` to the host, to be completed as `pending`; false when the host is gone.
+    async fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
+        let Some(ext) = &mut self.extensions else {
+            return false;
+        };
+        if ext.gone {
+            return false;
+        }
+        match ext.host.emit(event).await {
+            Ok(id) => {
+                ext.pending.insert(id, pending);
+                true
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot send an event to the extension host");
+                false
+            }
+        }
+    }
+
+    /// Sends `event` to the host when some live extension handles it, its handlers' `done` to
+    /// go to the operation `route`; false when nothing waits for them.
+    pub(super) async fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        handles_event(&self.extensions, event.kind())
+            && self.send_event(Pending::Op(route), event).await
+    }
+
+    /// One message or reply from the host; `None` when it has ended.
+    pub(super) async fn on_host_input(&mut self, input: Option<HostInput>) {
+        match input {
+            None => self.on_host_gone().await,
+            Some(HostInput::Message(message)) => self.on_host_message(message).await,
+            Some(HostInput::Reply(id, reply)) => {
+                let pending = self
+                    .extensions
+                    .as_mut()
+                    .and_then(|ext| ext.pending.remove(&id));
+                match pending {
+                    Some(pending) => self.complete(pending, Some(reply)).await,
+                    None => tracing::warn!(id, "a reply to no request of the session"),
+                }
+            }
+        }
+    }
+
+    /// One message from the host.
+    async fn on_host_message(&mut self, message: HostMessage) {
+        match message {
+            HostMessage::Ui { request } => {
+                let mut record = serde_json::Map::with_capacity(request.len() + 1);
+                record.insert("type".into(), "extension_ui_request".into());
+                record.extend(request);
+                self.write(&Value::Object(record)).await;
+            }
+            HostMessage::ExtensionError {
+                extension_path,
+                event,
+                error,
+            } => {
+                let event = Event::ExtensionError(ExtensionErrorEvent {
+                    extension_path,
+                    event,
+                    error,
+                });
+                self.emit(event).await;
+            }
+            HostMessage::AppendEntry { custom_type, data } => {
+                self.append_extension_entry(&custom_type, data).await;
+            }
+            HostMessage::SendMessage {
+                message,
+                deliver_as,
+                trigger_turn,
+            } => {
+                self.extension_custom_message(message, deliver_as.as_deref(), trigger_turn)
+                    .await;
+            }
+            HostMessage::SendUserMessage {
+                text,
+                images,
+                deliver_as,
+            } => {
+                self.extension_user_message(text, images, deliver_as.as_deref())
+                    .await;
+            }
+            HostMessage::Loaded {
+                commands,
+                tools,
+                events,
+                error,
+                ..
+            } => self.reloaded(commands, &tools, events, error).await,
+            HostMessage::Registered {
+                commands,
+                tools,
+                events,
+            } => {
+                let before = self.all_tool_names();
+                if let Some(ext) = &mut self.extensions {
+                    ext.host.loaded(commands, &tools, events);
+                }
+                self.tools_registered(&before).await;
+            }
+            HostMessage::SetActiveTools { names } => self.set_active_tools(names).await,
+            HostMessage::SetModel {
+                id,
+                provider,
+                model_id,
+            } => self.extension_set_model(id, &provider, &model_id).await,
+            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level).await,
+            HostMessage::WaitForIdle { id } => self.wait_for_idle(id).await,
+            HostMessage::Replace {
+                id,
+                session_path,
+                entry_id,
+                position,
+            } => {
+                self.command_replace(id, session_path, entry_id, position.as_deref())
+                    .await;
+            }
+            HostMessage::ReloadRuntime { id } => self.command_reload(id).await,
+            HostMessage::NewSession { id, parent_session } => {
+                self.command_new_session(id, parent_session).await;
+            }
+        }
+    }
+
+    /// Goes on with what waited for the handlers of a request (`reply`: their `done`; `None`
+    /// when the host has ended).
+    async fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
+        match pending {
+            Pending::Settled => self.settle().await,
+            Pending::Op(OpRoute::Replacement(key)) => {
+                let cancelled = decided::<CancelResult>(reply).cancelled();
+                self.replacement_handlers_done(key, cancelled).await;
+            }
+            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
+            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
+            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key).await,
+            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done().await,
+            Pending::Op(OpRoute::PromptInput(key)) => {
+                self.prompt_input_done(key, decided(reply)).await;
+            }
+            Pending::Op(OpRoute::PromptBeforeStart(key)) => {
+                self.prompt_before_start_done(key, decided(reply)).await;
+            }
+            Pending::Op(OpRoute::UserMessage(key)) => {
+                self.user_message_before_start_done(key, decided(reply))
+                    .await;
+            }
+            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key).await,
+            Pending::Op(OpRoute::Bash(key)) => {
+                self.user_bash_handlers_done(key, decided(reply)).await;
+            }
+            Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
+            Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
+            Pending::Startup => self.ops.startup = Startup::Done,
+        }
+    }
+
+    /// The host ended: nothing it was doing will finish, so everything waiting goes on.
+    async fn on_host_gone(&mut self) {
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        tracing::error!("the extension host ended; extensions are disabled from now on");
+        ext.gone = true;
+        let mut pending: Vec<(u64, Pending)> = ext.pending.drain().collect();
+        pending.sort_by_key(|(id, _)| *id);
+        for (_, pending) in pending {
+            self.complete(pending, None).await;
+        }
+        self.restart_without_host().await;
+    }
+
+    /// `pi.appendEntry`: a `custom` entry in the session, announced as `entry_appended`.
+    async fn append_extension_entry(&mut self, custom_type: &str, data: Option<Value>) {
+        let id = match self.store.append_custom_entry(custom_type, data) {
+            Ok(id) => id,
+            Err(error) => {
+                log_store_error::<()>(Err(error));
+                return;
+            }
+        };
+        let Some(entry) = self.store.entry(&id) else {
+            return;
+        };
+        let record = json!({"type": "entry_appended", "entry": entry.raw()});
+        self.write(&record).await;
+    }
+}
+
+/// What the handlers decided, read as `T` (the default when the host has ended or the answer is
+/// not a `T`).
+fn decided<T: DeserializeOwned + Default>(reply: Option<HostReply>) -> T {
+    reply.and_then(HostReply::decision).unwrap_or_default()
+}

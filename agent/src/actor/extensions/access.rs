@@ -1,0 +1,56 @@
+//! What the session asks of its extensions without waiting for them: whether some extension
+//! handles an event, the host client and hooks a run, compaction or `bash` command takes, and
+//! the host's next message or reply.
+
+use super::Extensions;
+use crate::extensions::{HostClient, HostInput};
+
+/// Whether a live extension has a handler for run events of this `kind`.
+pub(in crate::actor) fn handles_event(extensions: &Option<Extensions>, kind: &str) -> bool {
+    extensions
+        .as_ref()
+        .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
+}
+
+/// The live host's client: what extensions do for a run (its hooks), a compaction
+/// (`session_before_compact`), a model call (provider hooks) and a `bash` command, and the
+/// tools they registered; `None` without a live host.
+pub(in crate::actor) fn host_client(extensions: &Option<Extensions>) -> Option<HostClient> {
+    extensions
+        .as_ref()
+        .filter(|ext| !ext.gone)
+        .map(|ext| ext.host.client())
+}
+
+/// The `before_provider_request` / `after_provider_response` handlers for a run's model
+/// calls; `None` when no live extension handles them.
+pub(in crate::actor) fn provider_hooks(
+    extensions: &Option<Extensions>,
+) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
+    use crate::provider::hooks::ProviderHooks;
+    let client = host_client(extensions)?;
+    if !client.wants_payload() && !client.wants_response() {
+        return None;
+    }
+    Some(std::sync::Arc::new(client))
+}
+
+/// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`
+/// names its delivery only during a run; `ctx.isIdle()` answers from it).
+pub(in crate::actor) fn streaming_changed(extensions: &Option<Extensions>, value: bool) {
+    if let Some(ext) = extensions
+        && !ext.gone
+    {
+        ext.host.set_streaming(value);
+    }
+}
+
+/// The host's next message or reply to the session; never resolves without a live host.
+pub(in crate::actor) async fn next_message(
+    extensions: &mut Option<Extensions>,
+) -> Option<HostInput> {
+    match extensions {
+        Some(ext) if !ext.gone => ext.host.recv().await,
+        _ => std::future::pending().await,
+    }
+}

@@ -1,0 +1,124 @@
+//! `pi.getActiveTools`, `pi.getAllTools` and `pi.setActiveTools`. The host answers the getters
+//! from the tools' state the agent last sent it (after every load, registration and change);
+//! a `setActiveTools` replaces the tool flags' choice by the given names, as the reference
+//! replaces its active tools, until the extensions are loaded afresh for a replaced session.
+
+use std::sync::Arc;
+
+use super::{Actor, host_client};
+use crate::tools::{Tool, ToolSelection, ToolSet};
+
+impl Actor {
+    /// The selection the tool flags made (before any `setActiveTools`).
+    fn flag_selection(&self) -> ToolSelection {
+        self.extensions
+            .as_ref()
+            .and_then(|ext| ext.flag_tools.clone())
+            .unwrap_or_else(|| self.resources.tools.clone())
+    }
+
+    /// The tools extensions registered (none without a live host).
+    fn extension_tools(&self) -> Vec<Arc<dyn Tool>> {
+        host_client(&self.extensions)
+            .map(|client| client.tools())
+            .unwrap_or_default()
+    }
+
+    /// The tools a run offers now: those the tool flags (or `setActiveTools`) choose among the
+    /// built-in ones and those extensions registered.
+    pub(in crate::actor) fn active_tools(&self) -> ToolSet {
+        ToolSet::for_run(&self.resources.tools, &self.extension_tools())
+    }
+
+    /// Every tool the agent may offer: the built-in ones (an extension tool of the same name
+    /// in place), then the extension tools, those the tool flags allow.
+    fn all_tools(&self) -> ToolSet {
+        ToolSet::available(&self.extension_tools()).allowed_by(&self.flag_selection())
+    }
+
+    /// Tells the host the tools' state, for its getters.
+    pub(in crate::actor) async fn send_tools_state(&mut self) {
+        let extension_tools = self.extension_tools();
+        let all = self.all_tools();
+        let active = self.active_tools();
+        let builtins = ToolSet::builtin().definitions();
+        let all = all.names();
+        let active = active.names();
+        let registered: Vec<&str> = extension_tools.iter().map(|tool| tool.name()).collect();
+        let selection = self.flag_selection();
+        let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone) else {
+            return;
+        };
+        if let Err(error) = ext
+            .host
+            .tools_state(&all, &active, &builtins, &registered, &selection)
+            .await
+        {
+            tracing::warn!(%error, "cannot tell the extension host the tools");
+        }
+    }
+
+    /// `pi.setActiveTools(names)`: from the next model request on, these tools (the known ones,
+    /// in this order) are offered, and listed in the system prompt.
+    pub(in crate::actor) async fn set_active_tools(&mut self, names: Vec<String>) {
+        let flags = self.flag_selection();
+        let all = self.all_tools();
+        let mut active: Vec<String> = Vec::new();
+        for name in names {
+            if all.get(&name).is_some() && !active.contains(&name) {
+                active.push(name);
+            }
+        }
+        if let Some(ext) = &mut self.extensions {
+            ext.flag_tools.get_or_insert_with(|| flags.clone());
+        }
+        self.resources.tools = ToolSelection {
+            tools: Some(active),
+            exclude_tools: flags.exclude_tools,
+            ..ToolSelection::default()
+        };
+        self.send_tools_state().await;
+    }
+
+    /// After extensions registered tools: once `setActiveTools` chose the tools, a newly
+    /// registered one joins them, as in the reference. `before`: the tool names before.
+    pub(in crate::actor) async fn tools_registered(&mut self, before: &[String]) {
+        let chosen = self
+            .extensions
+            .as_ref()
+            .is_some_and(|ext| ext.flag_tools.is_some());
+        if chosen {
+            let added: Vec<String> = self
+                .all_tools()
+                .names()
+                .into_iter()
+                .filter(|name| !before.iter().any(|old| old == name))
+                .map(str::to_owned)
+                .collect();
+            if let Some(active) = &mut self.resources.tools.tools {
+                active.extend(added);
+            }
+        }
+        self.send_tools_state().await;
+    }
+
+    /// The tool names the agent may offer now.
+    pub(in crate::actor) fn all_tool_names(&self) -> Vec<String> {
+        self.all_tools()
+            .names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The extensions are loaded afresh (a replaced session): the tool flags choose again.
+    pub(in crate::actor) fn reset_active_tools(&mut self) {
+        if let Some(flags) = self
+            .extensions
+            .as_mut()
+            .and_then(|ext| ext.flag_tools.take())
+        {
+            self.resources.tools = flags;
+        }
+    }
+}

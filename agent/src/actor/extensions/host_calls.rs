@@ -1,0 +1,143 @@
+//! What the extension host asks of the session: the model's state for `ctx.model`,
+//! `ctx.modelRegistry` and `pi.getThinkingLevel` (sent at start-up, after a reload and after
+//! every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
+//! session as the `set_model` / `set_thinking_level` commands do; and a command's
+//! `ctx.newSession()`, `ctx.switchSession()` and `ctx.fork()`, read into a replacement
+//! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client. (A command's
+//! `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()` `ops/reload.rs`'s.)
+
+use super::{Actor, Pending};
+use crate::actor::waiting::Target;
+use crate::extensions::ReplyValue;
+
+impl Actor {
+    /// Tells the host the model, the thinking level and the levels the model supports, for its
+    /// getters.
+    pub(in crate::actor) async fn send_model_state(&mut self) {
+        self.send_model_state_with(false).await;
+    }
+
+    /// As [`Actor::send_model_state`]; `with_models`: also every model (with whether each
+    /// has credentials), which do not change while the agent runs (at start-up and reloads).
+    pub(in crate::actor) async fn send_model_state_with(&mut self, with_models: bool) {
+        let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone) else {
+            return;
+        };
+        let (models, available): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>) = if with_models
+        {
+            let available = self
+                .config
+                .registry
+                .available()
+                .iter()
+                .map(|model| format!("{}/{}", model.provider, model.id))
+                .collect();
+            (self.config.registry.all_models().collect(), available)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let sent = ext
+            .host
+            .model_state(
+                &self.shown_model(),
+                self.thinking_level,
+                &self.thinking_levels(),
+                with_models.then_some((models.as_slice(), available.as_slice())),
+            )
+            .await;
+        if let Err(error) = sent {
+            tracing::warn!(%error, "cannot tell the extension host the model");
+        }
+    }
+
+    /// Answers the host's call `id` with `value`.
+    pub(in crate::actor) async fn reply_to_host(&mut self, id: &str, value: bool) {
+        self.reply_value_to_host(id, &ReplyValue::Flag(value)).await;
+    }
+
+    /// Answers the host's call `id` with `value`.
+    pub(in crate::actor) async fn reply_value_to_host(&mut self, id: &str, value: &ReplyValue) {
+        if let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone)
+            && let Err(error) = ext.host.reply(id, value).await
+        {
+            tracing::warn!(%error, "cannot answer the extension host");
+        }
+    }
+
+    /// `pi.setModel(model)`: false when the model has no credentials (or is unknown); else the
+    /// model is set as `set_model` sets it, and the call resolves after the `model_select`
+    /// handlers (source `set`).
+    pub(in crate::actor) async fn extension_set_model(
+        &mut self,
+        reply: String,
+        provider: &str,
+        model_id: &str,
+    ) {
+        let found = self
+            .config
+            .registry
+            .available()
+            .into_iter()
+            .find(|model| model.provider == provider && model.id == model_id);
+        let Some(model) = found else {
+            self.reply_to_host(&reply, false).await;
+            return;
+        };
+        let previous = self.model.clone();
+        self.switch_model(model, None).await;
+        if let Some(event) = self.model_select_event(previous.as_ref(), "set") {
+            let pending = Pending::ModelSet(reply.clone());
+            if self.send_event(pending, &event).await {
+                return;
+            }
+        }
+        self.reply_to_host(&reply, true).await;
+    }
+
+    /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the
+    /// run, if one goes on), and the host is answered `{cancelled}` instead of the client.
+    pub(in crate::actor) async fn command_new_session(
+        &mut self,
+        reply: String,
+        parent_session: Option<String>,
+    ) {
+        self.begin_command_replacement(reply, Target::New(parent_session))
+            .await;
+    }
+
+    /// A command's `ctx.switchSession(path)` (`session_path`) or `ctx.fork(entryId)`: carried
+    /// out as `switch_session` / `fork` / `clone` are, answered to the host. A target that
+    /// cannot be opened is answered `{error}` (the call rejects) and nothing changes.
+    pub(in crate::actor) async fn command_replace(
+        &mut self,
+        reply: String,
+        session_path: Option<String>,
+        entry_id: Option<String>,
+        position: Option<&str>,
+    ) {
+        let target = match (session_path, entry_id) {
+            (Some(path), _) => Ok(Target::Switch(path)),
+            (None, Some(entry)) if position == Some("at") => {
+                if self.store.leaf_id() == Some(entry.as_str()) {
+                    Ok(Target::Clone)
+                } else {
+                    Err("pi-agent can fork \"at\" the current leaf entry only".to_owned())
+                }
+            }
+            (None, Some(entry)) => Ok(Target::Fork(entry)),
+            (None, None) => Err("no session file or entry given".to_owned()),
+        };
+        // The checks of the replacement, without making the new session yet.
+        let target = target.and_then(|target| match self.check_replacement(&target) {
+            Ok(()) => Ok(target),
+            Err(error) => Err(error.to_string()),
+        });
+        match target {
+            Ok(target) => self.begin_command_replacement(reply, target).await,
+            Err(error) => {
+                self.reply_value_to_host(&reply, &ReplyValue::Error { error })
+                    .await;
+            }
+        }
+    }
+}

@@ -1,0 +1,481 @@
+//! A compaction: the `compact` command's (manual), and the automatic ones after a run or
+//! before a prompt (threshold, overflow; `compaction/auto.rs` decides when). What it
+//! summarises, the summary task and the saving are `actor/compaction.rs`'s.
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | requested (manual) | the agent is busy, something to compact | `AwaitingSettle` | the run (and a retry wait) cancelled (`settle.rs` holds the key) |
+//! | requested (manual), `AwaitingSettle` settled | another compaction summarises | ended | `compaction_start`, `compaction_end` failed, the error answered |
+//! | requested (manual), `AwaitingSettle` settled | nothing to summarise | ended | the same ("Nothing to compact", "Already compacted") |
+//! | requested (manual), `AwaitingSettle` settled | otherwise | `Summarizing` | `compaction_start`, a `Compaction` task spawned (it asks the `session_before_compact` handlers first) |
+//! | requested (automatic) | nothing summarises, something to summarise | `Summarizing` | a `Compaction` task spawned, `compaction_start`; a prompt that started it waits (prompts are refused meanwhile) |
+//! | `Summarizing` | the task's `summarization_retry_*` | same | written |
+//! | `Summarizing` | `abort` (a manual one, from 0.85.0) | ended(aborted) | the task forgotten |
+//! | `Summarizing` | the summary failed or was cancelled (or the session was replaced meanwhile) | ended(error) | |
+//! | `Summarizing` | the summary (the model's or an extension's) | saved | the `compaction` entry appended, the conversation rebuilt |
+//! | saved | some extension handles `session_compact` | `CompactHandlers` | the event goes to the host |
+//! | saved, `CompactHandlers` done | | ended | |
+//!
+//! Ended: `compaction_end`, then what follows: the answer (manual), the prompt that waited for
+//! it answered and started, the overflowed turn retried (its failed message dropped), or the
+//! run's end (continue or settle). `isCompacting` is "a compaction summarises"; prompts are
+//! refused while a manual one summarises or a prompt waits for one.
+
+use std::collections::BTreeMap;
+
+use pi_rpc_protocol::event::{CompactionReason, CompactionStartEvent, Event};
+use pi_rpc_protocol::message::{AgentMessage, StopReason};
+use pi_rpc_protocol::response::CompactionResult;
+use pi_rpc_protocol::{RequestId, Response};
+
+use super::ids::{OpKey, OpRoute};
+use super::settle::AfterSettle;
+use crate::actor::Actor;
+use crate::actor::compaction::{Finished, end_event, end_event_retrying};
+use crate::actor::tasks::TaskKind;
+use crate::compaction::summarize::SummaryError;
+use crate::extensions::HostEvent;
+
+/// Where a compaction is.
+#[derive(Debug)]
+enum Stage {
+    /// A manual compaction waits for the run it stopped to settle.
+    AwaitingSettle { instructions: Option<String> },
+    /// Its task summarises.
+    Summarizing,
+    /// Saved; the `session_compact` handlers run.
+    CompactHandlers(Box<CompactionResult>),
+}
+
+/// What follows a compaction's end.
+#[derive(Debug)]
+enum Then {
+    /// The `compact` command's answer.
+    Answer(Option<RequestId>),
+    /// The prompt whose arrival started it: answered and run.
+    Prompt(Option<RequestId>, Box<AgentMessage>),
+    /// The end of the run that started it: the overflowed turn retried, or continue or settle.
+    Run,
+}
+
+/// A compaction in flight.
+#[derive(Debug)]
+pub(in crate::actor) struct Compaction {
+    stage: Stage,
+    reason: CompactionReason,
+    /// The overflowed turn is retried after it.
+    will_retry: bool,
+    then: Then,
+}
+
+/// The compactions in flight, and what the automatic check remembers between them.
+#[derive(Debug, Default)]
+pub(in crate::actor) struct Compactions {
+    ops: BTreeMap<OpKey, Compaction>,
+    /// Counts the compactions started.
+    started: u64,
+    /// [`Compactions::started`] when the current run started: a run's messages are newer
+    /// than every compaction started before it, whatever their timestamps say.
+    started_at_run_start: u64,
+    /// Whether the current overflow was already compacted and retried once.
+    pub(in crate::actor) overflow_recovery_attempted: bool,
+    /// A prompt whose automatic check is under way: it waits for the compaction the check
+    /// starts.
+    next_prompt: Option<(Option<RequestId>, AgentMessage)>,
+}
+
+impl Compactions {
+    /// Notes that a run starts now, after every compaction started so far.
+    pub(in crate::actor) fn mark_run_start(&mut self) {
+        self.started_at_run_start = self.started;
+    }
+
+    /// Whether no compaction started since the current run did.
+    pub(in crate::actor) fn none_since_run_start(&self) -> bool {
+        self.started == self.started_at_run_start
+    }
+
+    /// `isCompacting`: a compaction summarises.
+    pub(in crate::actor) fn is_active(&self) -> bool {
+        self.ops.values().any(Compaction::summarizing)
+    }
+
+    /// Whether prompts are refused: a manual compaction summarises, or a prompt waits for the
+    /// compaction it started.
+    pub(in crate::actor) fn blocks_prompts(&self) -> bool {
+        self.next_prompt.is_some()
+            || self.ops.values().any(|op| match op.then {
+                Then::Answer(_) => op.summarizing(),
+                Then::Prompt(..) => true,
+                Then::Run => false,
+            })
+    }
+
+    /// The prompt whose automatic check starts (`Some`) or ended (`None`).
+    pub(in crate::actor) fn set_next_prompt(
+        &mut self,
+        prompt: Option<(Option<RequestId>, AgentMessage)>,
+    ) {
+        self.next_prompt = prompt;
+    }
+
+    /// A compaction starts summarising (an automatic one takes the prompt that waits).
+    fn summarizing(&mut self, key: OpKey, reason: CompactionReason, will_retry: bool, then: Then) {
+        let then = match (then, self.next_prompt.take()) {
+            (Then::Run, Some((id, prompt))) => Then::Prompt(id, Box::new(prompt)),
+            (then, prompt) => {
+                self.next_prompt = prompt;
+                then
+            }
+        };
+        let stage = Stage::Summarizing;
+        let op = Compaction {
+            stage,
+            reason,
+            will_retry,
+            then,
+        };
+        self.started += 1;
+        self.ops.insert(key, op);
+    }
+
+    /// The manual compaction that summarises, for `abort`.
+    fn manual_summarizing(&self) -> Option<OpKey> {
+        let manual = |op: &Compaction| matches!(op.then, Then::Answer(_)) && op.summarizing();
+        self.ops
+            .iter()
+            .find_map(|(key, op)| manual(op).then_some(*key))
+    }
+}
+
+impl Compaction {
+    fn summarizing(&self) -> bool {
+        matches!(self.stage, Stage::Summarizing)
+    }
+
+    /// The end event's error for a summary that failed with `error`.
+    fn error_message(&self, error: &SummaryError) -> Option<String> {
+        match (error, self.reason, &self.then) {
+            (SummaryError::Cancelled, _, _) => None,
+            (_, _, Then::Answer(_)) => Some(format!("Compaction failed: {error}")),
+            (_, CompactionReason::Overflow, _) => {
+                Some(format!("Context overflow recovery failed: {error}"))
+            }
+            (_, _, _) => Some(format!("Auto-compaction failed: {error}")),
+        }
+    }
+}
+
+impl Actor {
+    /// `compact`: a run in progress is aborted first and the compaction starts once the agent
+    /// settled. When the conversation so far has nothing to summarise, `compact` fails at once
+    /// and leaves the run alone (the reference aborts the answer first, then fails): only the
+    /// answer being streamed could have made a difference, and it can be compacted once done.
+    pub(in crate::actor) async fn compact_command(
+        &mut self,
+        id: Option<RequestId>,
+        instructions: Option<String>,
+    ) {
+        if self.streaming && self.compaction_preparation().is_none() {
+            // Fails without starting anything: there is nothing to prepare.
+            self.start_manual_compaction(id, instructions).await;
+            return;
+        }
+        if self.stop_activity() {
+            let key = self.ops.key();
+            let op = Compaction {
+                stage: Stage::AwaitingSettle { instructions },
+                reason: CompactionReason::Manual,
+                will_retry: false,
+                then: Then::Answer(id),
+            };
+            self.ops.compaction.ops.insert(key, op);
+            self.ops.settle.wait_for(AfterSettle::Compaction(key));
+            return;
+        }
+        self.start_manual_compaction(id, instructions).await;
+    }
+
+    /// The agent settled after `compact` stopped it: the compaction starts.
+    pub(in crate::actor) async fn compaction_after_settle(&mut self, key: OpKey) {
+        let Some(op) = self.ops.compaction.ops.remove(&key) else {
+            return;
+        };
+        if let (Stage::AwaitingSettle { instructions }, Then::Answer(id)) = (op.stage, op.then) {
+            self.start_manual_compaction(id, instructions).await;
+        }
+    }
+
+    /// Announces and starts the `compact` command's compaction, or fails it at once when
+    /// another summarises or there is nothing to summarise.
+    async fn start_manual_compaction(
+        &mut self,
+        id: Option<RequestId>,
+        instructions: Option<String>,
+    ) {
+        let reason = CompactionReason::Manual;
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
+            .await;
+        if self.ops.compaction.is_active() {
+            self.fail_manual(id, "Compaction already in progress").await;
+            return;
+        }
+        let Some(preparation) = self.compaction_preparation() else {
+            let ends_compacted = self
+                .store
+                .branch(None)
+                .last()
+                .is_some_and(|entry| entry.kind() == "compaction");
+            let error = if ends_compacted {
+                "Already compacted"
+            } else {
+                "Nothing to compact (session too small)"
+            };
+            self.fail_manual(id, error).await;
+            return;
+        };
+        let key = self.ops.key();
+        (self.ops.compaction).summarizing(key, reason, false, Then::Answer(id));
+        self.spawn_summary(key, reason, false, instructions, preparation);
+    }
+
+    async fn fail_manual(&mut self, id: Option<RequestId>, error: &str) {
+        let message = format!("Compaction failed: {error}");
+        self.emit(end_event(
+            CompactionReason::Manual,
+            None,
+            false,
+            Some(message),
+        ))
+        .await;
+        self.write(&Response::error(id, Some("compact"), error))
+            .await;
+    }
+
+    /// Starts an automatic compaction (after `compaction_start`'s event is written); false
+    /// when another summarises or there is nothing to summarise.
+    pub(in crate::actor) async fn start_auto_compaction(
+        &mut self,
+        reason: CompactionReason,
+        will_retry: bool,
+    ) -> bool {
+        if self.ops.compaction.is_active() {
+            return false;
+        }
+        let Some(preparation) = self.compaction_preparation() else {
+            return false;
+        };
+        let key = self.ops.key();
+        (self.ops.compaction).summarizing(key, reason, will_retry, Then::Run);
+        self.spawn_summary(key, reason, will_retry, None, preparation);
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
+            .await;
+        true
+    }
+
+    /// Cancels the `compact` command's compaction in progress, reported as aborted (`abort`
+    /// from 0.85.0). True when there was one.
+    pub(in crate::actor) async fn cancel_manual_compaction(&mut self) -> bool {
+        let Some(key) = self.ops.compaction.manual_summarizing() else {
+            return false;
+        };
+        self.tasks.forget(TaskKind::Compaction);
+        let generation = self.tasks.generation();
+        self.on_compaction_done(key, Finished::cancelled(), generation)
+            .await;
+        true
+    }
+
+    /// The compaction task's summary, or why there is none; `generation` is the session
+    /// generation the task started in (a replaced session drops the summary).
+    pub(in crate::actor) async fn on_compaction_done(
+        &mut self,
+        key: OpKey,
+        mut finished: Finished,
+        generation: u64,
+    ) {
+        let Some(op) = self.ops.compaction.ops.remove(&key) else {
+            return;
+        };
+        if !op.summarizing() {
+            return;
+        }
+        let cancelled = Err(SummaryError::Cancelled);
+        let outcome = std::mem::replace(&mut finished.outcome, cancelled);
+        let outcome = if generation == self.tasks.generation() {
+            outcome
+        } else {
+            Err(SummaryError::Cancelled)
+        };
+        let summary = match outcome {
+            Ok(summary) => summary,
+            Err(error) => {
+                let message = op.error_message(&error);
+                let aborted = error == SummaryError::Cancelled;
+                self.emit(end_event(op.reason, None, aborted, message))
+                    .await;
+                match op.then {
+                    Then::Answer(id) => {
+                        let answer = Response::error(id, Some("compact"), error.to_string());
+                        self.write(&answer).await;
+                    }
+                    then => self.after_compaction(then, false).await,
+                }
+                return;
+            }
+        };
+        let from_extension = finished.from_extension;
+        let (entry, result) = self.save_compaction(finished, summary);
+        if let Some(entry) = entry {
+            // `session_compact` handlers run before `compaction_end`.
+            let event = HostEvent::SessionCompact {
+                compaction_entry: &entry,
+                from_extension,
+                reason: op.reason,
+                will_retry: op.will_retry,
+            };
+            if self.send_op_event(OpRoute::Compaction(key), &event).await {
+                let op = Compaction {
+                    stage: Stage::CompactHandlers(Box::new(result)),
+                    ..op
+                };
+                self.ops.compaction.ops.insert(key, op);
+                return;
+            }
+        }
+        self.end_compaction(op.reason, op.will_retry, op.then, result)
+            .await;
+    }
+
+    /// The `session_compact` handlers of a saved compaction are done.
+    pub(in crate::actor) async fn compact_handlers_done(&mut self, key: OpKey) {
+        let Some(op) = self.ops.compaction.ops.remove(&key) else {
+            return;
+        };
+        let Compaction {
+            stage,
+            reason,
+            will_retry,
+            then,
+        } = op;
+        if let Stage::CompactHandlers(result) = stage {
+            self.end_compaction(reason, will_retry, then, *result).await;
+        }
+    }
+
+    /// `compaction_end` of a saved compaction, then its answer or what follows it.
+    async fn end_compaction(
+        &mut self,
+        reason: CompactionReason,
+        will_retry: bool,
+        then: Then,
+        result: CompactionResult,
+    ) {
+        let end = end_event_retrying(reason, Some(result.clone()), false, None, will_retry);
+        self.emit(end).await;
+        if let Then::Answer(id) = then {
+            self.respond(id, "compact", &result).await;
+            return;
+        }
+        if will_retry
+            && let Some(AgentMessage::Assistant(last)) = self.messages.last()
+            && matches!(last.stop_reason, StopReason::Error | StopReason::Length)
+        {
+            self.messages.pop();
+        }
+        self.after_compaction(then, will_retry).await;
+    }
+
+    /// What follows an automatic compaction: the prompt that waited for it, the retry of the
+    /// overflowed turn, or the end of the run (with its queued messages first).
+    async fn after_compaction(&mut self, then: Then, retry: bool) {
+        match then {
+            Then::Prompt(id, prompt) => {
+                let answer =
+                    self.release
+                        .accepted(id, "prompt", crate::release::Disposition::Started);
+                self.write(&answer).await;
+                self.start_run(vec![*prompt], false);
+            }
+            Then::Run if retry => self.start_run(Vec::new(), false),
+            Then::Run | Then::Answer(_) => self.continue_or_settle().await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(then: Then) -> Compaction {
+        Compaction {
+            stage: Stage::AwaitingSettle { instructions: None },
+            reason: CompactionReason::Threshold,
+            will_retry: false,
+            then,
+        }
+    }
+
+    fn prompt() -> AgentMessage {
+        serde_json::from_value(serde_json::json!({
+            "role": "user", "content": "hi", "timestamp": 1
+        }))
+        .unwrap()
+    }
+
+    fn result() -> CompactionResult {
+        serde_json::from_value(serde_json::json!({
+            "summary": "s", "firstKeptEntryId": "e", "tokensBefore": 1
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_manual_compaction_refuses_prompts_only_while_it_summarises() {
+        let mut compactions = Compactions::default();
+        compactions.ops.insert(OpKey(1), op(Then::Answer(None)));
+        assert!(!compactions.is_active(), "waiting for the settle");
+        assert!(!compactions.blocks_prompts());
+        compactions.ops.remove(&OpKey(1));
+        let manual = CompactionReason::Manual;
+        compactions.summarizing(OpKey(1), manual, false, Then::Answer(None));
+        assert!(compactions.is_active());
+        assert!(compactions.blocks_prompts());
+        assert_eq!(compactions.manual_summarizing(), Some(OpKey(1)));
+        assert!(!compactions.none_since_run_start());
+    }
+
+    #[test]
+    fn an_automatic_compaction_takes_the_prompt_that_waits_and_refuses_prompts_until_it_ends() {
+        let mut compactions = Compactions::default();
+        compactions.mark_run_start();
+        compactions.set_next_prompt(Some((None, prompt())));
+        assert!(compactions.blocks_prompts());
+        compactions.summarizing(OpKey(2), CompactionReason::Overflow, true, Then::Run);
+        assert!(matches!(compactions.ops[&OpKey(2)].then, Then::Prompt(..)));
+        assert_eq!(compactions.manual_summarizing(), None);
+        let saved = compactions.ops.get_mut(&OpKey(2)).unwrap();
+        saved.stage = Stage::CompactHandlers(Box::new(result()));
+        assert!(!compactions.is_active(), "saved: no longer compacting");
+        assert!(compactions.blocks_prompts(), "the prompt still waits");
+        compactions.ops.clear();
+        assert!(!compactions.blocks_prompts());
+    }
+
+    #[test]
+    fn an_automatic_compaction_after_a_run_leaves_prompts_alone() {
+        let mut compactions = Compactions::default();
+        compactions.summarizing(OpKey(3), CompactionReason::Threshold, false, Then::Run);
+        assert!(compactions.is_active());
+        assert!(!compactions.blocks_prompts());
+    }
+
+    #[test]
+    fn the_end_error_names_the_compaction() {
+        let cancelled = SummaryError::Cancelled;
+        assert_eq!(op(Then::Run).error_message(&cancelled), None);
+        let manual = op(Then::Answer(None));
+        let failed = manual.error_message(&SummaryError::Failed("boom".into()));
+        assert_eq!(failed.as_deref(), Some("Compaction failed: boom"));
+    }
+}

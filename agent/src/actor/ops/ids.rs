@@ -1,0 +1,42 @@
+//! How the operations in flight are named and answered: the key each has for its life, the
+//! route of a host request one waits for, and whom it answers.
+
+use pi_rpc_protocol::RequestId;
+
+/// One operation in flight (unique for the actor's life).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(in crate::actor) struct OpKey(pub(in crate::actor) u64);
+
+/// The operation a host request's reply (its handlers' `done`) goes to.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::actor) enum OpRoute {
+    /// A replacement's `session_before_*` or `session_shutdown` handlers.
+    Replacement(OpKey),
+    /// A `ctx.reload()`'s `session_shutdown` handlers.
+    Reload(OpKey),
+    /// The `session_start` handlers after the extensions were loaded afresh.
+    Restart(OpKey),
+    /// An extension command's handlers (`extension_command.rs`).
+    Command(OpKey),
+    /// The `before_agent_start` handlers of an extension's user message.
+    UserMessage(OpKey),
+    /// The handlers of the held loop event (`agent_loop.rs`; one at a time).
+    LoopEvent,
+    /// A prompt's `input` handlers (`prompt_start.rs`).
+    PromptInput(OpKey),
+    /// The `before_agent_start` handlers of a prompt's run.
+    PromptBeforeStart(OpKey),
+    /// A `bash` command's `user_bash` handlers.
+    Bash(OpKey),
+    /// A saved compaction's `session_compact` handlers.
+    Compaction(OpKey),
+}
+
+/// Whom an operation answers.
+#[derive(Debug, Clone)]
+pub(in crate::actor) enum Answer {
+    /// The client's command (its id and name).
+    Client(Option<RequestId>, &'static str),
+    /// An extension command's `ctx` call (the host's reply id).
+    Host(String),
+}

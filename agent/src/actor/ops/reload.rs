@@ -1,0 +1,263 @@
+//! A command's `ctx.reload()`, and the restart every session change ends with (a replacement
+//! hands over to it once the session is swapped): the extensions are loaded afresh, then their
+//! `session_start` handlers run, then the change is answered.
+//!
+//! `ctx.reload()` (`Reload`, kept by key while its shutdown handlers run):
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | requested | another change answers the host, or one reloads the extensions | answered | `false` at once |
+//! | requested | some extension handles `session_shutdown` | `ShutdownHandlers` | `session_shutdown` (reason `reload`) |
+//! | requested, `ShutdownHandlers` | (the handlers are done) | `Restart(Reloading)` | modules evaluated and loaded afresh; `false` when the host is gone or refuses |
+//!
+//! The restart (`Restart`, shared with `replacement.rs`), answering `data`:
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | `Reloading` | the host's `Loaded` (the oldest reloading restart takes it) | `StartHandlers(n)` | registrations, tools and model state sent again |
+//! | `Reloading` | the host ended | `StartHandlers(n)` | |
+//! | `StartHandlers(n > 0)` | some extension handles `session_start` | `StartHandlers(n - 1)` | `session_start` (reason, previous file); waits for its handlers |
+//! | `StartHandlers(n)` | otherwise (or `n = 0`) | answered | the client's command, or the host's call with `data` |
+//!
+//! `n` is 2 for a client's command (the reference starts the new instances and then rebinds
+//! the RPC mode's session) and 1 for a command's `ctx` call or `ctx.reload()`. Lines wait while
+//! a restart is `Reloading`.
+
+use serde_json::Value;
+
+use super::gates::Gates;
+use super::ids::{Answer, OpKey, OpRoute};
+use crate::actor::Actor;
+use crate::extensions::{HostEvent, RegisteredCommand, RegisteredTool, ReplyValue};
+
+/// Where a restart is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RestartState {
+    /// The extensions are being loaded afresh.
+    Reloading,
+    /// `session_start` goes to the new instances `left` more times.
+    StartHandlers { left: u8 },
+}
+
+/// The end of a session change: extensions loaded afresh, their `session_start` handlers,
+/// the answer.
+#[derive(Debug)]
+pub(in crate::actor) struct Restart {
+    state: RestartState,
+    answer: Answer,
+    /// What the answer carries.
+    data: Value,
+    /// The `session_start` event's reason and the session file left.
+    reason: &'static str,
+    previous: Option<String>,
+}
+
+impl Restart {
+    /// A restart whose extensions are being loaded afresh.
+    pub(in crate::actor) fn reloading(
+        answer: Answer,
+        data: Value,
+        reason: &'static str,
+        previous: Option<String>,
+    ) -> Self {
+        Self {
+            state: RestartState::Reloading,
+            answer,
+            data,
+            reason,
+            previous,
+        }
+    }
+
+    /// Whom it answers.
+    pub(in crate::actor) fn answer(&self) -> &Answer {
+        &self.answer
+    }
+
+    /// Whether the extensions are being loaded afresh.
+    pub(in crate::actor) fn is_reloading(&self) -> bool {
+        self.state == RestartState::Reloading
+    }
+
+    /// The extensions are loaded: `session_start` goes to them as often as the answer says.
+    fn loaded(&mut self) {
+        let left = match self.answer {
+            Answer::Client(..) => 2,
+            Answer::Host(_) => 1,
+        };
+        self.state = RestartState::StartHandlers { left };
+    }
+
+    /// Lines wait while the extensions are loaded afresh.
+    pub(in crate::actor) fn gates(&self) -> Gates {
+        if self.is_reloading() {
+            Gates::NO_LINES
+        } else {
+            Gates::OPEN
+        }
+    }
+}
+
+/// A `ctx.reload()` whose `session_shutdown` handlers run (its host reply id).
+#[derive(Debug)]
+pub(in crate::actor) struct Reload {
+    reply: String,
+}
+
+impl Actor {
+    /// A command's `ctx.reload()`.
+    pub(in crate::actor) async fn command_reload(&mut self, reply: String) {
+        let busy = self.extensions.is_none()
+            || self.ops.answers_host()
+            || self.ops.restarts.values().any(Restart::is_reloading);
+        if busy {
+            self.reply_to_host(&reply, false).await;
+            return;
+        }
+        let key = self.ops.key();
+        let event = HostEvent::SessionShutdown {
+            reason: "reload",
+            target_session_file: None,
+        };
+        self.ops.reloads.insert(
+            key,
+            Reload {
+                reply: reply.clone(),
+            },
+        );
+        if self.send_op_event(OpRoute::Reload(key), &event).await {
+            return;
+        }
+        self.reload_shutdown_done(key).await;
+    }
+
+    /// The `session_shutdown` handlers of `ctx.reload()` are done: the extensions are loaded
+    /// afresh.
+    pub(in crate::actor) async fn reload_shutdown_done(&mut self, key: OpKey) {
+        let Some(Reload { reply }) = self.ops.reloads.remove(&key) else {
+            return;
+        };
+        let restart = Restart::reloading(Answer::Host(reply.clone()), Value::Null, "reload", None);
+        let Some(host) = self.extensions.as_ref().and_then(|ext| ext.live_host()) else {
+            self.reply_to_host(&reply, false).await;
+            return;
+        };
+        match host.reload_fresh().await {
+            Ok(()) => {
+                self.ops.restarts.insert(key, restart);
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot reload the extensions");
+                self.reply_to_host(&reply, false).await;
+            }
+        }
+    }
+
+    /// The extensions are loaded afresh (`Loaded` from the host): the oldest reloading restart
+    /// goes on.
+    pub(in crate::actor) async fn reloaded(
+        &mut self,
+        commands: Vec<RegisteredCommand>,
+        tools: &[RegisteredTool],
+        events: Vec<String>,
+        error: Option<String>,
+    ) {
+        let reloading = self
+            .ops
+            .restarts
+            .iter()
+            .find_map(|(key, restart)| restart.is_reloading().then_some(*key));
+        let (Some(key), Some(ext)) = (reloading, &mut self.extensions) else {
+            tracing::warn!("the extension host reported loading unasked");
+            return;
+        };
+        if let Some(error) = error {
+            tracing::error!(%error, "the extensions failed to load again");
+        }
+        ext.host_mut().loaded(commands, tools, events);
+        self.reset_active_tools();
+        self.send_tools_state().await;
+        self.send_model_state_with(true).await;
+        if let Some(restart) = self.ops.restarts.get_mut(&key) {
+            restart.loaded();
+        }
+        self.start_handlers(key).await;
+    }
+
+    /// The host ended: the restarts waiting for it to load go on without it.
+    pub(in crate::actor) async fn restart_without_host(&mut self) {
+        let reloading: Vec<OpKey> = self
+            .ops
+            .restarts
+            .iter()
+            .filter_map(|(key, restart)| restart.is_reloading().then_some(*key))
+            .collect();
+        for key in reloading {
+            self.restart_without_reload(key).await;
+        }
+    }
+
+    /// A restart whose extensions are not loaded afresh (none, or no live host) goes on.
+    pub(in crate::actor) async fn restart_without_reload(&mut self, key: OpKey) {
+        if let Some(restart) = self.ops.restarts.get_mut(&key) {
+            restart.loaded();
+        }
+        self.start_handlers(key).await;
+    }
+
+    /// Emits `session_start` to the new instances (as often as the restart says), then answers
+    /// the change.
+    pub(in crate::actor) async fn start_handlers(&mut self, key: OpKey) {
+        let Some(restart) = self.ops.restarts.get_mut(&key) else {
+            return;
+        };
+        if let RestartState::StartHandlers { left } = restart.state
+            && left > 0
+        {
+            restart.state = RestartState::StartHandlers { left: left - 1 };
+            let event = HostEvent::SessionStart {
+                reason: restart.reason,
+                previous_session_file: restart.previous.clone(),
+            };
+            if self.send_op_event(OpRoute::Restart(key), &event).await {
+                return;
+            }
+        }
+        let Some(restart) = self.ops.restarts.remove(&key) else {
+            return;
+        };
+        match restart.answer {
+            // A command's `ctx` call resolves with the answer instead.
+            Answer::Host(reply) => {
+                self.reply_value_to_host(&reply, &ReplyValue::Data(restart.data))
+                    .await;
+            }
+            Answer::Client(id, command) => self.respond(id, command, &restart.data).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_command_starts_the_new_instances_twice_a_ctx_call_once() {
+        let client = Answer::Client(None, "new_session");
+        let mut restart = Restart::reloading(client, Value::Null, "new", None);
+        assert!(restart.is_reloading());
+        assert_eq!(
+            restart.gates(),
+            Gates::NO_LINES,
+            "lines wait for the reload"
+        );
+        restart.loaded();
+        assert_eq!(restart.state, RestartState::StartHandlers { left: 2 });
+        assert_eq!(restart.gates(), Gates::OPEN);
+
+        let host = Answer::Host("reply-1".into());
+        let mut restart = Restart::reloading(host, Value::Null, "reload", None);
+        restart.loaded();
+        assert_eq!(restart.state, RestartState::StartHandlers { left: 1 });
+    }
+}

@@ -1,0 +1,243 @@
+//! The agent settling: what waits for `agent_settled` (`abort`, a session replacement and
+//! `compact` that stopped a run; `ctx.waitForIdle()` calls) and the `agent_settled` handlers,
+//! which hold client lines until they are done.
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | `Open` | `abort`, a replacement or `compact` stops a busy agent | `Awaiting([w])` | the run and any retry wait are cancelled; the command waits |
+//! | `Awaiting(ws)` | another such command | `Awaiting(ws + w)` | |
+//! | `Open`, `Awaiting(ws)` | the run is over, nothing queued, some extension handles `agent_settled` | `Handlers(ws)` | `agent_settled` goes to the host; lines wait |
+//! | `Open`, `Awaiting(ws)` | the same, no handlers | `Open` | settles (below) |
+//! | `Handlers(ws)` | the handlers are done (or the host ended) | `Open` | settles (below) |
+//! | any | `ctx.waitForIdle()`: the agent streams or `Handlers` | same | the call waits for the next settle |
+//! | any | `ctx.waitForIdle()`: otherwise | same | answered `true` at once |
+//!
+//! Settling writes `agent_settled` (aborted when something waited), answers the
+//! `ctx.waitForIdle()` calls, then carries out what waited, in arrival order: `abort` is
+//! answered, a replacement goes on and a `compact` starts (their operations, by key).
+//!
+//! Start-up (`Startup`), before the agent first settles:
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | `Done` | start-up, some extension handles `session_start` | `Handlers` | `session_start` (reason `startup`); lines wait |
+//! | `Handlers` | the handlers are done (or the host ended) | `Done` | lines are read |
+
+use pi_rpc_protocol::{RequestId, Response};
+
+use super::gates::Gates;
+use super::ids::OpKey;
+use crate::actor::Actor;
+
+/// The `session_start` handlers at start-up.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(in crate::actor) enum Startup {
+    /// They run: lines wait.
+    Handlers,
+    /// Done, or none (the loop starts after start-up was asked for).
+    #[default]
+    Done,
+}
+
+impl Startup {
+    /// Lines wait while the start-up handlers run.
+    pub(in crate::actor) fn gates(self) -> Gates {
+        match self {
+            Self::Handlers => Gates::NO_LINES,
+            Self::Done => Gates::OPEN,
+        }
+    }
+}
+
+/// What waits for the agent to settle.
+#[derive(Debug)]
+pub(in crate::actor) enum AfterSettle {
+    /// `abort`: answered once settled.
+    Abort(Option<RequestId>),
+    /// A session replacement's operation, which goes on once settled.
+    Operation(OpKey),
+    /// A `compact` command's compaction, which starts once settled.
+    Compaction(OpKey),
+}
+
+/// Where the settling is.
+#[derive(Debug)]
+enum SettleState {
+    /// Nothing waits for the agent to settle.
+    Open,
+    /// A run was stopped; these wait for `agent_settled`.
+    Awaiting(Vec<AfterSettle>),
+    /// The `agent_settled` handlers run; these wait for them.
+    Handlers(Vec<AfterSettle>),
+}
+
+/// The settle operation, owned by the actor's operations.
+#[derive(Debug)]
+pub(in crate::actor) struct Settle {
+    state: SettleState,
+    /// `ctx.waitForIdle()` calls (the host's reply ids) waiting for the next settle.
+    idle_waiters: Vec<String>,
+}
+
+impl Default for Settle {
+    fn default() -> Self {
+        Self {
+            state: SettleState::Open,
+            idle_waiters: Vec::new(),
+        }
+    }
+}
+
+impl Settle {
+    /// A command that stopped a busy agent waits for it to settle.
+    pub(in crate::actor) fn wait_for(&mut self, after: AfterSettle) {
+        match &mut self.state {
+            SettleState::Open => self.state = SettleState::Awaiting(vec![after]),
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => {
+                waiting.push(after);
+            }
+        }
+    }
+
+    /// Whether a command stopped the agent and waits for it to settle (the run was aborted).
+    pub(in crate::actor) fn stopped(&self) -> bool {
+        match &self.state {
+            SettleState::Open => false,
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => !waiting.is_empty(),
+        }
+    }
+
+    /// Whether the `agent_settled` handlers run.
+    pub(in crate::actor) fn in_handlers(&self) -> bool {
+        matches!(self.state, SettleState::Handlers(_))
+    }
+
+    /// The `agent_settled` handlers started.
+    fn handlers_started(&mut self) {
+        let waiting = match std::mem::replace(&mut self.state, SettleState::Open) {
+            SettleState::Open => Vec::new(),
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => waiting,
+        };
+        self.state = SettleState::Handlers(waiting);
+    }
+
+    /// Settled: what waited, and the idle waiters to answer.
+    fn settled(&mut self) -> (Vec<AfterSettle>, Vec<String>) {
+        let waiting = match std::mem::replace(&mut self.state, SettleState::Open) {
+            SettleState::Open => Vec::new(),
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => waiting,
+        };
+        (waiting, std::mem::take(&mut self.idle_waiters))
+    }
+
+    /// Lines wait while the `agent_settled` handlers run (a command then would act before the
+    /// agent settled).
+    pub(in crate::actor) fn gates(&self) -> Gates {
+        if self.in_handlers() {
+            Gates::NO_LINES
+        } else {
+            Gates::OPEN
+        }
+    }
+}
+
+impl Actor {
+    /// The agent is idle and nothing is queued: `agent_settled`, after its handlers when some
+    /// extension has them.
+    pub(in crate::actor) async fn settle_or_hold(&mut self) {
+        if self.hold_settled_for_extensions().await {
+            self.ops.settle.handlers_started();
+            return;
+        }
+        self.settle().await;
+    }
+
+    /// Emits `agent_settled`, answers the idle waiters, then carries out what waited for it.
+    pub(in crate::actor) async fn settle(&mut self) {
+        let aborted = self.ops.settle.stopped();
+        let (waiting, idle_waiters) = self.ops.settle.settled();
+        self.emit(self.release.settled(aborted)).await;
+        for reply in idle_waiters {
+            self.reply_to_host(&reply, true).await;
+        }
+        for after in waiting {
+            match after {
+                AfterSettle::Abort(id) => self.write(&Response::ok(id, "abort")).await,
+                AfterSettle::Operation(key) => self.resume_after_settle(key).await,
+                AfterSettle::Compaction(key) => self.compaction_after_settle(key).await,
+            }
+        }
+    }
+
+    /// `ctx.waitForIdle()`: answered at once when the agent is idle, else after its next
+    /// `agent_settled` (as in the reference, after the `agent_settled` handlers).
+    pub(in crate::actor) async fn wait_for_idle(&mut self, reply: String) {
+        if self.streaming || self.ops.settle.in_handlers() {
+            self.ops.settle.idle_waiters.push(reply);
+            return;
+        }
+        self.reply_to_host(&reply, true).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(waiting: &[AfterSettle]) -> Vec<String> {
+        waiting.iter().map(|after| format!("{after:?}")).collect()
+    }
+
+    #[test]
+    fn commands_that_stop_the_agent_wait_in_order_and_mark_the_settle_aborted() {
+        let mut settle = Settle::default();
+        assert!(!settle.stopped());
+        settle.wait_for(AfterSettle::Abort(None));
+        settle.wait_for(AfterSettle::Operation(OpKey(7)));
+        settle.wait_for(AfterSettle::Compaction(OpKey(9)));
+        assert!(settle.stopped());
+        assert_eq!(
+            settle.gates(),
+            Gates::OPEN,
+            "lines go on while the run stops"
+        );
+        let (waiting, idle) = settle.settled();
+        assert_eq!(
+            ids(&waiting),
+            ["Abort(None)", "Operation(OpKey(7))", "Compaction(OpKey(9))"]
+        );
+        assert!(idle.is_empty());
+        assert!(!settle.stopped(), "a settle leaves nothing waiting");
+    }
+
+    #[test]
+    fn agent_settled_handlers_close_lines_and_keep_what_waits() {
+        let mut settle = Settle::default();
+        settle.wait_for(AfterSettle::Abort(None));
+        settle.idle_waiters.push("reply-1".into());
+        settle.handlers_started();
+        assert!(settle.in_handlers());
+        assert!(settle.stopped());
+        assert_eq!(settle.gates(), Gates::NO_LINES);
+        let (waiting, idle) = settle.settled();
+        assert_eq!(ids(&waiting), ["Abort(None)"]);
+        assert_eq!(idle, ["reply-1"]);
+        assert!(!settle.in_handlers());
+        assert_eq!(settle.gates(), Gates::OPEN);
+    }
+
+    #[test]
+    fn a_plain_settle_is_not_aborted() {
+        let mut settle = Settle::default();
+        settle.handlers_started();
+        assert!(!settle.stopped());
+        let (waiting, _) = settle.settled();
+        assert!(waiting.is_empty());
+    }
+
+    #[test]
+    fn start_up_handlers_close_lines_only() {
+        assert_eq!(Startup::Handlers.gates(), Gates::NO_LINES);
+        assert_eq!(Startup::Done.gates(), Gates::OPEN);
+    }
+}
