@@ -23,7 +23,8 @@ mod options;
 mod outcome;
 mod steps;
 
-pub use options::{DEFAULT_ARGS, Mode, RunOptions, SCENARIO_TIMEOUT, STARTUP_GRACE, STEP_TIMEOUT};
+pub use crate::scratch::DEFAULT_ARGS;
+pub use options::{Mode, RunOptions, SCENARIO_TIMEOUT, STARTUP_GRACE, STEP_TIMEOUT};
 pub use outcome::{Outcome, Sent, Transcript, Verdict};
 
 /// Why a run stopped short of passing.

@@ -7,8 +7,18 @@ use serde_json::{Value, json};
 
 use crate::agent::{AgentCommand, Launch};
 use crate::pattern::{self, Vars};
-use crate::run::DEFAULT_ARGS;
 use crate::scenario::{FileContent, Scenario};
+
+/// The default agent arguments.
+pub const DEFAULT_ARGS: [&str; 7] = [
+    "--mode",
+    "rpc",
+    "--no-session",
+    "--provider",
+    "mock",
+    "--model",
+    "mock-model-1",
+];
 
 /// Creates the scratch folders and files; returns the run variables.
 pub fn prepare(scenario: &Scenario, scratch: &Path, mock_uri: &str) -> std::io::Result<Vars> {

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::body::MockBody;
 use crate::render::Step;
 use crate::script::Script;
-use crate::server::{Shared, respond};
+use crate::shared::{Shared, respond};
 
 fn reply(shared: &Shared, reset: Arc<AtomicBool>, status: u16, body: &Value) -> Response<MockBody> {
     let headers = [("content-type".to_owned(), "application/json".to_owned())];

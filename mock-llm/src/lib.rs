@@ -12,6 +12,7 @@ mod control;
 mod error;
 mod format;
 mod journal;
+mod load;
 mod matcher;
 mod oauth;
 mod quirks;
@@ -20,12 +21,14 @@ mod request;
 mod routes;
 mod script;
 mod server;
+mod shared;
 
 pub use error::{Error, Result};
 pub use format::Format;
 pub use journal::{JournalEntry, Outcome};
+pub use load::quirk;
 pub use oauth::{CHATGPT_ACCOUNT_ID, REVOKED_REFRESH_TOKEN, chatgpt_access_token};
-pub use quirks::{quirk, quirk_info, quirk_names};
+pub use quirks::{quirk_info, quirk_names};
 pub use script::{
     BadCrc, ContentItem, Deltas, Fault, FaultKind, Framing, HttpError, LineEnding, Matcher,
     RawChunk, RawFrame, RawItem, RawResponse, Response, Role, Script, ToolCall, Usage,

@@ -1,9 +1,9 @@
 //! The quirk library: named fixtures reproducing providers' streaming quirks.
 //!
 //! Each fixture is a script in `mock-llm/quirks/<name>.yaml` whose leading comment says what it
-//! reproduces. A script uses one with `- quirk: <name>`.
-
-use crate::script::Script;
+//! reproduces. A script uses one with `- quirk: <name>`. This module holds only the fixtures'
+//! text and descriptions; reading one as a script is the loader's work (`load.rs`), so the
+//! script types stay below both.
 
 /// One quirk fixture.
 struct Quirk {
@@ -216,10 +216,9 @@ const QUIRKS: &[Quirk] = &[
     },
 ];
 
-/// The named quirk fixture as a script, or `None` if there is no quirk of that name.
-pub fn quirk(name: &str) -> Option<Script> {
-    let found = QUIRKS.iter().find(|q| q.name == name)?;
-    Script::from_yaml_str(found.text, &format!("quirk {name}")).ok()
+/// The fixture's script text (YAML), or `None` if there is no quirk of that name.
+pub(crate) fn quirk_text(name: &str) -> Option<&'static str> {
+    QUIRKS.iter().find(|q| q.name == name).map(|q| q.text)
 }
 
 /// The names of all quirk fixtures, in the README's order.

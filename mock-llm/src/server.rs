@@ -2,15 +2,15 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
+use hyper::Request;
 use hyper::body::Incoming;
-use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 
@@ -18,184 +18,16 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::body::{Gates, MockBody, Report};
+use crate::body::Report;
 use crate::conn::ConnIo;
 use crate::error::{Error, Result};
 use crate::format::Format;
-use crate::journal::{Journal, JournalEntry, Outcome, redact};
+use crate::journal::{JournalEntry, Outcome};
 use crate::render::{self, Head, Step, errors};
 use crate::request::RequestInfo;
 use crate::routes::{Route, check_auth, guess_format, route};
 use crate::script::Script;
-
-/// The script being served and how far it has been used.
-struct ScriptState {
-    script: Script,
-    used: Vec<u32>,
-    next_request: usize,
-    /// Tool calls served with explicit ids, as (id, name), so that results that come back
-    /// without an id (Gemini) can still be matched by id.
-    issued_tools: Vec<(String, String)>,
-}
-
-/// State shared by the server task, its connections and the [`MockServer`] handle.
-pub(crate) struct Shared {
-    pub journal: Arc<Journal>,
-    pub gates: Arc<Gates>,
-    state: Mutex<ScriptState>,
-    /// Access tokens the token endpoints issued (not secrets: shown in the journal).
-    issued: Mutex<Vec<String>>,
-}
-
-impl Shared {
-    fn new(script: Script) -> Self {
-        let gates = Gates::default();
-        gates.replace(&script.gate_names());
-        let used = vec![0; script.responses.len()];
-        Shared {
-            journal: Arc::new(Journal::new()),
-            gates: Arc::new(gates),
-            issued: Mutex::new(Vec::new()),
-            state: Mutex::new(ScriptState {
-                script,
-                used,
-                next_request: 0,
-                issued_tools: Vec::new(),
-            }),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, ScriptState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Replaces the script, rewinds it and replaces the gates.
-    pub fn load_script(&self, script: Script) {
-        self.gates.replace(&script.gate_names());
-        let mut state = self.lock();
-        state.used = vec![0; script.responses.len()];
-        state.script = script;
-        state.next_request = 0;
-        state.issued_tools.clear();
-    }
-
-    /// Clears the journal, rewinds the script, closes the gates.
-    pub fn reset(&self) {
-        self.journal.clear();
-        self.gates.close_all();
-        let mut state = self.lock();
-        state.used.iter_mut().for_each(|u| *u = 0);
-        state.next_request = 0;
-        state.issued_tools.clear();
-    }
-
-    /// A header value as the journal shows it: keys redacted, but not the access tokens this
-    /// server issued.
-    fn journal_value(&self, name: &str, value: &str) -> String {
-        let issued = self.issued.lock().unwrap_or_else(PoisonError::into_inner);
-        let token = value.strip_prefix("Bearer ").unwrap_or(value);
-        if issued.iter().any(|known| known == token) {
-            value.to_owned()
-        } else {
-            redact(name, value)
-        }
-    }
-
-    /// Answers a request to a token endpoint and journals the outcome.
-    fn token_answer(
-        &self,
-        endpoint: crate::oauth::Endpoint,
-        body: &[u8],
-        entry: crate::journal::EntryRef,
-    ) -> (u16, Value) {
-        let answer = crate::oauth::answer(endpoint, body, entry.index() + 1);
-        if let Some(token) = answer.issued {
-            self.issued
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(token);
-        }
-        let outcome = if answer.status == 200 {
-            Outcome::Completed { chunks: 1 }
-        } else {
-            Outcome::Error {
-                status: answer.status,
-                message: answer.body.to_string(),
-            }
-        };
-        self.journal.update(entry, |e| e.outcome = outcome);
-        (answer.status, answer.body)
-    }
-
-    pub fn script_origin(&self) -> String {
-        self.lock().script.origin.clone()
-    }
-
-    pub fn script(&self) -> Script {
-        self.lock().script.clone()
-    }
-
-    /// Takes the next request index and the first response with uses left that matches.
-    fn choose(
-        &self,
-        info: &mut RequestInfo,
-    ) -> std::result::Result<(usize, crate::script::Response), String> {
-        let mut state = self.lock();
-        info.index = state.next_request;
-        state.next_request += 1;
-        let ScriptState {
-            script,
-            used,
-            issued_tools,
-            ..
-        } = &mut *state;
-        for name in &info.tool_result_names {
-            let ids = issued_tools
-                .iter()
-                .filter(|(_, n)| n == name)
-                .map(|(id, _)| id.clone());
-            info.tool_result_ids.extend(ids);
-        }
-        let mut exhausted = 0;
-        for (index, response) in script.responses.iter().enumerate() {
-            let limit = response.times.unwrap_or(1);
-            if !response.repeat && used[index] >= limit {
-                exhausted += 1;
-                continue;
-            }
-            let fits = response
-                .matcher
-                .as_ref()
-                .is_none_or(|m| crate::matcher::matches(m, info));
-            if fits {
-                used[index] += 1;
-                let calls = response
-                    .content
-                    .iter()
-                    .flatten()
-                    .filter_map(|item| item.tool_call.as_ref());
-                for call in calls {
-                    if let Some(id) = &call.id {
-                        issued_tools.push((id.clone(), call.name.clone()));
-                    }
-                }
-                return Ok((index, response.clone()));
-            }
-        }
-        let total = script.responses.len();
-        let why = if exhausted == total {
-            format!("the script is exhausted (all {total} responses used)")
-        } else {
-            format!("no response with uses left matches ({exhausted} of {total} used up)")
-        };
-        Err(format!(
-            "mock-llm: no scripted response for request #{} ({}) in script {}: {why}",
-            info.index,
-            crate::matcher::describe(info),
-            script.origin
-        ))
-    }
-}
+use crate::shared::{HttpResponse, Shared, respond};
 
 /// A running mock server on a loopback port.
 pub struct MockServer {
@@ -370,44 +202,6 @@ async fn serve_connection(
     tokio::select! {
         _ = connection => {}
         _ = shutdown.wait_for(|stop| *stop) => {}
-    }
-}
-
-type HttpResponse = Response<MockBody>;
-
-/// Builds a response from status, headers and steps.
-pub(crate) fn respond(
-    shared: &Shared,
-    reset: Arc<AtomicBool>,
-    status: u16,
-    headers: &[(String, String)],
-    body: Vec<Step>,
-    report: Option<crate::body::Report>,
-) -> HttpResponse {
-    let mut builder = Response::builder().status(status);
-    for (name, value) in headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    let streaming = headers.iter().any(|(name, value)| {
-        name.eq_ignore_ascii_case("content-type")
-            && (value.starts_with("text/event-stream")
-                || value.starts_with("application/vnd.amazon.eventstream"))
-    });
-    let body = MockBody::new(body, streaming, shared.gates.clone(), reset.clone(), report);
-    match builder.body(body) {
-        Ok(response) => response,
-        Err(err) => {
-            let text = format!("mock-llm: cannot build the scripted response: {err}");
-            let mut response = Response::new(MockBody::new(
-                vec![Step::Write(Bytes::from(text))],
-                false,
-                shared.gates.clone(),
-                reset,
-                None,
-            ));
-            *response.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
-            response
-        }
     }
 }
 

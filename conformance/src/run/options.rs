@@ -1,4 +1,4 @@
-//! How a run is done: judge or collect, time limits, default agent arguments.
+//! How a run is done: judge or collect, time limits.
 
 use std::time::Duration;
 
@@ -6,16 +6,6 @@ use std::time::Duration;
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time limit of one scenario.
 pub const SCENARIO_TIMEOUT: Duration = Duration::from_secs(60);
-/// The default agent arguments.
-pub const DEFAULT_ARGS: [&str; 7] = [
-    "--mode",
-    "rpc",
-    "--no-session",
-    "--provider",
-    "mock",
-    "--model",
-    "mock-model-1",
-];
 
 /// How a run treats expectations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -6,21 +6,12 @@
 //! it (the message CRC). A header is a one-byte name length, the name, a one-byte value type
 //! (7: string) and, for a string, a two-byte length and the bytes.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::script::{BadCrc, RawFrame};
 
 /// Header value type: UTF-8 string.
 const STRING: u8 = 7;
-
-/// Which checksum of a message to spoil, to reproduce a corrupted stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BadCrc {
-    /// The prelude CRC (over the two lengths).
-    Prelude,
-    /// The message CRC (over the whole message).
-    Message,
-}
 
 /// Encodes one message with string headers.
 pub(crate) fn encode(headers: &[(&str, &str)], payload: &[u8], bad: Option<BadCrc>) -> Vec<u8> {
@@ -91,6 +82,24 @@ pub(crate) fn error(code: &str, message: &str, bad: Option<BadCrc>) -> Vec<u8> {
         b"",
         bad,
     )
+}
+
+/// The message a raw body's `frame` item describes.
+pub(crate) fn raw_frame(frame: &RawFrame) -> Vec<u8> {
+    let payload = match &frame.data {
+        None => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    };
+    if let Some(event_type) = &frame.event {
+        event(event_type, &payload, frame.bad_crc)
+    } else if let Some(exception_type) = &frame.exception {
+        exception(exception_type, &payload, frame.bad_crc)
+    } else {
+        let code = frame.error.as_deref().unwrap_or_default();
+        let message = frame.message.as_deref().unwrap_or_default();
+        error(code, message, frame.bad_crc)
+    }
 }
 
 #[cfg(test)]

@@ -250,7 +250,7 @@ fn raw_head(raw: &crate::script::RawResponse) -> Head {
                     };
                     Step::Write(Bytes::from(format!("{event}data: {data}{eol}{eol}")))
                 } else if let Some(frame) = &item.frame {
-                    Step::Write(Bytes::from(frame.encode()))
+                    Step::Write(Bytes::from(eventstream::raw_frame(frame)))
                 } else if let Some(text) = &item.text {
                     Step::Write(Bytes::from(text.clone()))
                 } else if let Some(hex) = &item.hex {

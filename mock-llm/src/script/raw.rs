@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::{BadCrc, LineEnding};
+use super::LineEnding;
 
 /// A raw response: status, headers and body writes exactly as given.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -92,25 +92,14 @@ pub struct RawFrame {
     pub bad_crc: Option<BadCrc>,
 }
 
-impl RawFrame {
-    /// The message's bytes.
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        use crate::render::eventstream;
-        let payload = match &self.data {
-            None => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-        };
-        if let Some(event) = &self.event {
-            eventstream::event(event, &payload, self.bad_crc)
-        } else if let Some(exception) = &self.exception {
-            eventstream::exception(exception, &payload, self.bad_crc)
-        } else {
-            let code = self.error.as_deref().unwrap_or_default();
-            let message = self.message.as_deref().unwrap_or_default();
-            eventstream::error(code, message, self.bad_crc)
-        }
-    }
+/// Which checksum of a message to spoil, to reproduce a corrupted stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BadCrc {
+    /// The prelude CRC (over the two lengths).
+    Prelude,
+    /// The message CRC (over the whole message).
+    Message,
 }
 
 impl<'de> Deserialize<'de> for RawChunk {

@@ -5,7 +5,7 @@ use super::{RawChunk, Script};
 use crate::error::{Error, Result};
 
 impl Script {
-    pub(super) fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         let origin = &self.origin;
         for (index, response) in self.responses.iter().enumerate() {
             let at = format!("{origin}: responses[{index}]");
