@@ -2,7 +2,7 @@
 //! the configuration, the session the flags choose (with the reference's errors and its
 //! question about a session of another folder), the model and the session's initial state.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use super::Stop;
@@ -95,7 +95,8 @@ fn session_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
 }
 
 /// The session the flags choose, opened or created, with the reference's words when that
-/// fails. `--resume` has no terminal to pick with here: it ends as a cancelled pick does.
+/// fails. `--resume` has no terminal to pick with here: it ends as a cancelled pick does, once
+/// its input ends.
 pub(super) fn open_session(
     cli: &Cli,
     place: &Place,
@@ -150,6 +151,11 @@ pub(super) fn open_session(
             "No session selected (--resume picks a session in a terminal, which pi-agent does not \
              have: choose one with --session <path|id> or --continue)",
         );
+        // The reference's picker reads keys until its input ends, and only then exits; a
+        // client that writes to us meanwhile must not find a closed pipe.
+        if !std::io::stdin().is_terminal() {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        }
         return Err(Stop::Exit(0));
     }
     if cli.continue_session {
