@@ -11,13 +11,12 @@ use std::time::Duration;
 
 use pi_rpc_protocol::response::BashResult;
 use regex::Regex;
-use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use crate::tools::output::StreamDecoder;
-use crate::tools::shell::{self, ShellError};
+use crate::tools::shell::{self, ShellError, read_some};
 use crate::tools::{DEFAULT_MAX_BYTES, truncate_tail};
 
 /// How long the pipes may stay open but quiet after the shell exited (background children
@@ -185,17 +184,6 @@ fn kill_group(pid: Option<u32>) {
     };
     if rustix::process::kill_process_group(pid, rustix::process::Signal::KILL).is_err() {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-    }
-}
-
-/// Reads a chunk from an open pipe; `None` at its end. Never completes for a closed pipe.
-async fn read_some(pipe: &mut Option<impl AsyncReadExt + Unpin>, buf: &mut [u8]) -> Option<usize> {
-    match pipe {
-        Some(reader) => match reader.read(buf).await {
-            Ok(0) | Err(_) => None,
-            Ok(n) => Some(n),
-        },
-        None => std::future::pending().await,
     }
 }
 

@@ -8,12 +8,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
 use tokio::time::{Instant, sleep_until};
 
 use super::args::BashArgs;
 use super::output::{OutputAccumulator, Snapshot};
+use super::shell::read_some;
 use super::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size};
 use super::{ToolContext, ToolError, ToolOutcome, ToolResult, ToolUpdate, js, shell, text_block};
 use crate::release::Feature;
@@ -412,17 +412,5 @@ async fn pump(
                 return Ended { code: exit.flatten(), timed_out, aborted };
             }
         }
-    }
-}
-
-/// Reads a chunk from an open pipe; `None` at its end (or on a read error). Never completes for
-/// a pipe already closed.
-async fn read_some(pipe: &mut Option<impl AsyncReadExt + Unpin>, buf: &mut [u8]) -> Option<usize> {
-    match pipe {
-        Some(reader) => match reader.read(buf).await {
-            Ok(0) | Err(_) => None,
-            Ok(n) => Some(n),
-        },
-        None => std::future::pending().await,
     }
 }

@@ -1,8 +1,11 @@
 //! What a shell command needs from the machine, for the `bash` tool and the client's `bash`
 //! command alike: the shell to run it with, the check that its working folder exists, and the
-//! temporary folder its full output goes to, each as the reference finds them.
+//! temporary folder its full output goes to, each as the reference finds them; and the read of
+//! its output pipes.
 
 use std::path::{Path, PathBuf};
+
+use tokio::io::AsyncReadExt;
 
 /// Why a command cannot start (the reference's words).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,6 +61,21 @@ pub fn temp_dir() -> PathBuf {
         }
     }
     PathBuf::from("/tmp")
+}
+
+/// Reads a chunk from an open pipe; `None` at its end (or on a read error). Never completes for
+/// a pipe already closed.
+pub async fn read_some(
+    pipe: &mut Option<impl AsyncReadExt + Unpin>,
+    buf: &mut [u8],
+) -> Option<usize> {
+    match pipe {
+        Some(reader) => match reader.read(buf).await {
+            Ok(0) | Err(_) => None,
+            Ok(n) => Some(n),
+        },
+        None => std::future::pending().await,
+    }
 }
 
 #[cfg(test)]
