@@ -10,15 +10,7 @@ use crate::pattern::{self, Vars};
 use crate::scenario::{FileContent, Scenario};
 
 /// The default agent arguments.
-pub const DEFAULT_ARGS: [&str; 7] = [
-    "--mode",
-    "rpc",
-    "--no-session",
-    "--provider",
-    "mock",
-    "--model",
-    "mock-model-1",
-];
+pub const DEFAULT_ARGS: [&str; 7] = pi_reference::MOCK_RPC_ARGS;
 
 /// Creates the scratch folders and files; returns the run variables.
 pub fn prepare(scenario: &Scenario, scratch: &Path, mock_uri: &str) -> std::io::Result<Vars> {

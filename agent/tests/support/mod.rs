@@ -16,15 +16,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 pub const RPC_ARGS: [&str; 3] = ["--mode", "rpc", "--no-session"];
 
 /// [`RPC_ARGS`] with the mock provider's first model.
-pub const DEFAULT_ARGS: [&str; 7] = [
-    "--mode",
-    "rpc",
-    "--no-session",
-    "--provider",
-    "mock",
-    "--model",
-    "mock-model-1",
-];
+pub const DEFAULT_ARGS: [&str; 7] = pi_reference::MOCK_RPC_ARGS;
 
 /// How long to wait for one record before failing.
 pub const TIMEOUT: Duration = Duration::from_secs(10);

@@ -17,6 +17,18 @@ use std::path::{Path, PathBuf};
 /// The reference version this workspace follows (the folder `install.sh` installs it into).
 pub const VERSION: &str = "0.84.1";
 
+/// The arguments that run an agent (the reference or pi-agent) in RPC mode without a session
+/// file, on the mock provider's first model: what the runner and the tests start agents with.
+pub const MOCK_RPC_ARGS: [&str; 7] = [
+    "--mode",
+    "rpc",
+    "--no-session",
+    "--provider",
+    "mock",
+    "--model",
+    "mock-model-1",
+];
+
 /// Where the launcher should be: `$PI_REFERENCE` when it is set and not empty, else
 /// `<root>/bin/pi` under [`install_root`] (`~/.cache/pi-reference/bin/pi` by default). `None`
 /// when neither that variable nor `HOME` is set. The file may not exist: see [`launcher`].

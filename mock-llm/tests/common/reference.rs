@@ -37,15 +37,7 @@ impl Pi {
         )
         .expect("settings");
         let mut child = Command::new(launcher)
-            .args([
-                "--mode",
-                "rpc",
-                "--no-session",
-                "--provider",
-                "mock",
-                "--model",
-                "mock-model-1",
-            ])
+            .args(pi_reference::MOCK_RPC_ARGS)
             .current_dir(&work)
             .env("HOME", scratch.path())
             .env("PI_CODING_AGENT_DIR", &agent)
