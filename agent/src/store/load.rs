@@ -100,20 +100,7 @@ pub fn read_session_file(path: &str) -> Result<SessionFile> {
 pub fn read_header(reader: impl Read) -> Option<Map<String, Value>> {
     let mut reader = reader.take(HEADER_SCAN_BYTES as u64);
     let mut lines = Lines::new(HEADER_SCAN_BYTES);
-    let mut header = None;
-    lines
-        .each(
-            &mut reader,
-            |line| match pi_rpc_protocol::surrogates::from_str::<Value>(line.text()) {
-                Ok(Value::Object(object)) => {
-                    header = Some(object);
-                    Flow::Stop
-                }
-                _ => Flow::Go,
-            },
-        )
-        .ok()?;
-    header.filter(is_header)
+    lines.first_object(&mut reader).ok()?.filter(is_header)
 }
 
 /// The session and how many bytes were read.
@@ -122,18 +109,7 @@ fn parse(
     max_line_bytes: usize,
 ) -> Result<(Option<ParsedSession>, u64), ParseError> {
     let mut lines = Lines::new(max_line_bytes);
-    let mut header = None;
-    lines.each(
-        &mut reader,
-        |line| match pi_rpc_protocol::surrogates::from_str::<Value>(line.text()) {
-            Ok(Value::Object(object)) => {
-                header = Some(object);
-                Flow::Stop
-            }
-            _ => Flow::Go,
-        },
-    )?;
-    let Some(header) = header.filter(is_header) else {
+    let Some(header) = lines.first_object(&mut reader)?.filter(is_header) else {
         // Bytes were read unless the file is empty.
         return Ok((None, lines.bytes));
     };
@@ -230,6 +206,24 @@ impl Lines {
     }
 
     /// Hands every line to `handle` until it says stop or the input ends.
+    /// The first line that is a JSON object (the header's place), the lines before it skipped.
+    fn first_object(
+        &mut self,
+        reader: &mut impl Read,
+    ) -> Result<Option<Map<String, Value>>, ParseError> {
+        let mut first = None;
+        self.each(reader, |line| {
+            match pi_rpc_protocol::surrogates::from_str::<Value>(line.text()) {
+                Ok(Value::Object(object)) => {
+                    first = Some(object);
+                    Flow::Stop
+                }
+                _ => Flow::Go,
+            }
+        })?;
+        Ok(first)
+    }
+
     fn each(
         &mut self,
         reader: &mut impl Read,
