@@ -77,6 +77,9 @@ pub enum Feature {
     /// Tool argument validation failures are worded as JSON Schema checks (`missing`,
     /// `expected string, got object`), one per missing property (1.5.0).
     SchemaValidationMessages,
+    /// `--help` and `--list-models` report the start-up errors (extensions that failed to
+    /// load, extension flags nobody registered) on stderr before their output (1.5.0).
+    MetadataReportsStartupErrors,
     /// The turn an abort ends between tool calls and the next model call stops as `aborted`,
     /// not `error` (1.5.2).
     AbortedTurnIsAborted,
@@ -115,7 +118,9 @@ impl Feature {
             | Feature::SettledAborted
             | Feature::ReadStructuredContent
             | Feature::ArgumentsError => RpcRelease(1, 3, 0),
-            Feature::CostFromProvider | Feature::SchemaValidationMessages => RpcRelease(1, 5, 0),
+            Feature::CostFromProvider
+            | Feature::SchemaValidationMessages
+            | Feature::MetadataReportsStartupErrors => RpcRelease(1, 5, 0),
             Feature::AbortedTurnIsAborted | Feature::ResponsesSessionHeaderDashed => {
                 RpcRelease(1, 5, 2)
             }

@@ -287,7 +287,7 @@ fn extension_paths_of_the_settings_come_between_cli_paths_and_discovered_ones() 
             agent_dir: &d.agent,
             project_trusted: trusted,
             no_discovery: false,
-        })?;
+        });
         Ok(files
             .into_iter()
             .map(|file| (file.path.display().to_string(), file.source_info.source))

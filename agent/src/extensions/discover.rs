@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::Error;
 use crate::resources::SourceInfo;
 
 /// One extension file to load.
@@ -33,8 +32,9 @@ pub struct Discovery<'a> {
     pub no_discovery: bool,
 }
 
-/// The files to load, each once.
-pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
+/// The files to load, each once; `-e` paths that do not exist are left out (see
+/// [`missing_cli_paths`]).
+pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
     let mut files: Vec<ExtensionFile> = Vec::new();
     let mut add = |path: PathBuf, source: &str, scope: &str, base_dir: Option<&Path>| {
         if !files.iter().any(|known| known.path == path) {
@@ -55,17 +55,14 @@ pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
         } else if path.exists() {
             vec![path]
         } else {
-            let shown = path.display();
-            return Err(Error::Load(format!(
-                "Failed to load extension \"{shown}\": Extension path does not exist: {shown}"
-            )));
+            continue;
         };
         for path in found {
             add(path, "cli", "temporary", None);
         }
     }
     if discovery.no_discovery {
-        return Ok(files);
+        return files;
     }
     let project = discovery.cwd.join(".pi");
     let mut scopes = Vec::new();
@@ -95,7 +92,22 @@ pub fn discover(discovery: Discovery<'_>) -> Result<Vec<ExtensionFile>, Error> {
             }
         }
     }
-    Ok(files)
+    files
+}
+
+/// The reference's load error for each `-e` path that does not exist, in their order (it
+/// reports them after the extensions that failed to load).
+pub fn missing_cli_paths(discovery: Discovery<'_>) -> Vec<String> {
+    discovery
+        .cli_paths
+        .iter()
+        .map(|given| discovery.cwd.join(given))
+        .filter(|path| !path.exists())
+        .map(|path| {
+            let shown = path.display();
+            format!("Failed to load extension \"{shown}\": Extension path does not exist: {shown}")
+        })
+        .collect()
 }
 
 /// The extension files a settings `extensions` array names, relative to `base` (`~` allowed):
@@ -204,7 +216,7 @@ mod tests {
             project_trusted: true,
             no_discovery: false,
         };
-        let files = discover(discovery).unwrap();
+        let files = discover(discovery);
         let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
         assert_eq!(
             paths,
@@ -225,36 +237,43 @@ mod tests {
         let untrusted = discover(Discovery {
             project_trusted: false,
             ..discovery
-        })
-        .unwrap();
+        });
         assert_eq!(untrusted.len(), 5);
         let only_cli = discover(Discovery {
             no_discovery: true,
             ..discovery
-        })
-        .unwrap();
+        });
         assert_eq!(only_cli.len(), 2);
     }
 
     #[test]
-    fn a_missing_cli_path_is_the_reference_s_load_error() {
+    fn a_missing_cli_path_is_left_out_and_reported_in_the_reference_s_words() {
         let root = tempfile::tempdir().unwrap();
-        let cli = [PathBuf::from("nope.ts")];
-        let error = discover(Discovery {
+        write(&root.path().join("here.ts"), "");
+        let cli = [
+            PathBuf::from("nope.ts"),
+            PathBuf::from("here.ts"),
+            PathBuf::from("gone.js"),
+        ];
+        let discovery = Discovery {
             cli_paths: &cli,
             cwd: root.path(),
             agent_dir: root.path(),
             project_trusted: false,
             no_discovery: true,
-        })
-        .unwrap_err();
-        let path = root.path().join("nope.ts");
-        assert_eq!(
-            error.to_string(),
+        };
+        let paths: Vec<PathBuf> = discover(discovery).into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, [root.path().join("here.ts")]);
+        let missing = |name: &str| {
+            let path = root.path().join(name);
             format!(
                 "Failed to load extension \"{0}\": Extension path does not exist: {0}",
                 path.display()
             )
+        };
+        assert_eq!(
+            missing_cli_paths(discovery),
+            [missing("nope.ts"), missing("gone.js")]
         );
     }
 }

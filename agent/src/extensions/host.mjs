@@ -40,10 +40,13 @@
 // To the agent:
 //   {type:"loaded", commands:[{name, description, path}], tools:[{name, description,
 //    parameters, promptSnippet, promptGuidelines, path}], events:[type], error?,
-//    flags:[{usage, description}], flagErrors?:[text]}
+//    flags:[{usage, description}], loadErrors?:[text], flagErrors?:[text]}
+//                                                what the extensions that loaded registered;
 //                                                flags: the registered flags as --help lists
-//                                                them; flagErrors: command-line flags no
-//                                                extension registered, or without their value
+//                                                them; at start-up, loadErrors: the ones that
+//                                                failed, flagErrors: command-line flags no
+//                                                extension registered, or without their value;
+//                                                on a reload, error: the failures in one text
 //   {type:"registered", commands, tools, events}  as "loaded", when an extension registers a
 //                                                command, tool or handler after loading
 //   {type:"ui", request:{method, ...}}           an extension_ui_request, without type and id
@@ -231,26 +234,25 @@ function api(extension) {
 	});
 }
 
+/**
+ * Loads one extension and keeps it; gives why it could not be loaded (pi's words), else nothing.
+ * What a failing factory registered before it threw is dropped with it, as in pi.
+ */
 async function load(path) {
 	const extension = { path, handlers: new Map(), commands: new Map(), tools: new Map(), flags: new Map() };
-	let module;
 	try {
 		const url = pathToFileURL(path);
 		if (evaluation > 0) url.searchParams.set("pi-agent-reload", String(evaluation));
-		module = await import(url.href);
+		const module = await import(url.href);
+		if (typeof module.default !== "function") {
+			return `Failed to load extension "${path}": Extension does not export a valid factory function: ${path}`;
+		}
+		await module.default(api(extension));
 	} catch (error) {
-		throw new Error(`Failed to load extension "${path}": ${errorText(error)}`);
-	}
-	const factory = module.default;
-	if (typeof factory !== "function") {
-		throw new Error(`Failed to load extension "${path}": it has no default export function`);
-	}
-	try {
-		await factory(api(extension));
-	} catch (error) {
-		throw new Error(`Failed to load extension "${path}": Failed to load extension: ${errorText(error)}`);
+		return `Failed to load extension "${path}": Failed to load extension: ${errorText(error)}`;
 	}
 	extensions.push(extension);
+	return undefined;
 }
 
 /** Every registered command, named as pi names them when two extensions use one name. */
@@ -413,21 +415,24 @@ async function reload(fresh) {
 /** How often `ctx.reload()` asked for the modules afresh (a new module URL each time). */
 let evaluation = 0;
 
-/** Loads every extension and applies the flags; `first`: at start-up (flag errors count). */
+/**
+ * Loads every extension (one that fails does not stop the others, as in pi) and applies the
+ * flags; `first`: at start-up (load and flag errors are listed), else a reload (`error`).
+ */
 async function loadAll(first) {
-	try {
-		for (const path of loadedPaths) {
-			await load(path);
-		}
-	} catch (error) {
-		send({ type: "loaded", commands: [], tools: [], events: [], error: errorText(error) });
-		return;
+	const loadErrors = [];
+	for (const path of loadedPaths) {
+		const error = await load(path);
+		if (error !== undefined) loadErrors.push(error);
 	}
 	const flagErrors = applyFlags();
+	const failed = loadErrors.length > 0;
 	send({
 		type: "loaded",
 		...registrations(),
 		flags: helpFlags(),
+		error: !first && failed ? loadErrors.join("\n") : undefined,
+		loadErrors: first && failed ? loadErrors : undefined,
 		flagErrors: first && flagErrors.length > 0 ? flagErrors : undefined,
 	});
 }

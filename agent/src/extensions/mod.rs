@@ -15,7 +15,7 @@ mod tool;
 mod tools;
 
 pub use client::{HostClient, HostInput, SendError};
-pub use discover::{Discovery, ExtensionFile, discover};
+pub use discover::{Discovery, ExtensionFile, discover, missing_cli_paths};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
@@ -73,14 +73,11 @@ pub enum Error {
         /// What it said.
         version: String,
     },
-    /// An extension failed to load (worded as the reference words it).
-    #[error("{0}")]
-    Load(String),
-    /// Command-line flags that no extension registered, or without their value: one line
-    /// each, worded as the reference words them (the first line has no `Error: ` prefix, which
-    /// the caller writes).
-    #[error("{}", .0.join("\nError: "))]
-    Flags(Vec<String>),
+    /// Extensions that failed to load, or command-line flags that no extension registered:
+    /// one line each as the reference words them (the first line has no `Error: ` prefix,
+    /// which the caller writes), with the reference's hint when an extension failed.
+    #[error("{}", .0.text())]
+    Problems(LoadProblems),
     /// The host ended or broke the protocol before reporting the extensions loaded.
     #[error("the extension host ended before loading the extensions")]
     HostEnded,
@@ -96,44 +93,107 @@ pub enum Error {
 /// `--name=value`): its name and its value, if it has one.
 pub type CliFlag = (String, Option<String>);
 
+/// What went wrong when the extensions were first loaded, in the reference's words.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct LoadProblems {
+    /// Command-line flags that no loaded extension registered, or without their value.
+    pub flags: Vec<String>,
+    /// The extensions that failed to load, in load order, then the `-e` paths that do not
+    /// exist: `Failed to load extension "<path>": <why>`.
+    pub extensions: Vec<String>,
+}
+
+/// What the reference adds after the errors when an extension failed to load (naming this
+/// program).
+const LOAD_FAILURE_HINT: &str = "Hint: Start without extensions using \"pi-agent -ne\".";
+
+impl LoadProblems {
+    /// Whether there is nothing to report.
+    pub fn is_empty(&self) -> bool {
+        self.flags.is_empty() && self.extensions.is_empty()
+    }
+
+    /// Each error, flags first as the reference reports them.
+    pub fn errors(&self) -> impl Iterator<Item = &str> {
+        self.flags
+            .iter()
+            .chain(&self.extensions)
+            .map(String::as_str)
+    }
+
+    /// The errors joined by `\nError: `, then the hint when an extension failed.
+    fn text(&self) -> String {
+        let mut text = self.errors().collect::<Vec<_>>().join("\nError: ");
+        if !self.extensions.is_empty() {
+            text.push('\n');
+            text.push_str(LOAD_FAILURE_HINT);
+        }
+        text
+    }
+}
+
 /// Starts the extension host for the extensions `discovery` finds, or nothing when there are
 /// none: without extensions no Node.js is looked for or spawned. `flags` go to the extensions
-/// that registered them; any other is an error, as in the reference.
+/// that registered them. Extensions that fail to load, `-e` paths that do not exist and flags
+/// no extension registered are all reported at once, as in the reference.
 pub async fn start(
     discovery: Discovery<'_>,
     flags: &[CliFlag],
     mode: UiMode,
     release: crate::release::RpcRelease,
 ) -> Result<Option<Host>, Error> {
-    let files = discover(discovery)?;
-    if files.is_empty() {
-        if flags.is_empty() {
-            return Ok(None);
-        }
-        let names: Vec<String> = flags.iter().map(|(name, _)| format!("--{name}")).collect();
-        let plural = if names.len() == 1 { "" } else { "s" };
-        return Err(Error::Flags(vec![format!(
-            "Unknown option{plural}: {}",
-            names.join(", ")
-        )]));
-    }
-    let node = find_node()?;
     let ui_prompt_events = release.has(crate::release::Feature::UiPromptEvents);
-    Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events)
-        .await
-        .map(Some)
+    let (host, problems) = load(discovery, flags, mode, ui_prompt_events).await?;
+    if problems.is_empty() {
+        Ok(host)
+    } else {
+        Err(Error::Problems(problems))
+    }
 }
 
-/// The flags the extensions `discovery` finds register, as `--help` lists them: their host is
-/// started, loaded and stopped. None, and no Node.js looked for, without extensions.
-pub async fn help_flags(discovery: Discovery<'_>, mode: UiMode) -> Result<Vec<HelpFlag>, Error> {
-    let files = discover(discovery)?;
-    if files.is_empty() {
-        return Ok(Vec::new());
-    }
-    let node = find_node()?;
-    let host = Host::start(&node, files, discovery.cwd, &[], mode, false).await?;
-    Ok(host.help_flags)
+/// Loads the extensions `discovery` finds once, for what `--help` and `--list-models` need:
+/// the flags the extensions that loaded register, as `--help` lists them, and what failed.
+/// Their host is stopped at once; none is started, and no Node.js looked for, without
+/// extensions.
+pub async fn load_once(
+    discovery: Discovery<'_>,
+    flags: &[CliFlag],
+    mode: UiMode,
+) -> Result<(Vec<HelpFlag>, LoadProblems), Error> {
+    let (host, problems) = load(discovery, flags, mode, false).await?;
+    Ok((
+        host.map(|host| host.help_flags).unwrap_or_default(),
+        problems,
+    ))
+}
+
+/// The host with the extensions `discovery` finds that load (none without extensions), and
+/// what failed: those that did not load, then the missing `-e` paths.
+async fn load(
+    discovery: Discovery<'_>,
+    flags: &[CliFlag],
+    mode: UiMode,
+    ui_prompt_events: bool,
+) -> Result<(Option<Host>, LoadProblems), Error> {
+    let files = discover(discovery);
+    let (host, mut problems) = if files.is_empty() {
+        let names: Vec<String> = flags.iter().map(|(name, _)| format!("--{name}")).collect();
+        let plural = if names.len() == 1 { "" } else { "s" };
+        let unknown =
+            (!names.is_empty()).then(|| format!("Unknown option{plural}: {}", names.join(", ")));
+        let problems = LoadProblems {
+            flags: unknown.into_iter().collect(),
+            extensions: Vec::new(),
+        };
+        (None, problems)
+    } else {
+        let node = find_node()?;
+        let (host, problems) =
+            Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events).await?;
+        (Some(host), problems)
+    };
+    problems.extensions.extend(missing_cli_paths(discovery));
+    Ok((host, problems))
 }
 
 /// The mode the extensions are told they run in (`ctx.mode`). Only RPC mode has a client to
@@ -168,7 +228,8 @@ pub struct Host {
 
 impl Host {
     /// Starts the host with `node`, loads `files`, hands them `flags` and the `mode`, and waits
-    /// until they are loaded.
+    /// until they are loaded; the host runs with those that loaded, and the problems say what
+    /// failed.
     pub async fn start(
         node: &Node,
         files: Vec<ExtensionFile>,
@@ -176,7 +237,7 @@ impl Host {
         flags: &[CliFlag],
         mode: UiMode,
         ui_prompt_events: bool,
-    ) -> Result<Self, Error> {
+    ) -> Result<(Self, LoadProblems), Error> {
         let mut child = tokio::process::Command::new(&node.program)
             .args([
                 node.typescript_flag(),
@@ -209,35 +270,32 @@ impl Host {
                 mode,
             })
             .await?;
-        match messages.recv().await {
-            Some(HostInput::Message(HostMessage::Loaded {
-                error: Some(error), ..
-            })) => Err(Error::Load(error)),
-            Some(HostInput::Message(HostMessage::Loaded { flag_errors, .. }))
-                if !flag_errors.is_empty() =>
-            {
-                Err(Error::Flags(flag_errors))
-            }
-            Some(HostInput::Message(HostMessage::Loaded {
-                commands,
-                tools,
-                events,
-                flags,
-                ..
-            })) => {
-                let mut host = Self {
-                    _child: child,
-                    client,
-                    messages,
-                    commands: Vec::new(),
-                    files,
-                    help_flags: flags,
-                };
-                host.loaded(commands, &tools, events);
-                Ok(host)
-            }
-            _ => Err(Error::HostEnded),
-        }
+        let Some(HostInput::Message(HostMessage::Loaded {
+            commands,
+            tools,
+            events,
+            flags: help_flags,
+            load_errors,
+            flag_errors,
+            ..
+        })) = messages.recv().await
+        else {
+            return Err(Error::HostEnded);
+        };
+        let mut host = Self {
+            _child: child,
+            client,
+            messages,
+            commands: Vec::new(),
+            files,
+            help_flags,
+        };
+        host.loaded(commands, &tools, events);
+        let problems = LoadProblems {
+            flags: flag_errors,
+            extensions: load_errors,
+        };
+        Ok((host, problems))
     }
 
     /// Takes what the extensions registered when they were (re)loaded.

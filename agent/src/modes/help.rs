@@ -2,14 +2,15 @@
 //! extensions before it prints help, the extension host is started (only when there are
 //! extensions) to learn their flags.
 
-use super::startup::Place;
+use super::startup::{Place, version_release};
 use super::{Stop, report, ui_mode, write_stdout};
 use crate::cli::{AppMode, Cli};
 use crate::extensions::{Discovery, HelpFlag};
+use crate::release::Feature;
 
 /// Prints the help: on stdout, or on stderr when a mode was asked for (stdout is the mode's).
 pub(super) fn print(cli: &Cli, app: AppMode, to_stdout: bool) -> Result<(), Stop> {
-    let flags = extension_flags(cli, app)?;
+    let flags = load_extensions_once(cli, app)?;
     let text = crate::cli::help_text(&flags);
     if to_stdout {
         write_stdout(text.as_bytes());
@@ -19,9 +20,12 @@ pub(super) fn print(cli: &Cli, app: AppMode, to_stdout: bool) -> Result<(), Stop
     Ok(())
 }
 
-/// The flags of the extensions a session started here would load. Extensions that cannot be
-/// loaded leave their flags out, with a warning: the help is printed all the same.
-fn extension_flags(cli: &Cli, app: AppMode) -> Result<Vec<HelpFlag>, Stop> {
+/// Loads the extensions that a session started here would load, for `--help` and
+/// `--list-models`, and gives the flags of those that load. The ones that fail to load and
+/// `-e` paths that do not exist are left out: the reference goes on all the same, without a
+/// word until 1.4.0, reporting them (and extension flags nobody registered) as errors on
+/// stderr from 1.5.0.
+pub(super) fn load_extensions_once(cli: &Cli, app: AppMode) -> Result<Vec<HelpFlag>, Stop> {
     let place = Place::current(cli)?;
     let discovery = Discovery {
         cli_paths: &cli.extensions,
@@ -34,9 +38,24 @@ fn extension_flags(cli: &Cli, app: AppMode) -> Result<Vec<HelpFlag>, Stop> {
         .enable_all()
         .build()
         .map_err(|error| Stop::error(format!("cannot start the async runtime: {error}")))?;
-    let loaded = runtime.block_on(crate::extensions::help_flags(discovery, ui_mode(app)));
-    Ok(loaded.unwrap_or_else(|error| {
-        report(&format!("Warning: {error}"));
-        Vec::new()
-    }))
+    let loaded = runtime.block_on(crate::extensions::load_once(
+        discovery,
+        &cli.extension_flags,
+        ui_mode(app),
+    ));
+    Ok(match loaded {
+        Ok((flags, problems)) => {
+            if version_release(cli).has(Feature::MetadataReportsStartupErrors) {
+                for error in problems.errors() {
+                    report(&format!("Error: {error}"));
+                }
+            }
+            flags
+        }
+        // No extension could be loaded at all (no Node.js to run them).
+        Err(error) => {
+            report(&format!("Warning: {error}"));
+            Vec::new()
+        }
+    })
 }

@@ -125,6 +125,10 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
     let launch_config = place.config(&place.cwd)?;
     if let Some(search) = &cli.list_models {
         startup::report_config_warnings(&launch_config);
+        if startup::version_release(&cli).has(crate::release::Feature::MetadataReportsStartupErrors)
+        {
+            help::load_extensions_once(&cli, app)?;
+        }
         let listing = list_models::render(&launch_config, search.as_deref());
         if metadata_to_stdout {
             write_stdout(listing.as_bytes());

@@ -86,7 +86,7 @@ pub struct RegisteredTool {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HostMessage {
-    /// The extensions are loaded (or `error` says why not).
+    /// The extensions are loaded: what those that loaded registered, and which failed.
     Loaded {
         /// Registered commands, in pi's order.
         commands: Vec<RegisteredCommand>,
@@ -95,12 +95,16 @@ pub enum HostMessage {
         tools: Vec<RegisteredTool>,
         /// Event types some extension handles.
         events: Vec<String>,
-        /// Why loading failed.
+        /// On a reload: why some extensions failed to load again (the others are loaded).
         #[serde(default)]
         error: Option<String>,
-        /// The flags the extensions registered, in their order.
+        /// The flags the loaded extensions registered, in their order.
         #[serde(default)]
         flags: Vec<HelpFlag>,
+        /// At start-up: the extensions that failed to load, in load order, each in pi's words
+        /// (`Failed to load extension "<path>": ...`); the others are loaded.
+        #[serde(default, rename = "loadErrors")]
+        load_errors: Vec<String>,
         /// At start-up: what is wrong with the command line's extension flags.
         #[serde(default, rename = "flagErrors")]
         flag_errors: Vec<String>,
