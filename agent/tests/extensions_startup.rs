@@ -1,5 +1,6 @@
-//! Extensions at start-up, without needing a usable Node.js: no Node is looked for without
-//! extensions, and a missing or too old Node or a missing extension file is a clear error.
+//! Extensions at start-up: no Node is looked for without extensions; a missing or too old Node
+//! or a missing extension file is a clear error; extensions that fail to load are all reported
+//! (where a usable Node.js is found), and `--help` lists the flags of those that loaded.
 
 mod extensions_support;
 mod support;
@@ -107,7 +108,100 @@ async fn a_missing_extension_file_fails_as_the_reference_says() -> Result<()> {
     assert_eq!(
         stderr,
         format!(
-            "Error: Failed to load extension \"{path}\": Extension path does not exist: {path}\n"
+            "Error: Failed to load extension \"{path}\": Extension path does not exist: {path}\n{HINT}\n"
+        )
+    );
+    Ok(())
+}
+
+/// What follows the errors when an extension failed to load.
+const HINT: &str = "Hint: Start without extensions using \"pi-agent -ne\".";
+
+/// Writes a good extension (registering `--plan`) and one that registers `--never`, then
+/// throws, in the working folder; gives their paths.
+fn good_and_broken(env: &TestEnv) -> Result<(String, String)> {
+    let good = env.work_dir().join("good.ts");
+    std::fs::write(
+        &good,
+        "export default function (pi) {\n\tpi.registerFlag(\"plan\", { description: \"Start in plan mode\", type: \"boolean\" });\n}\n",
+    )?;
+    let broken = env.work_dir().join("broken.ts");
+    std::fs::write(
+        &broken,
+        "export default function (pi) {\n\tpi.registerFlag(\"never\", { type: \"boolean\" });\n\tthrow new Error(\"broken on purpose\");\n}\n",
+    )?;
+    Ok((good.display().to_string(), broken.display().to_string()))
+}
+
+#[tokio::test]
+async fn every_start_up_failure_is_reported_at_once_then_the_hint() -> Result<()> {
+    let Some(node) = extensions_support::node() else {
+        return Ok(());
+    };
+    let env = TestEnv::empty()?;
+    let (good, broken) = good_and_broken(&env)?;
+    let missing = env.work_dir().join("missing.ts").display().to_string();
+    let args = [
+        "-e", &missing, "-e", &broken, "-e", &good, "--plan", "--never",
+    ];
+    let (code, stdout, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "Error: Unknown option: --never\n\
+             Error: Failed to load extension \"{broken}\": Failed to load extension: broken on purpose\n\
+             Error: Failed to load extension \"{missing}\": Extension path does not exist: {missing}\n\
+             {HINT}\n"
+        )
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn help_lists_the_flags_of_the_extensions_that_loaded() -> Result<()> {
+    let Some(node) = extensions_support::node() else {
+        return Ok(());
+    };
+    let env = TestEnv::empty()?;
+    let (good, broken) = good_and_broken(&env)?;
+    let missing = env.work_dir().join("missing.ts").display().to_string();
+    let help = |release: &'static str| {
+        let mut command = env.command(&[
+            "--rpc-release",
+            release,
+            "--help",
+            "-e",
+            &broken,
+            "-e",
+            &missing,
+            "-e",
+            &good,
+        ]);
+        command
+            .env("PI_AGENT_NODE", &node)
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        command
+    };
+    let flags = "\nExtension CLI Flags:\n  --plan                      Start in plan mode\n\n";
+    // Until 1.4.0 the failures are left unsaid.
+    let output = tokio::time::timeout(support::TIMEOUT, help("1.4.0").output()).await??;
+    let stdout = String::from_utf8(output.stdout)?;
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout.contains(flags), "stdout: {stdout}");
+    assert!(!stdout.contains("--never"), "stdout: {stdout}");
+    assert_eq!(String::from_utf8(output.stderr)?, "");
+    // From 1.5.0 they are errors on stderr, without the hint.
+    let output = tokio::time::timeout(support::TIMEOUT, help("1.5.0").output()).await??;
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8(output.stdout)?.contains(flags));
+    assert_eq!(
+        String::from_utf8(output.stderr)?,
+        format!(
+            "Error: Failed to load extension \"{broken}\": Failed to load extension: broken on purpose\n\
+             Error: Failed to load extension \"{missing}\": Extension path does not exist: {missing}\n"
         )
     );
     Ok(())

@@ -289,7 +289,8 @@ async fn an_extension_that_throws_while_loading_stops_the_start() -> Result<()> 
     assert_eq!(
         String::from_utf8(output.stderr)?,
         format!(
-            "Error: Failed to load extension \"{}\": Failed to load extension: boom at load\n",
+            "Error: Failed to load extension \"{}\": Failed to load extension: boom at load\n\
+             Hint: Start without extensions using \"pi-agent -ne\".\n",
             path.display()
         )
     );
