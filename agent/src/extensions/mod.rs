@@ -15,7 +15,8 @@ mod tool;
 mod tools;
 
 pub use client::{HostClient, HostInput, SendError};
-pub use discover::{Discovery, ExtensionFile, discover, missing_cli_paths};
+use discover::missing_cli_paths;
+pub use discover::{Discovery, ExtensionFile, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
