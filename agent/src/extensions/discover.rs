@@ -49,7 +49,7 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
         }
     };
     for given in discovery.cli_paths {
-        let path = discovery.cwd.join(given);
+        let path = cli_path(given, discovery.cwd);
         let found = if path.is_dir() {
             entries_of(&path).unwrap_or_else(|| files_in(&path))
         } else if path.exists() {
@@ -101,13 +101,19 @@ pub fn missing_cli_paths(discovery: Discovery<'_>) -> Vec<String> {
     discovery
         .cli_paths
         .iter()
-        .map(|given| discovery.cwd.join(given))
+        .map(|given| cli_path(given, discovery.cwd))
         .filter(|path| !path.exists())
         .map(|path| {
             let shown = path.display();
             format!("Failed to load extension \"{shown}\": Extension path does not exist: {shown}")
         })
         .collect()
+}
+
+/// An `-e` path as the reference resolves it: trimmed, `~` expanded, made absolute against the
+/// working folder and normalised (`./x.ts` is reported as `<cwd>/x.ts`).
+fn cli_path(given: &Path, cwd: &Path) -> PathBuf {
+    crate::resources::patterns::resolve(&crate::paths::text(given), cwd)
 }
 
 /// The extension files a settings `extensions` array names, relative to `base` (`~` allowed):
@@ -250,9 +256,10 @@ mod tests {
     fn a_missing_cli_path_is_left_out_and_reported_in_the_reference_s_words() {
         let root = tempfile::tempdir().unwrap();
         write(&root.path().join("here.ts"), "");
+        // Given as the user typed them: the reference resolves and normalises each.
         let cli = [
-            PathBuf::from("nope.ts"),
-            PathBuf::from("here.ts"),
+            PathBuf::from("./nope.ts"),
+            PathBuf::from("sub/../here.ts"),
             PathBuf::from("gone.js"),
         ];
         let discovery = Discovery {
