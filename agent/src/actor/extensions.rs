@@ -215,7 +215,7 @@ impl Actor {
                 let mut record = serde_json::Map::with_capacity(request.len() + 1);
                 record.insert("type".into(), "extension_ui_request".into());
                 record.extend(request);
-                self.write(&Value::Object(record)).await;
+                self.write(Value::Object(record));
             }
             HostMessage::ExtensionError {
                 extension_path,
@@ -227,7 +227,7 @@ impl Actor {
                     event,
                     error,
                 });
-                self.emit(event).await;
+                self.emit(event);
             }
             HostMessage::AppendEntry { custom_type, data } => {
                 self.append_extension_entry(&custom_type, data).await;
@@ -317,7 +317,7 @@ impl Actor {
             Pending::Op(OpRoute::Bash(key)) => {
                 self.user_bash_handlers_done(key, decided(reply)).await;
             }
-            Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
+            Pending::Respond(id, command, data) => self.respond(id, command, &data),
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
             Pending::Startup => self.ops.startup = Startup::Done,
         }
@@ -351,7 +351,7 @@ impl Actor {
             return;
         };
         let record = json!({"type": "entry_appended", "entry": entry.raw()});
-        self.write(&record).await;
+        self.write(record);
     }
 }
 

@@ -24,7 +24,10 @@ impl Actor {
                 self.held_answers = Some(Vec::new());
             }
             self.on_line(input.line).await;
-            if !more || self.output_closed || !self.gates().lines {
+            // Each line's effects are performed before the next line is read, as each line's
+            // records were written before: the outbox holds one line's records at most.
+            self.flush().await;
+            if !more || self.output.is_closed() || !self.gates().lines {
                 break;
             }
             match lines.recv().await {
@@ -32,11 +35,11 @@ impl Actor {
                 None => break,
             }
         }
-        self.release_answers().await;
+        self.release_answers();
     }
 
     /// Writes the answer of a `steer` or `follow_up`: now, or after the read's last line.
-    pub(super) async fn answer_queued(&mut self, id: Option<RequestId>, kind: &str) {
+    pub(super) fn answer_queued(&mut self, id: Option<RequestId>, kind: &str) {
         let response = self
             .release
             .accepted(id, kind, crate::release::Disposition::Queued);
@@ -45,14 +48,14 @@ impl Actor {
             pi_rpc_protocol::encode_record(&response),
         ) {
             (Some(held), Ok(line)) => held.extend_from_slice(&line),
-            _ => self.write(&response).await,
+            _ => self.write(response),
         }
     }
 
     /// Writes the answers held back for the end of a read.
-    async fn release_answers(&mut self) {
+    fn release_answers(&mut self) {
         if let Some(held) = self.held_answers.take().filter(|held| !held.is_empty()) {
-            self.write_line(held).await;
+            self.outbox.push(super::outbox::Effect::Lines(held));
         }
     }
 
@@ -61,8 +64,7 @@ impl Actor {
             Ok(line) => line,
             Err(error) => {
                 let message = format!("Failed to parse command: {error}");
-                self.write(&Response::error(None, Some("parse"), message))
-                    .await;
+                self.write(Response::error(None, Some("parse"), message));
                 return;
             }
         };
@@ -79,7 +81,7 @@ impl Actor {
             Err(error) => {
                 let response =
                     Response::error(error.id().cloned(), error.command(), error.to_string());
-                self.write(&response).await;
+                self.write(response);
             }
         }
     }
@@ -93,8 +95,7 @@ impl Actor {
             .and_then(|value| value.get("type").cloned());
         let Some(kind) = kind else {
             let error = pi_rpc_protocol::CommandError::MissingType { id: id.clone() };
-            self.write(&Response::error(id, None, error.to_string()))
-                .await;
+            self.write(Response::error(id, None, error.to_string()));
             return;
         };
         let mut response = serde_json::Map::new();
@@ -106,6 +107,6 @@ impl Actor {
         response.insert("command".into(), kind);
         response.insert("success".into(), false.into());
         response.insert("error".into(), message.into());
-        self.write(&serde_json::Value::Object(response)).await;
+        self.write(serde_json::Value::Object(response));
     }
 }

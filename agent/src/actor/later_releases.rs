@@ -27,7 +27,7 @@ impl Actor {
             command: kind.to_owned(),
         };
         let response = Response::error(id.clone(), error.command(), error.to_string());
-        self.write(&response).await;
+        self.write(response);
         false
     }
 }
@@ -93,7 +93,7 @@ impl Actor {
         };
         if let Some(entry) = self.store.entry(&id) {
             let record = json!({"type": "entry_appended", "entry": entry.raw()});
-            self.write(&record).await;
+            self.write(record);
         }
     }
 

@@ -5,9 +5,11 @@ mod answer;
 mod commands;
 mod compaction;
 mod extensions;
+mod flush;
 mod input;
 mod later_releases;
 mod ops;
+mod outbox;
 mod output;
 mod queue;
 mod replace;
@@ -109,7 +111,10 @@ pub struct Actor {
     /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
     /// automatic retry, `bash` commands, compactions; the loop's gates are theirs.
     ops: ops::Operations,
-    out: OutputSender,
+    /// The actor's end of the output: only the flush uses it.
+    output: flush::Output,
+    /// What the input being handled asks for, performed at the flush.
+    outbox: outbox::Outbox,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
     tasks: tasks::Tasks<TaskEvent>,
     /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
@@ -117,9 +122,6 @@ pub struct Actor {
     held_answers: Option<Vec<u8>>,
     /// What the command line fixed for every session ([`start`]).
     cli_start: start::CliStart,
-    /// Lines collected while a burst of events is handled, sent to the writer as one piece.
-    out_batch: Option<Vec<u8>>,
-    output_closed: bool,
     http: reqwest::Client,
     file_locks: crate::tools::FileLocks,
     /// `bashExecution` messages of commands that ended during a run, added after it.
@@ -169,15 +171,14 @@ impl Actor {
             streaming: false,
             last_assistant: None,
             ops: ops::Operations::default(),
-            out,
+            output: flush::Output::new(out),
+            outbox: outbox::Outbox::default(),
             tasks: tasks::Tasks::new(),
             held_answers: None,
             cli_start: start::CliStart {
                 model: init.cli_model,
                 thinking_level: init.cli_thinking_level,
             },
-            out_batch: None,
-            output_closed: false,
             http,
             file_locks: crate::tools::FileLocks::default(),
             pending_bash: Vec::new(),
@@ -193,7 +194,8 @@ impl Actor {
     /// Serves lines until the input ends (or stdout is gone), then cancels every task.
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.start_extensions().await;
-        while !self.output_closed {
+        self.flush().await;
+        while !self.output.is_closed() {
             let gates = self.gates();
             let (run_events, commands) = (gates.loop_events, gates.lines);
             tokio::select! {
@@ -207,6 +209,7 @@ impl Actor {
                     None => break,
                 },
             }
+            self.flush().await;
         }
         self.tasks.cancel_all();
         self.shutdown_extensions_at_exit().await;
@@ -217,16 +220,25 @@ impl Actor {
         self.ops.gates()
     }
 
-    async fn emit(&mut self, event: Event) {
-        self.write(&event).await;
+    /// Performs what the input handled asked for ([`outbox`]), in order.
+    async fn flush(&mut self) {
+        if self.outbox.is_empty() {
+            return;
+        }
+        let effects = self.outbox.take();
+        let sources = flush::Sources {
+            messages: &self.messages,
+            store: &self.store,
+        };
+        self.output.flush(effects, sources).await;
     }
 
-    async fn emit_queue_update(&mut self) {
+    fn emit_queue_update(&mut self) {
         let event = Event::QueueUpdate(QueueUpdateEvent {
             steering: self.steering_texts.clone(),
             follow_up: self.follow_up_texts.clone(),
         });
-        self.emit(event).await;
+        self.emit(event);
     }
 
     async fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
@@ -238,7 +250,7 @@ impl Actor {
             TaskEvent::BashDone(key, outcome) => {
                 self.on_bash_done(key, *outcome, report.generation).await;
             }
-            TaskEvent::SummaryRetry(event) => self.emit(*event).await,
+            TaskEvent::SummaryRetry(event) => self.emit(*event),
             TaskEvent::CompactionDone(key, done) => {
                 self.on_compaction_done(key, *done, report.generation).await;
             }
@@ -253,13 +265,11 @@ impl Actor {
                 }
             }
             RunMessage::Events(events) => {
-                self.out_batch = Some(Vec::new());
+                self.outbox.push(outbox::Effect::BurstStart);
                 for event in events {
                     self.on_run_event(event).await;
                 }
-                if let Some(batch) = self.out_batch.take().filter(|b| !b.is_empty()) {
-                    self.send_output(batch).await;
-                }
+                self.outbox.push(outbox::Effect::BurstEnd);
             }
             RunMessage::DrainSteering(reply) => {
                 let drained = queue::drain(&mut self.steering_queue, self.steering_mode);
@@ -272,11 +282,7 @@ impl Actor {
             RunMessage::MessageEnd(message) => self.write_message_end(message).await,
             RunMessage::AgentEnd(messages) => self.write_agent_end(messages).await,
             RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
-            RunMessage::Written(signal) => {
-                // Closed output: nothing will be written, the stream need not wait.
-                let _ = self.out.flushed().await;
-                signal.written();
-            }
+            RunMessage::Written(signal) => self.outbox.push(outbox::Effect::Written(signal)),
         }
     }
 
@@ -293,7 +299,7 @@ impl Actor {
                             &text,
                         )
                     {
-                        self.emit_queue_update().await;
+                        self.emit_queue_update();
                     }
                 }
             }
@@ -306,22 +312,16 @@ impl Actor {
             // The ended message is written from the copy the session keeps.
             Event::MessageEnd(end) => {
                 let message = Arc::new(end.message);
-                self.write_long(output::MessageEndRecord {
+                self.write_long(outbox::Record::MessageEnd(outbox::MessageEndRecord {
                     message: Arc::clone(&message),
-                })
-                .await;
+                }));
                 self.record_ended_message(message).await;
             }
-            event if output::may_be_long(&event) => self.write_long(event).await,
-            event if output::carries_long_text(&event) => self.write_streamed(event).await,
-            // The event goes as soon as it is text (and is dropped before the line waits for
-            // the writer).
-            event => {
-                if let Some(line) = self.encode(&event).await {
-                    drop(event);
-                    self.write_line(line).await;
-                }
-            }
+            event if output::may_be_long(&event) => self.write_long(event),
+            event if output::carries_long_text(&event) => self.write_streamed(event),
+            // The event is encoded at the flush (and dropped before the line waits for the
+            // writer).
+            event => self.write(event),
         }
     }
 

@@ -16,7 +16,7 @@ impl Actor {
         if self.stop_activity() {
             self.ops.settle.wait_for(AfterSettle::Abort(id));
         } else {
-            self.write(&Response::ok(id, "abort")).await;
+            self.write(Response::ok(id, "abort"));
         }
     }
 

@@ -8,6 +8,6 @@ use crate::actor::Actor;
 impl Actor {
     pub(super) async fn abort_bash_command(&mut self, id: Option<RequestId>) {
         self.abort_bash();
-        self.write(&Response::ok(id, "abort_bash")).await;
+        self.write(Response::ok(id, "abort_bash"));
     }
 }

@@ -14,6 +14,6 @@ impl Actor {
     ) {
         self.config.settings.set_compaction_enabled(set.enabled);
         self.auto_compaction = self.config.settings.compaction_enabled();
-        self.write(&Response::ok(id, "set_auto_compaction")).await;
+        self.write(Response::ok(id, "set_auto_compaction"));
     }
 }

@@ -24,11 +24,10 @@ impl Actor {
         match written {
             Ok(path) => {
                 let result = ExportHtmlResult { path };
-                self.respond(id, kind, &result).await;
+                self.respond(id, kind, &result);
             }
             Err(error) => {
-                self.write(&Response::error(id, Some(kind), error.to_string()))
-                    .await;
+                self.write(Response::error(id, Some(kind), error.to_string()));
             }
         }
     }

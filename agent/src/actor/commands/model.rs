@@ -21,7 +21,7 @@ impl Actor {
         let models = AvailableModels {
             models: self.config.registry.available(),
         };
-        self.respond(id, "get_available_models", &models).await;
+        self.respond(id, "get_available_models", &models);
     }
 
     pub(super) async fn set_model_command(&mut self, id: Option<RequestId>, set: SetModelCommand) {
@@ -39,7 +39,7 @@ impl Actor {
             }
             None => {
                 let message = format!("Model not found: {}/{}", set.provider, set.model_id);
-                self.write(&Response::error(id, Some(kind), message)).await;
+                self.write(Response::error(id, Some(kind), message));
             }
         }
     }
@@ -65,8 +65,7 @@ impl Actor {
                 .collect()
         };
         if candidates.len() <= 1 {
-            self.respond(id, "cycle_model", &serde_json::Value::Null)
-                .await;
+            self.respond(id, "cycle_model", &serde_json::Value::Null);
             return;
         }
         let current = candidates
@@ -94,8 +93,7 @@ impl Actor {
         let levels = AvailableThinkingLevels {
             levels: self.thinking_levels(),
         };
-        self.respond(id, "get_available_thinking_levels", &levels)
-            .await;
+        self.respond(id, "get_available_thinking_levels", &levels);
     }
 
     pub(super) async fn set_thinking_level_command(
@@ -104,13 +102,13 @@ impl Actor {
         set: SetThinkingLevelCommand,
     ) {
         self.set_thinking_level(set.level).await;
-        self.write(&Response::ok(id, "set_thinking_level")).await;
+        self.write(Response::ok(id, "set_thinking_level"));
     }
 
     pub(super) async fn cycle_thinking_level_command(&mut self, id: Option<RequestId>) {
         let kind = "cycle_thinking_level";
         if !self.model_reasons() {
-            self.respond(id, kind, &serde_json::Value::Null).await;
+            self.respond(id, kind, &serde_json::Value::Null);
             return;
         }
         let levels = self.thinking_levels();
@@ -120,7 +118,7 @@ impl Actor {
             .map_or(0, |index| (index + 1) % levels.len());
         let level = levels.get(next).copied().unwrap_or(ThinkingLevel::Off);
         self.set_thinking_level(level).await;
-        self.respond(id, kind, &ThinkingLevelResult { level }).await;
+        self.respond(id, kind, &ThinkingLevelResult { level });
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.
@@ -138,7 +136,7 @@ impl Actor {
             self.config.settings.set_default_thinking_level(effective);
         }
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
-        self.emit(event).await;
+        self.emit(event);
         self.send_model_state().await;
     }
 

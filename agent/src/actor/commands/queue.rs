@@ -17,7 +17,7 @@ impl Actor {
     ) {
         queued.message = self.resources.expand(&queued.message);
         self.queue_message(queued, StreamingBehavior::Steer).await;
-        self.answer_queued(id, "steer").await;
+        self.answer_queued(id, "steer");
     }
 
     pub(super) async fn follow_up_command(
@@ -28,7 +28,7 @@ impl Actor {
         queued.message = self.resources.expand(&queued.message);
         self.queue_message(queued, StreamingBehavior::FollowUp)
             .await;
-        self.answer_queued(id, "follow_up").await;
+        self.answer_queued(id, "follow_up");
     }
 
     pub(super) async fn set_steering_mode_command(
@@ -38,7 +38,7 @@ impl Actor {
     ) {
         self.steering_mode = set.mode;
         self.config.settings.set_steering_mode(set.mode);
-        self.write(&Response::ok(id, "set_steering_mode")).await;
+        self.write(Response::ok(id, "set_steering_mode"));
     }
 
     pub(super) async fn set_follow_up_mode_command(
@@ -48,7 +48,7 @@ impl Actor {
     ) {
         self.follow_up_mode = set.mode;
         self.config.settings.set_follow_up_mode(set.mode);
-        self.write(&Response::ok(id, "set_follow_up_mode")).await;
+        self.write(Response::ok(id, "set_follow_up_mode"));
     }
 
     /// `clear_queue` (0.84.4): every queued steering and follow-up message leaves its queue;
@@ -64,9 +64,9 @@ impl Actor {
         let follow_up = std::mem::take(&mut self.follow_up_texts);
         self.steering_queue.clear();
         self.follow_up_queue.clear();
-        self.emit_queue_update().await;
+        self.emit_queue_update();
         let data = json!({"steering": steering, "followUp": follow_up});
-        self.respond(id, "clear_queue", &data).await;
+        self.respond(id, "clear_queue", &data);
     }
 
     /// Queues a message (a `steer`, a `follow_up`, or a prompt during a run) and announces it.
@@ -80,12 +80,12 @@ impl Actor {
         match behavior {
             StreamingBehavior::Steer => {
                 self.steering_texts.push(text);
-                self.emit_queue_update().await;
+                self.emit_queue_update();
                 self.steering_queue.push_back(message);
             }
             StreamingBehavior::FollowUp => {
                 self.follow_up_texts.push(text);
-                self.emit_queue_update().await;
+                self.emit_queue_update();
                 self.follow_up_queue.push_back(message);
             }
         }

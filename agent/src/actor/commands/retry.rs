@@ -10,7 +10,7 @@ impl Actor {
     pub(super) async fn abort_retry_command(&mut self, id: Option<RequestId>) {
         // As in the reference, the retry ends before the answer and the agent settles after it.
         let waiting = self.cancel_retry_wait().await;
-        self.write(&Response::ok(id, "abort_retry")).await;
+        self.write(Response::ok(id, "abort_retry"));
         if waiting {
             self.continue_or_settle().await;
         }
@@ -22,6 +22,6 @@ impl Actor {
         set: SetEnabledCommand,
     ) {
         self.config.settings.set_retry_enabled(set.enabled);
-        self.write(&Response::ok(id, "set_auto_retry")).await;
+        self.write(Response::ok(id, "set_auto_retry"));
     }
 }

@@ -43,8 +43,7 @@ impl Actor {
     async fn request_replacement(&mut self, id: Option<RequestId>, target: Target) {
         if matches!(target, Target::Clone) && self.store.leaf_id().is_none() {
             let message = "Cannot clone session: no current entry selected";
-            self.write(&Response::error(id, Some("clone"), message))
-                .await;
+            self.write(Response::error(id, Some("clone"), message));
             return;
         }
         let answer = Answer::Client(id, target.command());
@@ -61,7 +60,7 @@ impl Actor {
         let name = name.as_str();
         if name.is_empty() {
             let response = Response::error(id, Some(kind), "Session name cannot be empty");
-            self.write(&response).await;
+            self.write(response);
             return;
         }
         self.session_name = Some(name.to_owned());
@@ -69,7 +68,7 @@ impl Actor {
         let event = Event::SessionInfoChanged(SessionInfoChangedEvent {
             name: Some(name.to_owned()),
         });
-        self.emit(event).await;
-        self.write(&Response::ok(id, kind)).await;
+        self.emit(event);
+        self.write(Response::ok(id, kind));
     }
 }

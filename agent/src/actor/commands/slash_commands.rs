@@ -10,7 +10,7 @@ impl Actor {
         let extension_commands = self.extension_commands();
         let builtin = self.builtin_commands.clone();
         let commands = commands_data(extension_commands, builtin, &self.resources);
-        self.respond(id, "get_commands", &commands).await;
+        self.respond(id, "get_commands", &commands);
     }
 }
 

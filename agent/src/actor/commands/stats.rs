@@ -31,7 +31,7 @@ impl Totals {
 impl Actor {
     pub(super) async fn get_session_stats_command(&mut self, id: Option<RequestId>) {
         let stats = self.session_stats();
-        self.respond(id, "get_session_stats", &stats).await;
+        self.respond(id, "get_session_stats", &stats);
     }
 
     fn session_stats(&self) -> SessionStats {

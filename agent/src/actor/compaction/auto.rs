@@ -78,7 +78,7 @@ impl Actor {
                     false,
                     Some(OVERFLOW_AGAIN.into()),
                 );
-                self.emit(end).await;
+                self.emit(end);
                 return false;
             }
             self.ops.compaction.overflow_recovery_attempted = true;

@@ -23,7 +23,7 @@ impl Actor {
     /// At the end of input: runs the `session_shutdown` handlers (reason `quit`) and writes
     /// what they send, until they are done or the host is gone.
     pub(in crate::actor) async fn shutdown_extensions_at_exit(&mut self) {
-        if self.output_closed || !handles_event(&self.extensions, "session_shutdown") {
+        if self.output.is_closed() || !handles_event(&self.extensions, "session_shutdown") {
             return;
         }
         let Some(ext) = &mut self.extensions else {
@@ -40,7 +40,10 @@ impl Actor {
             match next_message(&mut self.extensions).await {
                 Some(HostInput::Reply(done, _)) if done == id => return,
                 None => return,
-                input => self.on_host_input(input).await,
+                input => {
+                    self.on_host_input(input).await;
+                    self.flush().await;
+                }
             }
         }
     }
@@ -62,7 +65,7 @@ impl Actor {
                 return;
             }
         }
-        self.respond(id, command, data).await;
+        self.respond(id, command, data);
     }
 
     /// The `model_select` event (`source` `set` or `cycle`) when the model changed from

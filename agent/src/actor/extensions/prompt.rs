@@ -40,12 +40,10 @@ impl Actor {
         } else {
             self.emit(Event::MessageStart(MessageEvent {
                 message: agent_message.clone(),
-            }))
-            .await;
+            }));
             self.emit(Event::MessageEnd(MessageEvent {
                 message: agent_message.clone(),
-            }))
-            .await;
+            }));
             self.record_custom_message(&agent_message);
             self.messages.push(agent_message);
         }
@@ -76,12 +74,12 @@ impl Actor {
             match deliver_as {
                 Some("followUp") => {
                     self.follow_up_texts.push(text);
-                    self.emit_queue_update().await;
+                    self.emit_queue_update();
                     self.follow_up_queue.push_back(message);
                 }
                 Some(_) => {
                     self.steering_texts.push(text);
-                    self.emit_queue_update().await;
+                    self.emit_queue_update();
                     self.steering_queue.push_back(message);
                 }
                 None => self.user_message_failed(BUSY).await,

@@ -111,7 +111,7 @@ impl Actor {
             }
             Err(error) => tracing::warn!(%error, "a user_bash result that cannot be recorded"),
         }
-        self.respond(command.id, "bash", &answer).await;
+        self.respond(command.id, "bash", &answer);
     }
 
     /// Spawns the command's task, run by the `user_bash` operations of the extension event
@@ -166,8 +166,7 @@ impl Actor {
         self.emit(Event::BashExecutionUpdate(BashExecutionUpdateEvent {
             id,
             delta,
-        }))
-        .await;
+        }));
     }
 
     /// Answers a command whose task ended; `generation` is the session generation the task
@@ -189,11 +188,11 @@ impl Actor {
                     let bash = command.bash;
                     self.record_bash(bash.command, &result, bash.exclude_from_context);
                 }
-                self.respond(command.id, "bash", &result).await;
+                self.respond(command.id, "bash", &result);
             }
             Err(error) => {
                 let answer = Response::error(command.id, Some("bash"), error.to_string());
-                self.write(&answer).await;
+                self.write(answer);
             }
         }
     }

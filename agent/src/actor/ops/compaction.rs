@@ -214,8 +214,7 @@ impl Actor {
         instructions: Option<String>,
     ) {
         let reason = CompactionReason::Manual;
-        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
-            .await;
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }));
         if self.ops.compaction.is_active() {
             self.fail_manual(id, "Compaction already in progress").await;
             return;
@@ -246,10 +245,8 @@ impl Actor {
             None,
             false,
             Some(message),
-        ))
-        .await;
-        self.write(&Response::error(id, Some("compact"), error))
-            .await;
+        ));
+        self.write(Response::error(id, Some("compact"), error));
     }
 
     /// Starts an automatic compaction (after `compaction_start`'s event is written); false
@@ -268,8 +265,7 @@ impl Actor {
         let key = self.ops.key();
         (self.ops.compaction).summarizing(key, reason, will_retry, Then::Run);
         self.spawn_summary(key, reason, will_retry, None, preparation);
-        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
-            .await;
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }));
         true
     }
 
@@ -312,12 +308,11 @@ impl Actor {
             Err(error) => {
                 let message = op.error_message(&error);
                 let aborted = error == SummaryError::Cancelled;
-                self.emit(end_event(op.reason, None, aborted, message))
-                    .await;
+                self.emit(end_event(op.reason, None, aborted, message));
                 match op.then {
                     Then::Answer(id) => {
                         let answer = Response::error(id, Some("compact"), error.to_string());
-                        self.write(&answer).await;
+                        self.write(answer);
                     }
                     then => self.after_compaction(then, false).await,
                 }
@@ -372,9 +367,9 @@ impl Actor {
         result: CompactionResult,
     ) {
         let end = end_event_retrying(reason, Some(result.clone()), false, None, will_retry);
-        self.emit(end).await;
+        self.emit(end);
         if let Then::Answer(id) = then {
-            self.respond(id, "compact", &result).await;
+            self.respond(id, "compact", &result);
             return;
         }
         if will_retry
@@ -394,7 +389,7 @@ impl Actor {
                 let answer =
                     self.release
                         .accepted(id, "prompt", crate::release::Disposition::Started);
-                self.write(&answer).await;
+                self.write(answer);
                 self.start_run(vec![*prompt], false);
             }
             Then::Run if retry => self.start_run(Vec::new(), false),

@@ -216,10 +216,10 @@ impl Actor {
     async fn answer_extension_command(&mut self, id: Option<RequestId>) {
         if let Some(id) = self.ops.commands.answer(id) {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-            self.write(&answer).await;
+            self.write(answer);
         }
         for error in std::mem::take(&mut self.ops.commands.errors_after_answer) {
-            self.emit(error).await;
+            self.emit(error);
         }
         let mut runs = std::mem::take(&mut self.ops.commands.after_answer).into_iter();
         let Some(first) = runs.next() else {
@@ -247,7 +247,7 @@ impl Actor {
     pub(in crate::actor) async fn after_triggered_start(&mut self) {
         if let Some(id) = self.ops.commands.agent_started() {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-            self.write(&answer).await;
+            self.write(answer);
         }
     }
 
@@ -300,7 +300,7 @@ impl Actor {
             self.ops.commands.errors_after_answer.push(error);
             return;
         }
-        self.emit(error).await;
+        self.emit(error);
     }
 }
 

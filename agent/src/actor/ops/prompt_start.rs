@@ -155,7 +155,7 @@ impl Actor {
             Some(prompt) => self.accept_prompt(id, prompt).await,
             None => {
                 let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-                self.write(&answer).await;
+                self.write(answer);
             }
         }
     }
@@ -178,8 +178,7 @@ impl Actor {
                     images: prompt.images,
                 };
                 self.queue_message(queued, behavior).await;
-                self.write(&self.release.accepted(id, "prompt", Disposition::Queued))
-                    .await;
+                self.write(self.release.accepted(id, "prompt", Disposition::Queued));
             }
             Admission::Refused(refusal) => {
                 let error = match refusal {
@@ -187,8 +186,7 @@ impl Actor {
                     Refusal::Compacting => PROMPT_WHILE_COMPACTING.to_owned(),
                     Refusal::NoCredentials => no_api_key_message(provider),
                 };
-                self.write(&Response::error(id, Some("prompt"), error))
-                    .await;
+                self.write(Response::error(id, Some("prompt"), error));
             }
             Admission::Runs => {
                 let message = user_message(prompt.message, prompt.images);
@@ -216,8 +214,7 @@ impl Actor {
             self.ops.prompts.insert(key, PromptStart { id, state });
             return;
         }
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
+        self.write(self.release.accepted(id, "prompt", Disposition::Started));
         self.start_run(prompts, false);
     }
 
@@ -235,8 +232,7 @@ impl Actor {
             return;
         };
         self.apply_before_agent_start(&mut prompts, result);
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
+        self.write(self.release.accepted(id, "prompt", Disposition::Started));
         self.start_run(prompts, false);
     }
 }

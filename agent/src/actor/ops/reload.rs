@@ -232,7 +232,7 @@ impl Actor {
                 self.reply_value_to_host(&reply, &ReplyValue::Data(restart.data))
                     .await;
             }
-            Answer::Client(id, command) => self.respond(id, command, &restart.data).await,
+            Answer::Client(id, command) => self.respond(id, command, &restart.data),
         }
     }
 }

@@ -250,7 +250,7 @@ impl Actor {
             }
             Answer::Client(id, command) => {
                 let data = CancelledResult { cancelled: true };
-                self.respond(id, command, &data).await;
+                self.respond(id, command, &data);
             }
         }
     }
@@ -272,7 +272,7 @@ impl Actor {
             }
             Answer::Client(id, command) => {
                 let response = pi_rpc_protocol::Response::error(id, Some(command), error);
-                self.write(&response).await;
+                self.write(response);
             }
         }
     }

@@ -168,8 +168,7 @@ impl Actor {
             max_attempts: scheduled.max_attempts,
             delay_ms: scheduled.delay_ms,
             error_message,
-        }))
-        .await;
+        }));
         if self.messages.last_role() == Some(Role::Assistant) {
             self.messages.pop();
             self.record_context_edit().await;
@@ -221,8 +220,7 @@ impl Actor {
             success,
             attempt,
             final_error,
-        }))
-        .await;
+        }));
     }
 }
 

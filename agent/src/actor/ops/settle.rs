@@ -156,13 +156,13 @@ impl Actor {
     pub(in crate::actor) async fn settle(&mut self) {
         let aborted = self.ops.settle.stopped();
         let (waiting, idle_waiters) = self.ops.settle.settled();
-        self.emit(self.release.settled(aborted)).await;
+        self.emit(self.release.settled(aborted));
         for reply in idle_waiters {
             self.reply_to_host(&reply, true).await;
         }
         for after in waiting {
             match after {
-                AfterSettle::Abort(id) => self.write(&Response::ok(id, "abort")).await,
+                AfterSettle::Abort(id) => self.write(Response::ok(id, "abort")),
                 AfterSettle::Operation(key) => self.resume_after_settle(key).await,
                 AfterSettle::Compaction(key) => self.compaction_after_settle(key).await,
             }
