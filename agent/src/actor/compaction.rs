@@ -10,6 +10,7 @@ use pi_rpc_protocol::event::{CompactionEndEvent, CompactionReason, Event};
 use pi_rpc_protocol::response::CompactionResult;
 
 use super::ops::ids::OpKey;
+use super::outbox::Effect;
 use super::tasks::TaskKind;
 use super::{Actor, TaskEvent, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
@@ -112,7 +113,7 @@ impl Actor {
             release: self.release,
         };
         let extensions = super::extensions::host_client(&self.extensions);
-        task.spawn(async move {
+        let launch = task.launch(async move {
             let mut on_event = move |event: Event| {
                 // The session may be gone (end of input); then nobody needs the event.
                 let _ = events.send_now(TaskEvent::SummaryRetry(Box::new(event)));
@@ -167,6 +168,7 @@ impl Actor {
             }
             TaskEvent::CompactionDone(key, Box::new(finished))
         });
+        self.outbox.push(Effect::Spawn(launch));
     }
 
     /// When the latest compaction on the branch was recorded, in milliseconds.

@@ -31,11 +31,12 @@ mod prompt;
 
 use super::ops::ids::OpRoute;
 use super::ops::settle::Startup;
+use super::outbox::{Effect, IfLost};
 use super::{Actor, log_store_error};
-use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
-pub(super) use access::{
-    handles_event, host_client, next_message, provider_hooks, streaming_changed,
+use crate::extensions::{
+    CancelResult, Host, HostEvent, HostInput, HostLine, HostMessage, HostReply, SendError,
 };
+pub(super) use access::{handles_event, host_client, next_message, provider_hooks};
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
 #[derive(Debug)]
@@ -90,6 +91,11 @@ impl Extensions {
     }
 
     /// The host, live or not.
+    pub(super) fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The host, live or not.
     pub(super) fn host_mut(&mut self) -> &mut Host {
         &mut self.host
     }
@@ -104,9 +110,9 @@ impl Extensions {
 impl Actor {
     /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
     /// handlers are done.
-    pub(super) async fn start_extensions(&mut self) {
-        self.send_tools_state().await;
-        self.send_model_state_with(true).await;
+    pub(super) fn start_extensions(&mut self) {
+        self.send_tools_state();
+        self.send_model_state_with(true);
         if !handles_event(&self.extensions, "session_start") {
             return;
         }
@@ -114,7 +120,7 @@ impl Actor {
             reason: "startup",
             previous_session_file: None,
         };
-        if self.send_event(Pending::Startup, &event).await {
+        if self.send_event(Pending::Startup, &event) {
             self.ops.startup = Startup::Handlers;
         }
     }
@@ -163,17 +169,21 @@ impl Actor {
         )
     }
 
-    /// Sends `event` to the host, to be completed as `pending`; false when the host is gone.
-    async fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
+    /// Sends `event` to the host (at the flush), to be completed as `pending`; false when the
+    /// host is gone. Should the event not reach the host after all, `pending` is completed as
+    /// when the host ends ([`Actor::on_host_message_lost`]).
+    fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;
         };
         if ext.gone {
             return false;
         }
-        match ext.host.emit(event).await {
-            Ok(id) => {
+        match ext.host.emit(event) {
+            Ok((id, line)) => {
                 ext.pending.insert(id, pending);
+                let if_lost = IfLost::Request(id);
+                self.outbox.push(Effect::Host { line, if_lost });
                 true
             }
             Err(error) => {
@@ -185,9 +195,56 @@ impl Actor {
 
     /// Sends `event` to the host when some live extension handles it, its handlers' `done` to
     /// go to the operation `route`; false when nothing waits for them.
-    pub(super) async fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
-        handles_event(&self.extensions, event.kind())
-            && self.send_event(Pending::Op(route), event).await
+    pub(super) fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        handles_event(&self.extensions, event.kind()) && self.send_event(Pending::Op(route), event)
+    }
+
+    /// The host, while it lives.
+    pub(super) fn live_host(&self) -> Option<&Host> {
+        self.extensions.as_ref().and_then(Extensions::live_host)
+    }
+
+    /// Sends a message the host needs only while it lives (at the flush; `line`: none without
+    /// a live host). Should it not reach the host, that is logged as `what`.
+    pub(super) fn tell_host(
+        &mut self,
+        what: &'static str,
+        line: Option<Result<HostLine, SendError>>,
+    ) {
+        match line {
+            Some(Ok(line)) => {
+                let if_lost = IfLost::Log(what);
+                self.outbox.push(Effect::Host { line, if_lost });
+            }
+            Some(Err(error)) => tracing::warn!(%error, "{what}"),
+            None => {}
+        }
+    }
+
+    /// Tells a live host whether the agent runs now (the `input` event of
+    /// `pi.sendUserMessage` names its delivery only during a run; `ctx.isIdle()` answers from
+    /// it).
+    pub(super) fn streaming_changed(&mut self, value: bool) {
+        let line = self.live_host().map(|host| host.streaming(value));
+        self.tell_host("cannot tell the extension host that the agent runs", line);
+    }
+
+    /// A message for the host was lost (the host is gone): what waited for it goes on.
+    pub(super) async fn on_host_message_lost(&mut self, lost: IfLost) {
+        match lost {
+            IfLost::Log(_) => {}
+            IfLost::Request(id) => {
+                let pending = self
+                    .extensions
+                    .as_mut()
+                    .and_then(|ext| ext.pending.remove(&id));
+                if let Some(pending) = pending {
+                    self.complete(pending, None).await;
+                }
+            }
+            IfLost::Restart(key) => self.restart_without_reload(key).await,
+            IfLost::Reload(key) => self.reload_not_sent(key),
+        }
     }
 
     /// One message or reply from the host; `None` when it has ended.
@@ -318,7 +375,7 @@ impl Actor {
                 self.user_bash_handlers_done(key, decided(reply)).await;
             }
             Pending::Respond(id, command, data) => self.respond(id, command, &data),
-            Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
+            Pending::ModelSet(reply) => self.reply_to_host(&reply, true),
             Pending::Startup => self.ops.startup = Startup::Done,
         }
     }

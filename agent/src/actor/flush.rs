@@ -15,7 +15,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use super::answer::{MessagesJson, PIECE_BYTES, Streamed, stream_answer};
-use super::outbox::{Effect, Framing, LongAnswer, Record};
+use super::outbox::{Effect, Framing, IfLost, LongAnswer, Record};
 use crate::rpc::OutputSender;
 use crate::store::{Conversation, SessionStore};
 
@@ -26,10 +26,11 @@ const LONG_LINE_BYTES: usize = 64 * 1024;
 /// thread, whose memory nothing else reuses, so few of them are out at a time.
 const STREAMED_WAITING_BYTES: usize = 4 * PIECE_BYTES;
 
-/// What a long answer is made from.
+/// What a long answer is made from, and the extension host.
 pub(super) struct Sources<'a> {
     pub(super) messages: &'a Conversation,
     pub(super) store: &'a SessionStore,
+    pub(super) host: Option<&'a crate::extensions::Host>,
 }
 
 /// The actor's end of the output.
@@ -55,8 +56,14 @@ impl Output {
         self.closed
     }
 
-    /// Performs `effects` in order.
-    pub(super) async fn flush(&mut self, effects: Vec<Effect>, sources: Sources<'_>) {
+    /// Performs `effects` in order; what follows the messages that could not reach the
+    /// extension host, for the actor to go on with.
+    pub(super) async fn flush(
+        &mut self,
+        effects: Vec<Effect>,
+        sources: Sources<'_>,
+    ) -> Vec<IfLost> {
+        let mut lost = Vec::new();
         for effect in effects {
             match effect {
                 Effect::Record(record, Framing::Line) => self.write(record).await,
@@ -75,8 +82,24 @@ impl Output {
                     signal.written();
                 }
                 Effect::Answer { id, answer } => self.answer(id, answer, &sources).await,
+                Effect::Host { line, if_lost } => {
+                    let sent = match sources.host {
+                        Some(host) => host.send(line).await,
+                        None => Err(crate::extensions::SendError::Gone),
+                    };
+                    match (sent, if_lost) {
+                        (Ok(()), _) => {}
+                        (Err(error), IfLost::Log(what)) => tracing::warn!(%error, "{what}"),
+                        (Err(error), if_lost) => {
+                            tracing::error!(%error, "cannot send to the extension host");
+                            lost.push(if_lost);
+                        }
+                    }
+                }
+                Effect::Spawn(launch) => launch.start(),
             }
         }
+        lost
     }
 
     /// A long answer, made from the session's state now.

@@ -73,7 +73,7 @@ impl Actor {
                 self.handle_command(request).await;
             }
             Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
-                self.answer_extension_dialog(response).await;
+                self.answer_extension_dialog(response);
             }
             Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
                 self.answer_missing_type(&line, id).await;

@@ -193,7 +193,7 @@ impl Actor {
 
     /// Serves lines until the input ends (or stdout is gone), then cancels every task.
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
-        self.start_extensions().await;
+        self.start_extensions();
         self.flush().await;
         while !self.output.is_closed() {
             let gates = self.gates();
@@ -220,17 +220,22 @@ impl Actor {
         self.ops.gates()
     }
 
-    /// Performs what the input handled asked for ([`outbox`]), in order.
+    /// Performs what the input handled asked for ([`outbox`]), in order. A message that did
+    /// not reach the extension host is an input of its own: what waited for it goes on, and
+    /// what that asks for is performed too.
     async fn flush(&mut self) {
-        if self.outbox.is_empty() {
-            return;
+        while !self.outbox.is_empty() {
+            let effects = self.outbox.take();
+            let sources = flush::Sources {
+                messages: &self.messages,
+                store: &self.store,
+                host: self.extensions.as_ref().map(extensions::Extensions::host),
+            };
+            let lost = self.output.flush(effects, sources).await;
+            for lost in lost {
+                self.on_host_message_lost(lost).await;
+            }
         }
-        let effects = self.outbox.take();
-        let sources = flush::Sources {
-            messages: &self.messages,
-            store: &self.store,
-        };
-        self.output.flush(effects, sources).await;
     }
 
     fn emit_queue_update(&mut self) {
@@ -385,7 +390,7 @@ impl Actor {
             return;
         }
         self.streaming = false;
-        extensions::streaming_changed(&self.extensions, false);
+        self.streaming_changed(false);
         self.flush_pending_bash();
         self.settle_or_hold().await;
     }
@@ -420,17 +425,18 @@ impl Actor {
             release: self.release,
         };
         if !self.streaming {
-            extensions::streaming_changed(&self.extensions, true);
+            self.streaming_changed(true);
         }
         self.streaming = true;
         self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
         let run = crate::agent_loop::drive(spec, Arc::new(task.sender()));
-        task.spawn(async move {
+        let launch = task.launch(async move {
             crate::provider::hooks::scope(hooks, run).await;
             TaskEvent::RunFinished
         });
+        self.outbox.push(outbox::Effect::Spawn(launch));
     }
 
     fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {

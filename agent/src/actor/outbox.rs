@@ -1,7 +1,7 @@
 //! What the actor's handlers ask the outside world for, in order: records for the client,
-//! answers streamed from the session, signals to a run waiting for its output. A handler only
-//! pushes effects here; the loop performs them once the input is handled
-//! ([`super::output::Output::flush`]), awaiting nothing else.
+//! answers streamed from the session, signals to a run waiting for its output, messages for
+//! the extension host, tasks to spawn. A handler only pushes effects here; the loop performs
+//! them once the input is handled ([`super::flush::Output::flush`]), awaiting nothing else.
 //!
 //! A record waits here as a value, not as text: it is encoded at the flush once the output has
 //! room for it, so a record the output is not ready for costs no line. A record that may be long
@@ -15,6 +15,9 @@ use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
 use pi_rpc_protocol::{RequestId, Response};
 use serde::{Serialize, Serializer};
 
+use super::ops::ids::OpKey;
+use super::tasks::Launch;
+use crate::extensions::HostLine;
 use crate::provider::WrittenSignal;
 
 /// One record for the client.
@@ -109,6 +112,26 @@ pub(super) enum Effect {
         id: Option<RequestId>,
         answer: LongAnswer,
     },
+    /// A message for the extension host, and what follows should it not reach the host.
+    Host { line: HostLine, if_lost: IfLost },
+    /// A task's work starts (after what was asked before it).
+    Spawn(Launch),
+}
+
+/// What follows when a message cannot be sent to the extension host (it is gone): the flush
+/// hands these back to the actor, as inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IfLost {
+    /// Nothing: the host needed it only while it lived (logged with this text).
+    Log(&'static str),
+    /// The reply to the request with this id will not come: what waits for it goes on as it
+    /// does when the host ends.
+    Request(u64),
+    /// The extensions are not loaded afresh: the restart with this key goes on without them.
+    Restart(OpKey),
+    /// The extensions of `ctx.reload()` (this key) are not loaded afresh: the call is answered
+    /// `false`.
+    Reload(OpKey),
 }
 
 /// The effects of the input being handled, in order.

@@ -137,7 +137,7 @@ impl Actor {
         }
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
         self.emit(event);
-        self.send_model_state().await;
+        self.send_model_state();
     }
 
     /// Switches to `model`, keeping the thinking level where the new model allows it.
@@ -162,6 +162,6 @@ impl Actor {
         log_store_error(self.store.append_model_change(&model.provider, &model.id));
         self.model = Some(model);
         self.set_thinking_level(level).await;
-        self.send_model_state().await;
+        self.send_model_state();
     }
 }

@@ -13,11 +13,9 @@ use crate::model_resolver::same_model;
 impl Actor {
     /// Sends `agent_settled` to its handlers; true when it waits for them (then
     /// [`Actor::settle`] follows when they are done).
-    pub(in crate::actor) async fn hold_settled_for_extensions(&mut self) -> bool {
+    pub(in crate::actor) fn hold_settled_for_extensions(&mut self) -> bool {
         handles_event(&self.extensions, "agent_settled")
-            && self
-                .send_event(Pending::Settled, &HostEvent::AgentSettled)
-                .await
+            && self.send_event(Pending::Settled, &HostEvent::AgentSettled)
     }
 
     /// At the end of input: runs the `session_shutdown` handlers (reason `quit`) and writes
@@ -33,9 +31,12 @@ impl Actor {
             reason: "quit",
             target_session_file: None,
         };
-        let Ok(id) = ext.host.emit(&event).await else {
+        let Ok((id, line)) = ext.host.emit(&event) else {
             return;
         };
+        if ext.host.send(line).await.is_err() {
+            return;
+        }
         loop {
             match next_message(&mut self.extensions).await {
                 Some(HostInput::Reply(done, _)) if done == id => return,
@@ -61,7 +62,7 @@ impl Actor {
         if let Some(event) = self.model_select_event(previous, source) {
             let data = serde_json::to_value(data).unwrap_or(Value::Null);
             let pending = Pending::Respond(id.clone(), command, data.clone());
-            if self.send_event(pending, &event).await {
+            if self.send_event(pending, &event) {
                 return;
             }
         }

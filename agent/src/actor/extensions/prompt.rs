@@ -103,15 +103,13 @@ impl Actor {
     /// Sends the `before_agent_start` event of a run that starts with `prompts` when some live
     /// extension handles it, its handlers' `done` to go to the operation `route`; false when
     /// nothing waits for them.
-    pub(in crate::actor) async fn send_before_agent_start(
+    pub(in crate::actor) fn send_before_agent_start(
         &mut self,
         route: OpRoute,
         prompts: &[AgentMessage],
     ) -> bool {
         handles_event(&self.extensions, "before_agent_start")
-            && self
-                .send_op_event(route, &self.before_agent_start_event(prompts))
-                .await
+            && self.send_op_event(route, &self.before_agent_start_event(prompts))
     }
 
     /// The `before_agent_start` event of a run that starts with `prompts`.

@@ -63,10 +63,7 @@ impl Actor {
             return None;
         }
         // Only an event some handler takes is serialised (not every streamed delta).
-        if !self
-            .send_op_event(OpRoute::LoopEvent, &HostEvent::Loop(&event))
-            .await
-        {
+        if !self.send_op_event(OpRoute::LoopEvent, &HostEvent::Loop(&event)) {
             return Some(event);
         }
         self.ops.agent_loop = AgentLoop::Held(Box::new(event));

@@ -24,6 +24,7 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::ids::{OpKey, OpRoute};
 use crate::actor::extensions::host_client;
+use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
 use crate::actor::{Actor, TaskEvent, log_store_error};
 use crate::extensions::{HostEvent, UserBashResult};
@@ -73,7 +74,7 @@ impl Actor {
             exclude_from_context: bash.exclude_from_context.unwrap_or(false),
             cwd: self.config.cwd.display().to_string(),
         };
-        let handled = self.send_op_event(OpRoute::Bash(key), &event).await;
+        let handled = self.send_op_event(OpRoute::Bash(key), &event);
         let state = ShellState::UserBashHandlers;
         self.ops.bash.insert(key, ShellCommand { state, id, bash });
         if !handled {
@@ -135,7 +136,7 @@ impl Actor {
             cancel,
             env: self.config.settings.proxy_env(),
         };
-        task.spawn(async move {
+        let launch = task.launch(async move {
             let on_chunk = |delta| {
                 let events = events.clone();
                 async move {
@@ -151,6 +152,7 @@ impl Actor {
             };
             TaskEvent::BashDone(key, Box::new(outcome))
         });
+        self.outbox.push(Effect::Spawn(launch));
     }
 
     /// Kills every running command (each is still answered when it ends).

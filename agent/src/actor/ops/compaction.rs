@@ -329,7 +329,7 @@ impl Actor {
                 reason: op.reason,
                 will_retry: op.will_retry,
             };
-            if self.send_op_event(OpRoute::Compaction(key), &event).await {
+            if self.send_op_event(OpRoute::Compaction(key), &event) {
                 let op = Compaction {
                     stage: Stage::CompactHandlers(Box::new(result)),
                     ..op

@@ -195,10 +195,7 @@ impl Actor {
         text: &str,
     ) -> bool {
         let key = self.ops.key();
-        if !self
-            .send_extension_command(OpRoute::Command(key), text)
-            .await
-        {
+        if !self.send_extension_command(OpRoute::Command(key), text) {
             return false;
         }
         self.ops.commands.start(key, id.clone());
@@ -255,10 +252,7 @@ impl Actor {
     /// `before_agent_start` handlers, and after the answer of a command that runs.
     pub(in crate::actor) async fn begin_user_message_run(&mut self, prompts: Vec<AgentMessage>) {
         let key = self.ops.key();
-        if self
-            .send_before_agent_start(OpRoute::UserMessage(key), &prompts)
-            .await
-        {
+        if self.send_before_agent_start(OpRoute::UserMessage(key), &prompts) {
             self.ops.commands.user_messages.insert(key, prompts);
             return;
         }

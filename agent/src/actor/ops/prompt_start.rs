@@ -133,7 +133,7 @@ impl Actor {
             source: "rpc",
             streaming_behavior: prompt.streaming_behavior.filter(|_| self.streaming),
         };
-        if self.send_op_event(OpRoute::PromptInput(key), &event).await {
+        if self.send_op_event(OpRoute::PromptInput(key), &event) {
             let state = PromptState::InputHandlers(prompt);
             self.ops.prompts.insert(key, PromptStart { id, state });
             return;
@@ -206,10 +206,7 @@ impl Actor {
     /// some extension has them.
     async fn start_prompt_run(&mut self, id: Option<RequestId>, prompts: Vec<AgentMessage>) {
         let key = self.ops.key();
-        if self
-            .send_before_agent_start(OpRoute::PromptBeforeStart(key), &prompts)
-            .await
-        {
+        if self.send_before_agent_start(OpRoute::PromptBeforeStart(key), &prompts) {
             let state = PromptState::BeforeStartHandlers(prompts);
             self.ops.prompts.insert(key, PromptStart { id, state });
             return;

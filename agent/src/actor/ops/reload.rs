@@ -28,6 +28,7 @@ use serde_json::Value;
 use super::gates::Gates;
 use super::ids::{Answer, OpKey, OpRoute};
 use crate::actor::Actor;
+use crate::actor::outbox::{Effect, IfLost};
 use crate::extensions::{HostEvent, RegisteredCommand, RegisteredTool, ReplyValue};
 
 /// Where a restart is.
@@ -111,7 +112,7 @@ impl Actor {
             || self.ops.answers_host()
             || self.ops.restarts.values().any(Restart::is_reloading);
         if busy {
-            self.reply_to_host(&reply, false).await;
+            self.reply_to_host(&reply, false);
             return;
         }
         let key = self.ops.key();
@@ -125,7 +126,7 @@ impl Actor {
                 reply: reply.clone(),
             },
         );
-        if self.send_op_event(OpRoute::Reload(key), &event).await {
+        if self.send_op_event(OpRoute::Reload(key), &event) {
             return;
         }
         self.reload_shutdown_done(key).await;
@@ -138,18 +139,31 @@ impl Actor {
             return;
         };
         let restart = Restart::reloading(Answer::Host(reply.clone()), Value::Null, "reload", None);
-        let Some(host) = self.extensions.as_ref().and_then(|ext| ext.live_host()) else {
-            self.reply_to_host(&reply, false).await;
+        let Some(host) = self.live_host() else {
+            self.reply_to_host(&reply, false);
             return;
         };
-        match host.reload_fresh().await {
-            Ok(()) => {
+        match host.reload(true) {
+            Ok(line) => {
                 self.ops.restarts.insert(key, restart);
+                let if_lost = IfLost::Reload(key);
+                self.outbox.push(Effect::Host { line, if_lost });
             }
             Err(error) => {
                 tracing::error!(%error, "cannot reload the extensions");
-                self.reply_to_host(&reply, false).await;
+                self.reply_to_host(&reply, false);
             }
+        }
+    }
+
+    /// The reload of `ctx.reload()` did not reach the host: the call is answered `false`.
+    pub(in crate::actor) fn reload_not_sent(&mut self, key: OpKey) {
+        if let Some(Restart {
+            answer: Answer::Host(reply),
+            ..
+        }) = self.ops.restarts.remove(&key)
+        {
+            self.reply_to_host(&reply, false);
         }
     }
 
@@ -176,8 +190,8 @@ impl Actor {
         }
         ext.host_mut().loaded(commands, tools, events);
         self.reset_active_tools();
-        self.send_tools_state().await;
-        self.send_model_state_with(true).await;
+        self.send_tools_state();
+        self.send_model_state_with(true);
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();
         }
@@ -219,7 +233,7 @@ impl Actor {
                 reason: restart.reason,
                 previous_session_file: restart.previous.clone(),
             };
-            if self.send_op_event(OpRoute::Restart(key), &event).await {
+            if self.send_op_event(OpRoute::Restart(key), &event) {
                 return;
             }
         }
@@ -229,8 +243,7 @@ impl Actor {
         match restart.answer {
             // A command's `ctx` call resolves with the answer instead.
             Answer::Host(reply) => {
-                self.reply_value_to_host(&reply, &ReplyValue::Data(restart.data))
-                    .await;
+                self.reply_value_to_host(&reply, &ReplyValue::Data(restart.data));
             }
             Answer::Client(id, command) => self.respond(id, command, &restart.data),
         }

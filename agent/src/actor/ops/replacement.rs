@@ -30,6 +30,7 @@ use super::reload::Restart;
 use super::settle::AfterSettle;
 use crate::actor::Actor;
 use crate::actor::extensions::handles_event;
+use crate::actor::outbox::{Effect, IfLost};
 use crate::actor::replace::PreparedSession;
 use crate::actor::waiting::Target;
 use crate::extensions::{HostEvent, ReplyValue};
@@ -80,7 +81,7 @@ impl Actor {
             target,
         };
         self.ops.replacements.insert(key, replacement);
-        if self.send_op_event(OpRoute::Replacement(key), &before).await {
+        if self.send_op_event(OpRoute::Replacement(key), &before) {
             return;
         }
         self.before_handlers_done(key, false).await;
@@ -95,7 +96,7 @@ impl Actor {
     ) {
         if self.extensions.is_none() || self.ops.answers_host() {
             let value = ReplyValue::Cancelled { cancelled: true };
-            self.reply_value_to_host(&reply, &value).await;
+            self.reply_value_to_host(&reply, &value);
             return;
         }
         self.begin_replacement(Answer::Host(reply), target).await;
@@ -177,7 +178,7 @@ impl Actor {
                 .session_file()
                 .map(|file| file.display().to_string()),
         };
-        if self.send_op_event(OpRoute::Replacement(key), &event).await {
+        if self.send_op_event(OpRoute::Replacement(key), &event) {
             if let Some(replacement) = self.ops.replacements.get_mut(&key) {
                 replacement.state = ReplacementState::ShutdownHandlers(Box::new(prepared));
             }
@@ -227,8 +228,12 @@ impl Actor {
         {
             ext.forget_session();
             self.ops.commands.forget_session();
-            match ext.host_mut().reload().await {
-                Ok(()) => reloading = true,
+            match ext.host().reload(false) {
+                Ok(line) => {
+                    reloading = true;
+                    let if_lost = IfLost::Restart(key);
+                    self.outbox.push(Effect::Host { line, if_lost });
+                }
                 Err(error) => tracing::error!(%error, "cannot reload the extensions"),
             }
         }
@@ -246,7 +251,7 @@ impl Actor {
         match replacement.answer {
             Answer::Host(reply) => {
                 let value = ReplyValue::Cancelled { cancelled: true };
-                self.reply_value_to_host(&reply, &value).await;
+                self.reply_value_to_host(&reply, &value);
             }
             Answer::Client(id, command) => {
                 let data = CancelledResult { cancelled: true };
@@ -267,8 +272,7 @@ impl Actor {
     async fn refuse(&mut self, answer: Answer, error: String) {
         match answer {
             Answer::Host(reply) => {
-                self.reply_value_to_host(&reply, &ReplyValue::Error { error })
-                    .await;
+                self.reply_value_to_host(&reply, &ReplyValue::Error { error });
             }
             Answer::Client(id, command) => {
                 let response = pi_rpc_protocol::Response::error(id, Some(command), error);

@@ -18,6 +18,7 @@
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, RetryScheduledEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
+use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
 use crate::actor::{Actor, TaskEvent};
 use crate::config::RetrySettings;
@@ -176,13 +177,14 @@ impl Actor {
         let task = self.tasks.start(TaskKind::RetryWait);
         let wait = task.cancel_token();
         let delay = std::time::Duration::from_millis(scheduled.delay_ms);
-        task.spawn(async move {
+        let launch = task.launch(async move {
             let elapsed = tokio::select! {
                 () = tokio::time::sleep(delay) => true,
                 () = wait.cancelled() => false,
             };
             TaskEvent::RetryWaitOver { elapsed }
         });
+        self.outbox.push(Effect::Spawn(launch));
     }
 
     /// The wait is over (a wait `abort_retry` ended is forgotten: it never gets here).

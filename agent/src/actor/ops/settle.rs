@@ -145,7 +145,7 @@ impl Actor {
     /// The agent is idle and nothing is queued: `agent_settled`, after its handlers when some
     /// extension has them.
     pub(in crate::actor) async fn settle_or_hold(&mut self) {
-        if self.hold_settled_for_extensions().await {
+        if self.hold_settled_for_extensions() {
             self.ops.settle.handlers_started();
             return;
         }
@@ -158,7 +158,7 @@ impl Actor {
         let (waiting, idle_waiters) = self.ops.settle.settled();
         self.emit(self.release.settled(aborted));
         for reply in idle_waiters {
-            self.reply_to_host(&reply, true).await;
+            self.reply_to_host(&reply, true);
         }
         for after in waiting {
             match after {
@@ -176,7 +176,7 @@ impl Actor {
             self.ops.settle.idle_waiters.push(reply);
             return;
         }
-        self.reply_to_host(&reply, true).await;
+        self.reply_to_host(&reply, true);
     }
 }
 
