@@ -230,7 +230,7 @@ impl Actor {
     }
 
     /// A message for the host was lost (the host is gone): what waited for it goes on.
-    pub(super) async fn on_host_message_lost(&mut self, lost: IfLost) {
+    pub(super) fn on_host_message_lost(&mut self, lost: IfLost) {
         match lost {
             IfLost::Log(_) => {}
             IfLost::Request(id) => {
@@ -239,26 +239,26 @@ impl Actor {
                     .as_mut()
                     .and_then(|ext| ext.pending.remove(&id));
                 if let Some(pending) = pending {
-                    self.complete(pending, None).await;
+                    self.complete(pending, None);
                 }
             }
-            IfLost::Restart(key) => self.restart_without_reload(key).await,
+            IfLost::Restart(key) => self.restart_without_reload(key),
             IfLost::Reload(key) => self.reload_not_sent(key),
         }
     }
 
     /// One message or reply from the host; `None` when it has ended.
-    pub(super) async fn on_host_input(&mut self, input: Option<HostInput>) {
+    pub(super) fn on_host_input(&mut self, input: Option<HostInput>) {
         match input {
-            None => self.on_host_gone().await,
-            Some(HostInput::Message(message)) => self.on_host_message(message).await,
+            None => self.on_host_gone(),
+            Some(HostInput::Message(message)) => self.on_host_message(message),
             Some(HostInput::Reply(id, reply)) => {
                 let pending = self
                     .extensions
                     .as_mut()
                     .and_then(|ext| ext.pending.remove(&id));
                 match pending {
-                    Some(pending) => self.complete(pending, Some(reply)).await,
+                    Some(pending) => self.complete(pending, Some(reply)),
                     None => tracing::warn!(id, "a reply to no request of the session"),
                 }
             }
@@ -266,7 +266,7 @@ impl Actor {
     }
 
     /// One message from the host.
-    async fn on_host_message(&mut self, message: HostMessage) {
+    fn on_host_message(&mut self, message: HostMessage) {
         match message {
             HostMessage::Ui { request } => {
                 let mut record = serde_json::Map::with_capacity(request.len() + 1);
@@ -287,23 +287,21 @@ impl Actor {
                 self.emit(event);
             }
             HostMessage::AppendEntry { custom_type, data } => {
-                self.append_extension_entry(&custom_type, data).await;
+                self.append_extension_entry(&custom_type, data);
             }
             HostMessage::SendMessage {
                 message,
                 deliver_as,
                 trigger_turn,
             } => {
-                self.extension_custom_message(message, deliver_as.as_deref(), trigger_turn)
-                    .await;
+                self.extension_custom_message(message, deliver_as.as_deref(), trigger_turn);
             }
             HostMessage::SendUserMessage {
                 text,
                 images,
                 deliver_as,
             } => {
-                self.extension_user_message(text, images, deliver_as.as_deref())
-                    .await;
+                self.extension_user_message(text, images, deliver_as.as_deref());
             }
             HostMessage::Loaded {
                 commands,
@@ -311,7 +309,7 @@ impl Actor {
                 events,
                 error,
                 ..
-            } => self.reloaded(commands, &tools, events, error).await,
+            } => self.reloaded(commands, &tools, events, error),
             HostMessage::Registered {
                 commands,
                 tools,
@@ -321,58 +319,56 @@ impl Actor {
                 if let Some(ext) = &mut self.extensions {
                     ext.host.loaded(commands, &tools, events);
                 }
-                self.tools_registered(&before).await;
+                self.tools_registered(&before);
             }
-            HostMessage::SetActiveTools { names } => self.set_active_tools(names).await,
+            HostMessage::SetActiveTools { names } => self.set_active_tools(names),
             HostMessage::SetModel {
                 id,
                 provider,
                 model_id,
-            } => self.extension_set_model(id, &provider, &model_id).await,
-            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level).await,
-            HostMessage::WaitForIdle { id } => self.wait_for_idle(id).await,
+            } => self.extension_set_model(id, &provider, &model_id),
+            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level),
+            HostMessage::WaitForIdle { id } => self.wait_for_idle(id),
             HostMessage::Replace {
                 id,
                 session_path,
                 entry_id,
                 position,
             } => {
-                self.command_replace(id, session_path, entry_id, position.as_deref())
-                    .await;
+                self.command_replace(id, session_path, entry_id, position.as_deref());
             }
-            HostMessage::ReloadRuntime { id } => self.command_reload(id).await,
+            HostMessage::ReloadRuntime { id } => self.command_reload(id),
             HostMessage::NewSession { id, parent_session } => {
-                self.command_new_session(id, parent_session).await;
+                self.command_new_session(id, parent_session);
             }
         }
     }
 
     /// Goes on with what waited for the handlers of a request (`reply`: their `done`; `None`
     /// when the host has ended).
-    async fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
+    fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
         match pending {
-            Pending::Settled => self.settle().await,
+            Pending::Settled => self.settle(),
             Pending::Op(OpRoute::Replacement(key)) => {
                 let cancelled = decided::<CancelResult>(reply).cancelled();
-                self.replacement_handlers_done(key, cancelled).await;
+                self.replacement_handlers_done(key, cancelled);
             }
-            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
-            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
-            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key).await,
-            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done().await,
+            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key),
+            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key),
+            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key),
+            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done(),
             Pending::Op(OpRoute::PromptInput(key)) => {
-                self.prompt_input_done(key, decided(reply)).await;
+                self.prompt_input_done(key, decided(reply));
             }
             Pending::Op(OpRoute::PromptBeforeStart(key)) => {
-                self.prompt_before_start_done(key, decided(reply)).await;
+                self.prompt_before_start_done(key, decided(reply));
             }
             Pending::Op(OpRoute::UserMessage(key)) => {
-                self.user_message_before_start_done(key, decided(reply))
-                    .await;
+                self.user_message_before_start_done(key, decided(reply));
             }
-            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key).await,
+            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key),
             Pending::Op(OpRoute::Bash(key)) => {
-                self.user_bash_handlers_done(key, decided(reply)).await;
+                self.user_bash_handlers_done(key, decided(reply));
             }
             Pending::Respond(id, command, data) => self.respond(id, command, &data),
             Pending::ModelSet(reply) => self.reply_to_host(&reply, true),
@@ -381,7 +377,7 @@ impl Actor {
     }
 
     /// The host ended: nothing it was doing will finish, so everything waiting goes on.
-    async fn on_host_gone(&mut self) {
+    fn on_host_gone(&mut self) {
         let Some(ext) = &mut self.extensions else {
             return;
         };
@@ -390,13 +386,13 @@ impl Actor {
         let mut pending: Vec<(u64, Pending)> = ext.pending.drain().collect();
         pending.sort_by_key(|(id, _)| *id);
         for (_, pending) in pending {
-            self.complete(pending, None).await;
+            self.complete(pending, None);
         }
-        self.restart_without_host().await;
+        self.restart_without_host();
     }
 
     /// `pi.appendEntry`: a `custom` entry in the session, announced as `entry_appended`.
-    async fn append_extension_entry(&mut self, custom_type: &str, data: Option<Value>) {
+    fn append_extension_entry(&mut self, custom_type: &str, data: Option<Value>) {
         let id = match self.store.append_custom_entry(custom_type, data) {
             Ok(id) => id,
             Err(error) => {

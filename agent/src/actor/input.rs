@@ -23,7 +23,7 @@ impl Actor {
             if more && self.held_answers.is_none() {
                 self.held_answers = Some(Vec::new());
             }
-            self.on_line(input.line).await;
+            self.on_line(input.line);
             // Each line's effects are performed before the next line is read, as each line's
             // records were written before: the outbox holds one line's records at most.
             self.flush().await;
@@ -59,7 +59,7 @@ impl Actor {
         }
     }
 
-    async fn on_line(&mut self, line: LineResult) {
+    fn on_line(&mut self, line: LineResult) {
         let line = match line {
             Ok(line) => line,
             Err(error) => {
@@ -70,13 +70,13 @@ impl Actor {
         };
         match parse_line(&line) {
             Ok(pi_rpc_protocol::Incoming::Request(request)) => {
-                self.handle_command(request).await;
+                self.handle_command(request);
             }
             Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
                 self.answer_extension_dialog(response);
             }
             Err(pi_rpc_protocol::CommandError::MissingType { id }) => {
-                self.answer_missing_type(&line, id).await;
+                self.answer_missing_type(&line, id);
             }
             Err(error) => {
                 let response =
@@ -89,7 +89,7 @@ impl Actor {
     /// An object without a string `type`. A `type` of another kind (`5`, `null`) is echoed in
     /// `command` and named in the error, as the reference does; a missing one is said to be
     /// missing.
-    async fn answer_missing_type(&mut self, line: &str, id: Option<RequestId>) {
+    fn answer_missing_type(&mut self, line: &str, id: Option<RequestId>) {
         let kind = pi_rpc_protocol::surrogates::from_str::<serde_json::Value>(line)
             .ok()
             .and_then(|value| value.get("type").cloned());

@@ -13,7 +13,7 @@ use crate::store::Conversation;
 impl Actor {
     /// Whether the session's release has the command's feature; if not, answers as a release
     /// without the command does (`Unknown command: ...`).
-    pub(super) async fn known_in_release(
+    pub(super) fn known_in_release(
         &mut self,
         id: &Option<RequestId>,
         kind: &str,
@@ -77,7 +77,7 @@ impl Actor {
 
     /// From 0.87.0, the failed answer just dropped from the model's context (the session's
     /// latest entry) is recorded as a `context_edit` entry, announced by `entry_appended`.
-    pub(super) async fn record_context_edit(&mut self) {
+    pub(super) fn record_context_edit(&mut self) {
         if !self.release.has(Feature::ContextEdits) {
             return;
         }

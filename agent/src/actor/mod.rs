@@ -1,5 +1,11 @@
 //! The session task: it owns every piece of session state, answers commands, starts runs and
 //! relays their events to the writer, in the order the reference emits them.
+//!
+//! Its handlers (of a line, a task's report, the host's message or reply) are plain functions:
+//! they change the state and push what they ask of the outside world to the outbox (`outbox.rs`)
+//! (records, messages for the extension host, the start of a task's work). The loop awaits
+//! only its next input and the flush that performs those effects in order (`flush.rs`);
+//! registering and cancelling a task are synchronous and stay direct calls (`tasks.rs`).
 
 mod answer;
 mod commands;
@@ -201,9 +207,9 @@ impl Actor {
             tokio::select! {
                 biased;
                 input = extensions::next_message(&mut self.extensions) => {
-                    self.on_host_input(input).await;
+                    self.on_host_input(input);
                 }
-                report = self.tasks.next(run_events) => self.on_task_report(report).await,
+                report = self.tasks.next(run_events) => self.on_task_report(report),
                 line = lines.recv(), if commands => match line {
                     Some(line) => self.on_input(line, &mut lines).await,
                     None => break,
@@ -233,7 +239,7 @@ impl Actor {
             };
             let lost = self.output.flush(effects, sources).await;
             for lost in lost {
-                self.on_host_message_lost(lost).await;
+                self.on_host_message_lost(lost);
             }
         }
     }
@@ -246,33 +252,33 @@ impl Actor {
         self.emit(event);
     }
 
-    async fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
+    fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
         match report.event {
-            TaskEvent::Run(message) => self.on_run_message(message).await,
-            TaskEvent::RunFinished => self.on_run_finished().await,
-            TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
-            TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta).await,
+            TaskEvent::Run(message) => self.on_run_message(message),
+            TaskEvent::RunFinished => self.on_run_finished(),
+            TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed),
+            TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta),
             TaskEvent::BashDone(key, outcome) => {
-                self.on_bash_done(key, *outcome, report.generation).await;
+                self.on_bash_done(key, *outcome, report.generation);
             }
             TaskEvent::SummaryRetry(event) => self.emit(*event),
             TaskEvent::CompactionDone(key, done) => {
-                self.on_compaction_done(key, *done, report.generation).await;
+                self.on_compaction_done(key, *done, report.generation);
             }
         }
     }
 
-    async fn on_run_message(&mut self, message: RunMessage) {
+    fn on_run_message(&mut self, message: RunMessage) {
         match message {
             RunMessage::Event(event) => {
-                if let Some(event) = self.hold_for_extensions(*event).await {
-                    self.on_run_event(event).await;
+                if let Some(event) = self.hold_for_extensions(*event) {
+                    self.on_run_event(event);
                 }
             }
             RunMessage::Events(events) => {
                 self.outbox.push(outbox::Effect::BurstStart);
                 for event in events {
-                    self.on_run_event(event).await;
+                    self.on_run_event(event);
                 }
                 self.outbox.push(outbox::Effect::BurstEnd);
             }
@@ -284,14 +290,14 @@ impl Actor {
                 let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
                 send_reply(reply, drained);
             }
-            RunMessage::MessageEnd(message) => self.write_message_end(message).await,
-            RunMessage::AgentEnd(messages) => self.write_agent_end(messages).await,
-            RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
+            RunMessage::MessageEnd(message) => self.write_message_end(message),
+            RunMessage::AgentEnd(messages) => self.write_agent_end(messages),
+            RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results),
             RunMessage::Written(signal) => self.outbox.push(outbox::Effect::Written(signal)),
         }
     }
 
-    async fn on_run_event(&mut self, mut event: Event) {
+    fn on_run_event(&mut self, mut event: Event) {
         match &mut event {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
@@ -320,7 +326,7 @@ impl Actor {
                 self.write_long(outbox::Record::MessageEnd(outbox::MessageEndRecord {
                     message: Arc::clone(&message),
                 }));
-                self.record_ended_message(message).await;
+                self.record_ended_message(message);
             }
             event if output::may_be_long(&event) => self.write_long(event),
             event if output::carries_long_text(&event) => self.write_streamed(event),
@@ -332,7 +338,7 @@ impl Actor {
 
     /// Records the message of a `message_end`: in the conversation and the session file (one
     /// copy, shared with the run that made it).
-    async fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
+    fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
         self.record_custom_message(&message);
         let outline = match &*message {
             AgentMessage::Assistant(assistant) => Some(outline(assistant)),
@@ -351,27 +357,27 @@ impl Actor {
                 self.ops.compaction.overflow_recovery_attempted = false;
             }
             if assistant.stop_reason != StopReason::Error {
-                self.retry_answered().await;
+                self.retry_answered();
             }
             self.last_assistant = Some(assistant);
         }
     }
 
-    async fn on_run_finished(&mut self) {
+    fn on_run_finished(&mut self) {
         if let Some(message) = self.last_assistant.take() {
-            if self.retry_after_run(&message).await {
+            if self.retry_after_run(&message) {
                 return;
             }
-            if self.check_compaction(&message, true).await {
+            if self.check_compaction(&message, true) {
                 return;
             }
         }
-        self.continue_or_settle().await;
+        self.continue_or_settle();
     }
 
     /// After a run: a continuation when messages are queued, else `agent_settled` and the
     /// answers that waited for it.
-    async fn continue_or_settle(&mut self) {
+    fn continue_or_settle(&mut self) {
         // From 0.86.1 an aborted run (its abort waits for the settle) leaves the queues as they
         // are.
         let stopped = self.release.has(crate::release::Feature::AbortKeepsQueues)
@@ -392,7 +398,7 @@ impl Actor {
         self.streaming = false;
         self.streaming_changed(false);
         self.flush_pending_bash();
-        self.settle_or_hold().await;
+        self.settle_or_hold();
     }
 
     /// Starts a run that delivers `prompts` first.

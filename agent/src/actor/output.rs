@@ -46,7 +46,7 @@ impl Actor {
 
     /// `turn_end` of the turn whose assistant message the session recorded last. Extensions
     /// that handle `turn_end` get the whole event (a copy is made for them).
-    pub(super) async fn write_turn_end(&mut self, tool_results: Vec<TaggedToolResult>) {
+    pub(super) fn write_turn_end(&mut self, tool_results: Vec<TaggedToolResult>) {
         let assistant = self.messages.last_with_role(crate::store::Role::Assistant);
         let Some(message) = assistant.as_deref().and_then(|shared| shared.shared()) else {
             tracing::error!("turn_end without an assistant message");
@@ -58,8 +58,8 @@ impl Actor {
                 message: (*message).clone(),
                 tool_results,
             });
-            if let Some(event) = self.hold_for_extensions(event).await {
-                self.on_run_event(event).await;
+            if let Some(event) = self.hold_for_extensions(event) {
+                self.on_run_event(event);
             }
             return;
         }
@@ -72,13 +72,13 @@ impl Actor {
     /// `message_end` of a message the run shares with the session: written from the shared
     /// copy, then recorded. Extensions that handle `message_end` get the whole event (a copy is
     /// made for them).
-    pub(super) async fn write_message_end(&mut self, message: Arc<AgentMessage>) {
+    pub(super) fn write_message_end(&mut self, message: Arc<AgentMessage>) {
         if extensions::handles_event(&self.extensions, "message_end") {
             let event = Event::MessageEnd(MessageEvent {
                 message: (*message).clone(),
             });
-            if let Some(event) = self.hold_for_extensions(event).await {
-                self.on_run_event(event).await;
+            if let Some(event) = self.hold_for_extensions(event) {
+                self.on_run_event(event);
             }
             return;
         }
@@ -86,19 +86,19 @@ impl Actor {
             message: Arc::clone(&message),
         };
         self.write_long(Record::MessageEnd(record));
-        self.record_ended_message(message).await;
+        self.record_ended_message(message);
     }
 
     /// `agent_end` with the run's messages, shared with the session (copied only for the
     /// extensions that handle it).
-    pub(super) async fn write_agent_end(&mut self, messages: Vec<Arc<AgentMessage>>) {
+    pub(super) fn write_agent_end(&mut self, messages: Vec<Arc<AgentMessage>>) {
         if extensions::handles_event(&self.extensions, "agent_end") {
             let event = Event::AgentEnd(AgentEndEvent {
                 messages: messages.iter().map(|message| (**message).clone()).collect(),
                 will_retry: false,
             });
-            if let Some(event) = self.hold_for_extensions(event).await {
-                self.on_run_event(event).await;
+            if let Some(event) = self.hold_for_extensions(event) {
+                self.on_run_event(event);
             }
             return;
         }

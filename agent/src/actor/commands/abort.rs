@@ -9,9 +9,9 @@ use crate::actor::tasks::TaskKind;
 use crate::release::Feature;
 
 impl Actor {
-    pub(super) async fn abort_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn abort_command(&mut self, id: Option<RequestId>) {
         if self.release.has(Feature::AbortCancelsCompaction) {
-            self.cancel_manual_compaction().await;
+            self.cancel_manual_compaction();
         }
         if self.stop_activity() {
             self.ops.settle.wait_for(AfterSettle::Abort(id));

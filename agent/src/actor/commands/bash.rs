@@ -6,7 +6,7 @@ use pi_rpc_protocol::{RequestId, Response};
 use crate::actor::Actor;
 
 impl Actor {
-    pub(super) async fn abort_bash_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn abort_bash_command(&mut self, id: Option<RequestId>) {
         self.abort_bash();
         self.write(Response::ok(id, "abort_bash"));
     }

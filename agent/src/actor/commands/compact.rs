@@ -7,7 +7,7 @@ use pi_rpc_protocol::{RequestId, Response};
 use crate::actor::Actor;
 
 impl Actor {
-    pub(super) async fn set_auto_compaction_command(
+    pub(super) fn set_auto_compaction_command(
         &mut self,
         id: Option<RequestId>,
         set: SetEnabledCommand,

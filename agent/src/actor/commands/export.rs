@@ -7,11 +7,7 @@ use pi_rpc_protocol::{RequestId, Response};
 use crate::actor::Actor;
 
 impl Actor {
-    pub(super) async fn export_html_command(
-        &mut self,
-        id: Option<RequestId>,
-        export: ExportHtmlCommand,
-    ) {
+    pub(super) fn export_html_command(&mut self, id: Option<RequestId>, export: ExportHtmlCommand) {
         let kind = "export_html";
         let system_prompt = self.system_prompt();
         let tools = self.active_tools();

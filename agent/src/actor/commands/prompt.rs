@@ -7,7 +7,7 @@ use pi_rpc_protocol::command::PromptCommand;
 use crate::actor::Actor;
 
 impl Actor {
-    pub(super) async fn prompt_command(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
-        self.begin_prompt(id, prompt).await;
+    pub(super) fn prompt_command(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
+        self.begin_prompt(id, prompt);
     }
 }

@@ -10,28 +10,23 @@ use crate::actor::queue::user_message;
 use crate::release::Feature;
 
 impl Actor {
-    pub(super) async fn steer_command(
-        &mut self,
-        id: Option<RequestId>,
-        mut queued: QueueMessageCommand,
-    ) {
+    pub(super) fn steer_command(&mut self, id: Option<RequestId>, mut queued: QueueMessageCommand) {
         queued.message = self.resources.expand(&queued.message);
-        self.queue_message(queued, StreamingBehavior::Steer).await;
+        self.queue_message(queued, StreamingBehavior::Steer);
         self.answer_queued(id, "steer");
     }
 
-    pub(super) async fn follow_up_command(
+    pub(super) fn follow_up_command(
         &mut self,
         id: Option<RequestId>,
         mut queued: QueueMessageCommand,
     ) {
         queued.message = self.resources.expand(&queued.message);
-        self.queue_message(queued, StreamingBehavior::FollowUp)
-            .await;
+        self.queue_message(queued, StreamingBehavior::FollowUp);
         self.answer_queued(id, "follow_up");
     }
 
-    pub(super) async fn set_steering_mode_command(
+    pub(super) fn set_steering_mode_command(
         &mut self,
         id: Option<RequestId>,
         set: SetQueueModeCommand,
@@ -41,7 +36,7 @@ impl Actor {
         self.write(Response::ok(id, "set_steering_mode"));
     }
 
-    pub(super) async fn set_follow_up_mode_command(
+    pub(super) fn set_follow_up_mode_command(
         &mut self,
         id: Option<RequestId>,
         set: SetQueueModeCommand,
@@ -53,11 +48,8 @@ impl Actor {
 
     /// `clear_queue` (0.84.4): every queued steering and follow-up message leaves its queue;
     /// `queue_update` says so, then the answer lists the texts taken.
-    pub(super) async fn clear_queue_command(&mut self, id: Option<RequestId>) {
-        if !self
-            .known_in_release(&id, "clear_queue", Feature::ClearQueue)
-            .await
-        {
+    pub(super) fn clear_queue_command(&mut self, id: Option<RequestId>) {
+        if !self.known_in_release(&id, "clear_queue", Feature::ClearQueue) {
             return;
         }
         let steering = std::mem::take(&mut self.steering_texts);
@@ -70,7 +62,7 @@ impl Actor {
     }
 
     /// Queues a message (a `steer`, a `follow_up`, or a prompt during a run) and announces it.
-    pub(in crate::actor) async fn queue_message(
+    pub(in crate::actor) fn queue_message(
         &mut self,
         queued: QueueMessageCommand,
         behavior: StreamingBehavior,

@@ -6,7 +6,7 @@ use pi_rpc_protocol::RequestId;
 use crate::actor::Actor;
 
 impl Actor {
-    pub(super) async fn get_commands_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn get_commands_command(&mut self, id: Option<RequestId>) {
         let extension_commands = self.extension_commands();
         let builtin = self.builtin_commands.clone();
         let commands = commands_data(extension_commands, builtin, &self.resources);

@@ -29,7 +29,7 @@ impl Totals {
 }
 
 impl Actor {
-    pub(super) async fn get_session_stats_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn get_session_stats_command(&mut self, id: Option<RequestId>) {
         let stats = self.session_stats();
         self.respond(id, "get_session_stats", &stats);
     }

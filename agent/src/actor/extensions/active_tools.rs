@@ -53,7 +53,7 @@ impl Actor {
 
     /// `pi.setActiveTools(names)`: from the next model request on, these tools (the known ones,
     /// in this order) are offered, and listed in the system prompt.
-    pub(in crate::actor) async fn set_active_tools(&mut self, names: Vec<String>) {
+    pub(in crate::actor) fn set_active_tools(&mut self, names: Vec<String>) {
         let flags = self.flag_selection();
         let all = self.all_tools();
         let mut active: Vec<String> = Vec::new();
@@ -75,7 +75,7 @@ impl Actor {
 
     /// After extensions registered tools: once `setActiveTools` chose the tools, a newly
     /// registered one joins them, as in the reference. `before`: the tool names before.
-    pub(in crate::actor) async fn tools_registered(&mut self, before: &[String]) {
+    pub(in crate::actor) fn tools_registered(&mut self, before: &[String]) {
         let chosen = self
             .extensions
             .as_ref()

@@ -59,7 +59,7 @@ impl Actor {
     /// `pi.setModel(model)`: false when the model has no credentials (or is unknown); else the
     /// model is set as `set_model` sets it, and the call resolves after the `model_select`
     /// handlers (source `set`).
-    pub(in crate::actor) async fn extension_set_model(
+    pub(in crate::actor) fn extension_set_model(
         &mut self,
         reply: String,
         provider: &str,
@@ -76,7 +76,7 @@ impl Actor {
             return;
         };
         let previous = self.model.clone();
-        self.switch_model(model, None).await;
+        self.switch_model(model, None);
         if let Some(event) = self.model_select_event(previous.as_ref(), "set") {
             let pending = Pending::ModelSet(reply.clone());
             if self.send_event(pending, &event) {
@@ -88,19 +88,18 @@ impl Actor {
 
     /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the
     /// run, if one goes on), and the host is answered `{cancelled}` instead of the client.
-    pub(in crate::actor) async fn command_new_session(
+    pub(in crate::actor) fn command_new_session(
         &mut self,
         reply: String,
         parent_session: Option<String>,
     ) {
-        self.begin_command_replacement(reply, Target::New(parent_session))
-            .await;
+        self.begin_command_replacement(reply, Target::New(parent_session));
     }
 
     /// A command's `ctx.switchSession(path)` (`session_path`) or `ctx.fork(entryId)`: carried
     /// out as `switch_session` / `fork` / `clone` are, answered to the host. A target that
     /// cannot be opened is answered `{error}` (the call rejects) and nothing changes.
-    pub(in crate::actor) async fn command_replace(
+    pub(in crate::actor) fn command_replace(
         &mut self,
         reply: String,
         session_path: Option<String>,
@@ -125,7 +124,7 @@ impl Actor {
             Err(error) => Err(error.to_string()),
         });
         match target {
-            Ok(target) => self.begin_command_replacement(reply, target).await,
+            Ok(target) => self.begin_command_replacement(reply, target),
             Err(error) => {
                 self.reply_value_to_host(&reply, &ReplyValue::Error { error });
             }

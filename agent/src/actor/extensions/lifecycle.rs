@@ -42,7 +42,7 @@ impl Actor {
                 Some(HostInput::Reply(done, _)) if done == id => return,
                 None => return,
                 input => {
-                    self.on_host_input(input).await;
+                    self.on_host_input(input);
                     self.flush().await;
                 }
             }
@@ -51,7 +51,7 @@ impl Actor {
 
     /// Answers `set_model` or `cycle_model` (`source` `set` or `cycle`) after the
     /// `model_select` handlers, when the model changed from `previous`.
-    pub(in crate::actor) async fn respond_after_model_select<T: serde::Serialize>(
+    pub(in crate::actor) fn respond_after_model_select<T: serde::Serialize>(
         &mut self,
         id: Option<RequestId>,
         command: &'static str,

@@ -16,7 +16,7 @@ impl Actor {
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
     /// message steers (or follows up); an idle agent starts a run with it (`triggerTurn`) or
     /// adds it to the conversation, announced by `message_start` and `message_end`.
-    pub(super) async fn extension_custom_message(
+    pub(super) fn extension_custom_message(
         &mut self,
         message: OutgoingCustomMessage,
         deliver_as: Option<&str>,
@@ -53,7 +53,7 @@ impl Actor {
     /// queued as a steering or follow-up message (as `deliverAs` says; without it the message
     /// fails as the reference fails it); else its run starts after the `before_agent_start`
     /// handlers, and after the answer of the command that sent it.
-    pub(super) async fn extension_user_message(
+    pub(super) fn extension_user_message(
         &mut self,
         text: String,
         images: Option<Vec<Value>>,
@@ -82,22 +82,22 @@ impl Actor {
                     self.emit_queue_update();
                     self.steering_queue.push_back(message);
                 }
-                None => self.user_message_failed(BUSY).await,
+                None => self.user_message_failed(BUSY),
             }
             return;
         }
-        self.begin_user_message_run(vec![message]).await;
+        self.begin_user_message_run(vec![message]);
     }
 
     /// An extension's user message cannot be delivered: an `extension_error`, after the answer
     /// of the command that sent it (as the reference's asynchronous failure comes).
-    async fn user_message_failed(&mut self, error: &str) {
+    fn user_message_failed(&mut self, error: &str) {
         let event = Event::ExtensionError(ExtensionErrorEvent {
             extension_path: "<runtime>".into(),
             event: "send_user_message".into(),
             error: error.into(),
         });
-        self.report_after_command(event).await;
+        self.report_after_command(event);
     }
 
     /// Sends the `before_agent_start` event of a run that starts with `prompts` when some live

@@ -53,13 +53,13 @@ impl AgentLoop {
 impl Actor {
     /// A loop event: returned to be written now, or held while extension handlers run (then
     /// written when they are done).
-    pub(in crate::actor) async fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
+    pub(in crate::actor) fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
         if matches!(event, Event::AgentStart(_))
             && self.ops.commands.awaits_agent_start()
             && !handles_event(&self.extensions, "agent_start")
         {
-            self.on_run_event(event).await;
-            self.after_triggered_start().await;
+            self.on_run_event(event);
+            self.after_triggered_start();
             return None;
         }
         // Only an event some handler takes is serialised (not every streamed delta).
@@ -71,14 +71,14 @@ impl Actor {
     }
 
     /// The held event's handlers are done: it is written.
-    pub(in crate::actor) async fn loop_event_handlers_done(&mut self) {
+    pub(in crate::actor) fn loop_event_handlers_done(&mut self) {
         let Some(event) = self.ops.agent_loop.release() else {
             return;
         };
         let started = matches!(event, Event::AgentStart(_));
-        self.on_run_event(event).await;
+        self.on_run_event(event);
         if started {
-            self.after_triggered_start().await;
+            self.after_triggered_start();
         }
     }
 }

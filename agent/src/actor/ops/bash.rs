@@ -67,7 +67,7 @@ impl ShellCommand {
 
 impl Actor {
     /// `bash`: its `user_bash` handlers first, when there are some.
-    pub(in crate::actor) async fn user_bash(&mut self, id: Option<RequestId>, bash: BashCommand) {
+    pub(in crate::actor) fn user_bash(&mut self, id: Option<RequestId>, bash: BashCommand) {
         let key = self.ops.key();
         let event = HostEvent::UserBash {
             command: &bash.command,
@@ -85,7 +85,7 @@ impl Actor {
     /// The `user_bash` handlers are done: a handler's `result` answers the command (and is
     /// recorded as the command's run); else the command runs, through the handler's
     /// `operations` when it gave some.
-    pub(in crate::actor) async fn user_bash_handlers_done(
+    pub(in crate::actor) fn user_bash_handlers_done(
         &mut self,
         key: OpKey,
         decision: UserBashResult,
@@ -160,7 +160,7 @@ impl Actor {
         self.tasks.cancel(TaskKind::Bash);
     }
 
-    pub(in crate::actor) async fn on_bash_output(&mut self, key: OpKey, delta: String) {
+    pub(in crate::actor) fn on_bash_output(&mut self, key: OpKey, delta: String) {
         let Some(command) = self.ops.bash.get(&key) else {
             return;
         };
@@ -173,7 +173,7 @@ impl Actor {
 
     /// Answers a command whose task ended; `generation` is the session generation the task
     /// started in.
-    pub(in crate::actor) async fn on_bash_done(
+    pub(in crate::actor) fn on_bash_done(
         &mut self,
         key: OpKey,
         outcome: BashOutcome,

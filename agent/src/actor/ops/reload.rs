@@ -107,7 +107,7 @@ pub(in crate::actor) struct Reload {
 
 impl Actor {
     /// A command's `ctx.reload()`.
-    pub(in crate::actor) async fn command_reload(&mut self, reply: String) {
+    pub(in crate::actor) fn command_reload(&mut self, reply: String) {
         let busy = self.extensions.is_none()
             || self.ops.answers_host()
             || self.ops.restarts.values().any(Restart::is_reloading);
@@ -129,12 +129,12 @@ impl Actor {
         if self.send_op_event(OpRoute::Reload(key), &event) {
             return;
         }
-        self.reload_shutdown_done(key).await;
+        self.reload_shutdown_done(key);
     }
 
     /// The `session_shutdown` handlers of `ctx.reload()` are done: the extensions are loaded
     /// afresh.
-    pub(in crate::actor) async fn reload_shutdown_done(&mut self, key: OpKey) {
+    pub(in crate::actor) fn reload_shutdown_done(&mut self, key: OpKey) {
         let Some(Reload { reply }) = self.ops.reloads.remove(&key) else {
             return;
         };
@@ -169,7 +169,7 @@ impl Actor {
 
     /// The extensions are loaded afresh (`Loaded` from the host): the oldest reloading restart
     /// goes on.
-    pub(in crate::actor) async fn reloaded(
+    pub(in crate::actor) fn reloaded(
         &mut self,
         commands: Vec<RegisteredCommand>,
         tools: &[RegisteredTool],
@@ -195,11 +195,11 @@ impl Actor {
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();
         }
-        self.start_handlers(key).await;
+        self.start_handlers(key);
     }
 
     /// The host ended: the restarts waiting for it to load go on without it.
-    pub(in crate::actor) async fn restart_without_host(&mut self) {
+    pub(in crate::actor) fn restart_without_host(&mut self) {
         let reloading: Vec<OpKey> = self
             .ops
             .restarts
@@ -207,21 +207,21 @@ impl Actor {
             .filter_map(|(key, restart)| restart.is_reloading().then_some(*key))
             .collect();
         for key in reloading {
-            self.restart_without_reload(key).await;
+            self.restart_without_reload(key);
         }
     }
 
     /// A restart whose extensions are not loaded afresh (none, or no live host) goes on.
-    pub(in crate::actor) async fn restart_without_reload(&mut self, key: OpKey) {
+    pub(in crate::actor) fn restart_without_reload(&mut self, key: OpKey) {
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();
         }
-        self.start_handlers(key).await;
+        self.start_handlers(key);
     }
 
     /// Emits `session_start` to the new instances (as often as the restart says), then answers
     /// the change.
-    pub(in crate::actor) async fn start_handlers(&mut self, key: OpKey) {
+    pub(in crate::actor) fn start_handlers(&mut self, key: OpKey) {
         let Some(restart) = self.ops.restarts.get_mut(&key) else {
             return;
         };
