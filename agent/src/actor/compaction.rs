@@ -12,7 +12,7 @@ use pi_rpc_protocol::response::CompactionResult;
 use super::ops::ids::OpKey;
 use super::outbox::Effect;
 use super::tasks::TaskKind;
-use super::{Actor, TaskEvent, log_store_error};
+use super::{State, TaskEvent, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::extensions::{CompactionPreparation, HostEvent};
@@ -72,7 +72,7 @@ impl Finished {
     }
 }
 
-impl Actor {
+impl State {
     /// What a compaction of the active branch would summarise and keep; `None` when nothing.
     pub(super) fn compaction_preparation(&self) -> Option<Preparation> {
         let (reserve_tokens, keep_recent_tokens) = self.config.settings.compaction_tokens();

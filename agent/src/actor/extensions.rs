@@ -32,7 +32,7 @@ mod prompt;
 use super::ops::ids::OpRoute;
 use super::ops::settle::Startup;
 use super::outbox::{Effect, IfLost};
-use super::{Actor, log_store_error};
+use super::{State, log_store_error};
 use crate::extensions::{
     CancelResult, Host, HostEvent, HostInput, HostLine, HostMessage, HostReply, SendError,
 };
@@ -107,7 +107,7 @@ impl Extensions {
     }
 }
 
-impl Actor {
+impl State {
     /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
     /// handlers are done.
     pub(super) fn start_extensions(&mut self) {
@@ -171,7 +171,7 @@ impl Actor {
 
     /// Sends `event` to the host (at the flush), to be completed as `pending`; false when the
     /// host is gone. Should the event not reach the host after all, `pending` is completed as
-    /// when the host ends ([`Actor::on_host_message_lost`]).
+    /// when the host ends ([`State::on_host_message_lost`]).
     fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;

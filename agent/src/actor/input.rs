@@ -7,7 +7,7 @@ use pi_rpc_protocol::framing::LineResult;
 use pi_rpc_protocol::{RequestId, Response, parse_line};
 use tokio::sync::mpsc;
 
-use super::Actor;
+use super::{Actor, State};
 use crate::rpc::InputLine;
 
 impl Actor {
@@ -20,14 +20,14 @@ impl Actor {
         let mut input = first;
         loop {
             let more = input.more_in_read;
-            if more && self.held_answers.is_none() {
-                self.held_answers = Some(Vec::new());
+            if more && self.state.held_answers.is_none() {
+                self.state.held_answers = Some(Vec::new());
             }
-            self.on_line(input.line);
+            self.state.on_line(input.line);
             // Each line's effects are performed before the next line is read, as each line's
             // records were written before: the outbox holds one line's records at most.
             self.flush().await;
-            if !more || self.output.is_closed() || !self.gates().lines {
+            if !more || self.output.is_closed() || !self.state.gates().lines {
                 break;
             }
             match lines.recv().await {
@@ -35,9 +35,11 @@ impl Actor {
                 None => break,
             }
         }
-        self.release_answers();
+        self.state.release_answers();
     }
+}
 
+impl State {
     /// Writes the answer of a `steer` or `follow_up`: now, or after the read's last line.
     pub(super) fn answer_queued(&mut self, id: Option<RequestId>, kind: &str) {
         let response = self

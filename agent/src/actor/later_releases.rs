@@ -6,11 +6,11 @@ use pi_rpc_protocol::message::{AgentMessage, SystemMessage};
 use pi_rpc_protocol::{CommandError, RequestId, Response};
 use serde_json::{Map, Value, json};
 
-use super::Actor;
+use super::State;
 use crate::release::Feature;
 use crate::store::Conversation;
 
-impl Actor {
+impl State {
     /// Whether the session's release has the command's feature; if not, answers as a release
     /// without the command does (`Unknown command: ...`).
     pub(super) fn known_in_release(
@@ -32,7 +32,7 @@ impl Actor {
     }
 }
 
-impl Actor {
+impl State {
     /// A compaction's `estimatedTokensAfter`: the conversation's tokens, counting its `system`
     /// messages from 0.87.0 only.
     pub(super) fn estimated_tokens_after(&self) -> u64 {

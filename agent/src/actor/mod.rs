@@ -1,11 +1,12 @@
 //! The session task: it owns every piece of session state, answers commands, starts runs and
 //! relays their events to the writer, in the order the reference emits them.
 //!
-//! Its handlers (of a line, a task's report, the host's message or reply) are plain functions:
-//! they change the state and push what they ask of the outside world to the outbox (`outbox.rs`)
-//! (records, messages for the extension host, the start of a task's work). The loop awaits
-//! only its next input and the flush that performs those effects in order (`flush.rs`);
-//! registering and cancelling a task are synchronous and stay direct calls (`tasks.rs`).
+//! Its handlers (of a line, a task's report, the host's message or reply) are plain methods of
+//! [`State`], which holds everything but the actor's end of the output: they change the state
+//! and push what they ask of the outside world to its outbox (`outbox.rs`: records, messages
+//! for the extension host, the start of a task's work). [`Actor`] awaits only its next input
+//! and the flush that performs those effects in order (`flush.rs`); registering and
+//! cancelling a task are synchronous and stay direct calls (`tasks.rs`).
 
 mod answer;
 mod commands;
@@ -90,8 +91,16 @@ impl From<RunMessage> for TaskEvent {
     }
 }
 
-/// The one owner of session state.
+/// The session actor: its state, and its end of the output, which only the loop's flush
+/// touches.
 pub struct Actor {
+    state: State,
+    output: flush::Output,
+}
+
+/// Everything the actor's handlers read and change; what they ask of the outside world goes
+/// to its outbox.
+pub(crate) struct State {
     config: Config,
     /// The session's model; `None` when no model is available.
     model: Option<Model>,
@@ -117,8 +126,6 @@ pub struct Actor {
     /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
     /// automatic retry, `bash` commands, compactions; the loop's gates are theirs.
     ops: ops::Operations,
-    /// The actor's end of the output: only the flush uses it.
-    output: flush::Output,
     /// What the input being handled asks for, performed at the flush.
     outbox: outbox::Outbox,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
@@ -145,6 +152,60 @@ pub struct Actor {
 impl Actor {
     /// A new session writing its records to `out`.
     pub fn new(init: ActorInit, out: OutputSender) -> Self {
+        Self {
+            state: State::new(init),
+            output: flush::Output::new(out),
+        }
+    }
+
+    /// Serves lines until the input ends (or stdout is gone), then cancels every task.
+    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
+        self.state.start_extensions();
+        self.flush().await;
+        while !self.output.is_closed() {
+            let gates = self.state.gates();
+            let (run_events, commands) = (gates.loop_events, gates.lines);
+            let state = &mut self.state;
+            tokio::select! {
+                biased;
+                input = extensions::next_message(&mut state.extensions) => {
+                    state.on_host_input(input);
+                }
+                report = state.tasks.next(run_events) => state.on_task_report(report),
+                line = lines.recv(), if commands => match line {
+                    Some(line) => self.on_input(line, &mut lines).await,
+                    None => break,
+                },
+            }
+            self.flush().await;
+        }
+        self.state.tasks.cancel_all();
+        self.shutdown_extensions_at_exit().await;
+    }
+
+    /// Performs what the input handled asked for ([`outbox`]), in order. A message that did
+    /// not reach the extension host is an input of its own: what waited for it goes on, and
+    /// what that asks for is performed too.
+    async fn flush(&mut self) {
+        let state = &mut self.state;
+        while !state.outbox.is_empty() {
+            let effects = state.outbox.take();
+            let sources = flush::Sources {
+                messages: &state.messages,
+                store: &state.store,
+                host: state.extensions.as_ref().map(extensions::Extensions::host),
+            };
+            let lost = self.output.flush(effects, sources).await;
+            for lost in lost {
+                state.on_host_message_lost(lost);
+            }
+        }
+    }
+}
+
+impl State {
+    /// A new session (its store's start recorded, nothing written yet).
+    fn new(init: ActorInit) -> Self {
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
@@ -177,7 +238,6 @@ impl Actor {
             streaming: false,
             last_assistant: None,
             ops: ops::Operations::default(),
-            output: flush::Output::new(out),
             outbox: outbox::Outbox::default(),
             tasks: tasks::Tasks::new(),
             held_answers: None,
@@ -197,51 +257,9 @@ impl Actor {
         session
     }
 
-    /// Serves lines until the input ends (or stdout is gone), then cancels every task.
-    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
-        self.start_extensions();
-        self.flush().await;
-        while !self.output.is_closed() {
-            let gates = self.gates();
-            let (run_events, commands) = (gates.loop_events, gates.lines);
-            tokio::select! {
-                biased;
-                input = extensions::next_message(&mut self.extensions) => {
-                    self.on_host_input(input);
-                }
-                report = self.tasks.next(run_events) => self.on_task_report(report),
-                line = lines.recv(), if commands => match line {
-                    Some(line) => self.on_input(line, &mut lines).await,
-                    None => break,
-                },
-            }
-            self.flush().await;
-        }
-        self.tasks.cancel_all();
-        self.shutdown_extensions_at_exit().await;
-    }
-
     /// What the loop may take now: what the operations in flight allow.
     fn gates(&self) -> ops::gates::Gates {
         self.ops.gates()
-    }
-
-    /// Performs what the input handled asked for ([`outbox`]), in order. A message that did
-    /// not reach the extension host is an input of its own: what waited for it goes on, and
-    /// what that asks for is performed too.
-    async fn flush(&mut self) {
-        while !self.outbox.is_empty() {
-            let effects = self.outbox.take();
-            let sources = flush::Sources {
-                messages: &self.messages,
-                store: &self.store,
-                host: self.extensions.as_ref().map(extensions::Extensions::host),
-            };
-            let lost = self.output.flush(effects, sources).await;
-            for lost in lost {
-                self.on_host_message_lost(lost);
-            }
-        }
     }
 
     fn emit_queue_update(&mut self) {

@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use super::flush::is_long;
 use super::outbox::{AgentEndRecord, Effect, Framing, MessageEndRecord, Record, TurnEndRecord};
-use super::{Actor, extensions};
+use super::{State, extensions};
 
-impl Actor {
+impl State {
     /// Writes one record as one line.
     pub(super) fn write(&mut self, record: impl Into<Record>) {
         self.outbox.record(record);
@@ -120,7 +120,7 @@ pub(super) fn may_be_long(event: &Event) -> bool {
 }
 
 /// Whether an event is a long delta, or the end of a long block with its whole text: such an
-/// event is written with [`Actor::write_streamed`].
+/// event is written with [`State::write_streamed`].
 pub(super) fn carries_long_text(event: &Event) -> bool {
     let Event::MessageUpdate(update) = event else {
         return false;

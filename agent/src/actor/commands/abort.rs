@@ -3,12 +3,12 @@
 
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::ops::settle::AfterSettle;
 use crate::actor::tasks::TaskKind;
 use crate::release::Feature;
 
-impl Actor {
+impl State {
     pub(super) fn abort_command(&mut self, id: Option<RequestId>) {
         if self.release.has(Feature::AbortCancelsCompaction) {
             self.cancel_manual_compaction();

@@ -3,9 +3,9 @@
 
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
+impl State {
     pub(super) fn abort_bash_command(&mut self, id: Option<RequestId>) {
         self.abort_bash();
         self.write(Response::ok(id, "abort_bash"));

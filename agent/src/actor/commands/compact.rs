@@ -4,9 +4,9 @@
 use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
+impl State {
     pub(super) fn set_auto_compaction_command(
         &mut self,
         id: Option<RequestId>,

@@ -4,9 +4,9 @@ use pi_rpc_protocol::command::ExportHtmlCommand;
 use pi_rpc_protocol::response::ExportHtmlResult;
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
+impl State {
     pub(super) fn export_html_command(&mut self, id: Option<RequestId>, export: ExportHtmlCommand) {
         let kind = "export_html";
         let system_prompt = self.system_prompt();

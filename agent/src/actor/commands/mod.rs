@@ -20,9 +20,9 @@ mod stats;
 use pi_rpc_protocol::Request;
 use pi_rpc_protocol::command::Command;
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
+impl State {
     /// Answers one command (now, or once what it waits for is done).
     pub(in crate::actor) fn handle_command(&mut self, request: Request) {
         let Request { id, command } = request;

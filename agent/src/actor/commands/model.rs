@@ -10,13 +10,13 @@ use pi_rpc_protocol::response::{
 };
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::{Actor, log_store_error};
+use crate::actor::{State, log_store_error};
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
 };
 use crate::release::Feature;
 
-impl Actor {
+impl State {
     pub(super) fn get_available_models_command(&mut self, id: Option<RequestId>) {
         let models = AvailableModels {
             models: self.config.registry.available(),

@@ -5,11 +5,11 @@ use pi_rpc_protocol::command::{QueueMessageCommand, SetQueueModeCommand, Streami
 use pi_rpc_protocol::{RequestId, Response};
 use serde_json::json;
 
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::queue::user_message;
 use crate::release::Feature;
 
-impl Actor {
+impl State {
     pub(super) fn steer_command(&mut self, id: Option<RequestId>, mut queued: QueueMessageCommand) {
         queued.message = self.resources.expand(&queued.message);
         self.queue_message(queued, StreamingBehavior::Steer);

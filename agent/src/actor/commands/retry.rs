@@ -4,9 +4,9 @@
 use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
+impl State {
     pub(super) fn abort_retry_command(&mut self, id: Option<RequestId>) {
         // As in the reference, the retry ends before the answer and the agent settles after it.
         let waiting = self.cancel_retry_wait();

@@ -9,9 +9,9 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use crate::actor::ops::ids::Answer;
 use crate::actor::waiting::Target;
-use crate::actor::{Actor, log_store_error};
+use crate::actor::{State, log_store_error};
 
-impl Actor {
+impl State {
     pub(super) fn new_session_command(
         &mut self,
         id: Option<RequestId>,

@@ -3,9 +3,9 @@
 
 use pi_rpc_protocol::RequestId;
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
+impl State {
     pub(super) fn get_commands_command(&mut self, id: Option<RequestId>) {
         let extension_commands = self.extension_commands();
         let builtin = self.builtin_commands.clone();

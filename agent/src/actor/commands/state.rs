@@ -8,10 +8,10 @@ use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::{LastAssistantText, SessionState};
 
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::outbox::{Effect, LongAnswer};
 
-impl Actor {
+impl State {
     pub(super) fn get_state_command(&mut self, id: Option<RequestId>) {
         let state = self.state();
         self.respond(id, "get_state", &state);

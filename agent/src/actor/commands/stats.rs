@@ -8,7 +8,7 @@ use pi_rpc_protocol::response::{ContextUsage, SessionStats, TokenTotals};
 use pi_rpc_protocol::session::SessionEntry;
 use pi_rpc_protocol::usage::Usage;
 
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::compaction::estimate::{context_tokens, estimate_context};
 
 /// Running totals of usage.
@@ -28,7 +28,7 @@ impl Totals {
     }
 }
 
-impl Actor {
+impl State {
     pub(super) fn get_session_stats_command(&mut self, id: Option<RequestId>) {
         let stats = self.session_stats();
         self.respond(id, "get_session_stats", &stats);

@@ -5,12 +5,12 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::event::CompactionReason;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
-use super::super::Actor;
+use super::super::State;
 use super::{OVERFLOW_AGAIN, end_event};
 use crate::compaction::estimate::{context_tokens, estimate_context};
 use crate::provider::failure::is_context_overflow;
 
-impl Actor {
+impl State {
     /// Before a prompt runs, the last assistant message (aborted ones included) gets the
     /// automatic compaction check too. True when a compaction started: the prompt is then
     /// answered and run once it ended.

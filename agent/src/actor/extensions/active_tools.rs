@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use super::{Actor, host_client};
+use super::{State, host_client};
 use crate::tools::{Tool, ToolSelection, ToolSet};
 
-impl Actor {
+impl State {
     /// The selection the tool flags made (before any `setActiveTools`).
     fn flag_selection(&self) -> ToolSelection {
         self.extensions

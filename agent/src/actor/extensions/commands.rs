@@ -5,11 +5,11 @@
 use pi_rpc_protocol::command::ExtensionUiResponse;
 use serde_json::Value;
 
-use super::{Actor, Pending};
+use super::{Pending, State};
 use crate::actor::ops::ids::OpRoute;
 use crate::actor::outbox::{Effect, IfLost};
 
-impl Actor {
+impl State {
     /// Sends the command a prompt `/name args` names to the host, its `done` to go to the
     /// operation `route`; false when no live extension has such a command.
     pub(in crate::actor) fn send_extension_command(&mut self, route: OpRoute, text: &str) -> bool {

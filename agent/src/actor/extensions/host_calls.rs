@@ -6,18 +6,18 @@
 //! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client. (A command's
 //! `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()` `ops/reload.rs`'s.)
 
-use super::{Actor, Pending};
+use super::{Pending, State};
 use crate::actor::waiting::Target;
 use crate::extensions::ReplyValue;
 
-impl Actor {
+impl State {
     /// Tells the host the model, the thinking level and the levels the model supports, for its
     /// getters.
     pub(in crate::actor) fn send_model_state(&mut self) {
         self.send_model_state_with(false);
     }
 
-    /// As [`Actor::send_model_state`]; `with_models`: also every model (with whether each
+    /// As [`State::send_model_state`]; `with_models`: also every model (with whether each
     /// has credentials), which do not change while the agent runs (at start-up and reloads).
     pub(in crate::actor) fn send_model_state_with(&mut self, with_models: bool) {
         let Some(host) = self.live_host() else {

@@ -6,47 +6,17 @@
 use pi_rpc_protocol::RequestId;
 use serde_json::Value;
 
-use super::{Actor, Pending, handles_event, next_message};
+use super::{Pending, handles_event, next_message};
+use crate::actor::{Actor, State};
 use crate::extensions::{HostEvent, HostInput};
 use crate::model_resolver::same_model;
 
-impl Actor {
+impl State {
     /// Sends `agent_settled` to its handlers; true when it waits for them (then
-    /// [`Actor::settle`] follows when they are done).
+    /// [`State::settle`] follows when they are done).
     pub(in crate::actor) fn hold_settled_for_extensions(&mut self) -> bool {
         handles_event(&self.extensions, "agent_settled")
             && self.send_event(Pending::Settled, &HostEvent::AgentSettled)
-    }
-
-    /// At the end of input: runs the `session_shutdown` handlers (reason `quit`) and writes
-    /// what they send, until they are done or the host is gone.
-    pub(in crate::actor) async fn shutdown_extensions_at_exit(&mut self) {
-        if self.output.is_closed() || !handles_event(&self.extensions, "session_shutdown") {
-            return;
-        }
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        let event = HostEvent::SessionShutdown {
-            reason: "quit",
-            target_session_file: None,
-        };
-        let Ok((id, line)) = ext.host.emit(&event) else {
-            return;
-        };
-        if ext.host.send(line).await.is_err() {
-            return;
-        }
-        loop {
-            match next_message(&mut self.extensions).await {
-                Some(HostInput::Reply(done, _)) if done == id => return,
-                None => return,
-                input => {
-                    self.on_host_input(input);
-                    self.flush().await;
-                }
-            }
-        }
     }
 
     /// Answers `set_model` or `cycle_model` (`source` `set` or `cycle`) after the
@@ -86,5 +56,38 @@ impl Actor {
             previous_model: previous.cloned().map(Box::new),
             source,
         })
+    }
+}
+
+impl Actor {
+    /// At the end of input: runs the `session_shutdown` handlers (reason `quit`) and writes
+    /// what they send, until they are done or the host is gone.
+    pub(in crate::actor) async fn shutdown_extensions_at_exit(&mut self) {
+        if self.output.is_closed() || !handles_event(&self.state.extensions, "session_shutdown") {
+            return;
+        }
+        let Some(ext) = &mut self.state.extensions else {
+            return;
+        };
+        let event = HostEvent::SessionShutdown {
+            reason: "quit",
+            target_session_file: None,
+        };
+        let Ok((id, line)) = ext.host.emit(&event) else {
+            return;
+        };
+        if ext.host.send(line).await.is_err() {
+            return;
+        }
+        loop {
+            match next_message(&mut self.state.extensions).await {
+                Some(HostInput::Reply(done, _)) if done == id => return,
+                None => return,
+                input => {
+                    self.state.on_host_input(input);
+                    self.flush().await;
+                }
+            }
+        }
     }
 }

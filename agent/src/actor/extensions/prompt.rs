@@ -8,11 +8,11 @@ use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
-use super::{Actor, handles_event, log_store_error};
+use super::{State, handles_event, log_store_error};
 use crate::actor::ops::ids::OpRoute;
 use crate::extensions::{BeforeAgentStartResult, HostEvent, OutgoingCustomMessage};
 
-impl Actor {
+impl State {
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
     /// message steers (or follows up); an idle agent starts a run with it (`triggerTurn`) or
     /// adds it to the conversation, announced by `message_start` and `message_end`.

@@ -9,13 +9,13 @@
 //! | `Flowing` | a loop event some extension handles | `Held(event)` | it goes to the host; loop events wait |
 //! | `Held(event)` | the handlers are done (or the host ended) | `Flowing` | the event is written (an `agent_start`: then a triggered turn's command answer) |
 //!
-//! (The loop itself is a task of `tasks.rs`; `Actor.streaming` says whether one runs.)
+//! (The loop itself is a task of `tasks.rs`; `State.streaming` says whether one runs.)
 
 use pi_rpc_protocol::event::Event;
 
 use super::gates::Gates;
 use super::ids::OpRoute;
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::extensions::handles_event;
 use crate::extensions::HostEvent;
 
@@ -50,7 +50,7 @@ impl AgentLoop {
     }
 }
 
-impl Actor {
+impl State {
     /// A loop event: returned to be written now, or held while extension handlers run (then
     /// written when they are done).
     pub(in crate::actor) fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {

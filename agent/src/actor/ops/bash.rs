@@ -26,7 +26,7 @@ use super::ids::{OpKey, OpRoute};
 use crate::actor::extensions::host_client;
 use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
-use crate::actor::{Actor, TaskEvent, log_store_error};
+use crate::actor::{State, TaskEvent, log_store_error};
 use crate::extensions::{HostEvent, UserBashResult};
 use crate::js::now_ms;
 use crate::shell_command::{UserBash, execute};
@@ -65,7 +65,7 @@ impl ShellCommand {
     }
 }
 
-impl Actor {
+impl State {
     /// `bash`: its `user_bash` handlers first, when there are some.
     pub(in crate::actor) fn user_bash(&mut self, id: Option<RequestId>, bash: BashCommand) {
         let key = self.ops.key();

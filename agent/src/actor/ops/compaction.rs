@@ -30,7 +30,7 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::ids::{OpKey, OpRoute};
 use super::settle::AfterSettle;
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::compaction::{Finished, end_event, end_event_retrying};
 use crate::actor::tasks::TaskKind;
 use crate::compaction::summarize::SummaryError;
@@ -166,7 +166,7 @@ impl Compaction {
     }
 }
 
-impl Actor {
+impl State {
     /// `compact`: a run in progress is aborted first and the compaction starts once the agent
     /// settled. When the conversation so far has nothing to summarise, `compact` fails at once
     /// and leaves the run alone (the reference aborts the answer first, then fails): only the

@@ -41,7 +41,7 @@ use pi_rpc_protocol::message::AgentMessage;
 
 use super::gates::Gates;
 use super::ids::{OpKey, OpRoute};
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::extensions::BeforeAgentStartResult;
 use crate::release::Disposition;
 
@@ -186,7 +186,7 @@ impl ExtensionCommands {
     }
 }
 
-impl Actor {
+impl State {
     /// A prompt `/name args` naming an extension command runs it, even during a run; the
     /// prompt is answered once the command is done. False when no such command exists.
     pub(in crate::actor) fn run_extension_command(

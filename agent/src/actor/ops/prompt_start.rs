@@ -27,7 +27,7 @@ use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::{RequestId, Response};
 
 use super::ids::{OpKey, OpRoute};
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::compaction::PROMPT_WHILE_COMPACTING;
 use crate::actor::queue::user_message;
 use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult};
@@ -116,7 +116,7 @@ fn after_input(mut prompt: PromptCommand, result: InputResult) -> Option<PromptC
     Some(prompt)
 }
 
-impl Actor {
+impl State {
     /// A client `prompt` arrives.
     pub(in crate::actor) fn begin_prompt(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
         if self.run_extension_command(&id, &prompt.message) {

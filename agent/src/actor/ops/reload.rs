@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use super::gates::Gates;
 use super::ids::{Answer, OpKey, OpRoute};
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::outbox::{Effect, IfLost};
 use crate::extensions::{HostEvent, RegisteredCommand, RegisteredTool, ReplyValue};
 
@@ -105,7 +105,7 @@ pub(in crate::actor) struct Reload {
     reply: String,
 }
 
-impl Actor {
+impl State {
     /// A command's `ctx.reload()`.
     pub(in crate::actor) fn command_reload(&mut self, reply: String) {
         let busy = self.extensions.is_none()

@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::ids::{Answer, OpKey, OpRoute};
 use super::reload::Restart;
 use super::settle::AfterSettle;
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::extensions::handles_event;
 use crate::actor::outbox::{Effect, IfLost};
 use crate::actor::replace::PreparedSession;
@@ -69,7 +69,7 @@ struct ForkResult {
     cancelled: bool,
 }
 
-impl Actor {
+impl State {
     /// Starts a replacement: the `session_before_*` handlers first, which may cancel it while
     /// a run goes on.
     pub(in crate::actor) fn begin_replacement(&mut self, answer: Answer, target: Target) {

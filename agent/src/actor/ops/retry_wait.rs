@@ -20,7 +20,7 @@ use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
 use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
-use crate::actor::{Actor, TaskEvent};
+use crate::actor::{State, TaskEvent};
 use crate::config::RetrySettings;
 use crate::provider::failure::is_retryable;
 use crate::store::Role;
@@ -112,7 +112,7 @@ impl RetryWait {
     }
 }
 
-impl Actor {
+impl State {
     /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
     /// message failed in a way worth retrying.
     pub(in crate::actor) fn will_retry<'a>(

@@ -27,7 +27,7 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::gates::Gates;
 use super::ids::OpKey;
-use crate::actor::Actor;
+use crate::actor::State;
 
 /// The `session_start` handlers at start-up.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -141,7 +141,7 @@ impl Settle {
     }
 }
 
-impl Actor {
+impl State {
     /// The agent is idle and nothing is queued: `agent_settled`, after its handlers when some
     /// extension has them.
     pub(in crate::actor) fn settle_or_hold(&mut self) {
