@@ -20,10 +20,7 @@ impl Actor {
         let mut input = first;
         loop {
             let more = input.more_in_read;
-            if more && self.state.held_answers.is_none() {
-                self.state.held_answers = Some(Vec::new());
-            }
-            self.state.on_line(input.line);
+            self.state.on_read_line(input);
             // Each line's effects are performed before the next line is read, as each line's
             // records were written before: the outbox holds one line's records at most.
             self.flush().await;
@@ -35,11 +32,20 @@ impl Actor {
                 None => break,
             }
         }
-        self.state.release_answers();
+        self.state.end_of_read();
     }
 }
 
 impl State {
+    /// One line of a read; while more lines of the read follow, the answers of `steer` and
+    /// `follow_up` wait for its end ([`State::end_of_read`]).
+    pub(super) fn on_read_line(&mut self, input: InputLine) {
+        if input.more_in_read && self.held_answers.is_none() {
+            self.held_answers = Some(Vec::new());
+        }
+        self.on_line(input.line);
+    }
+
     /// Writes the answer of a `steer` or `follow_up`: now, or after the read's last line.
     pub(super) fn answer_queued(&mut self, id: Option<RequestId>, kind: &str) {
         let response = self
@@ -54,8 +60,9 @@ impl State {
         }
     }
 
-    /// Writes the answers held back for the end of a read.
-    fn release_answers(&mut self) {
+    /// The read's last line was handled (or a line closed the loop's gate for lines): the
+    /// answers held back are written.
+    pub(super) fn end_of_read(&mut self) {
         if let Some(held) = self.held_answers.take().filter(|held| !held.is_empty()) {
             self.outbox.push(super::outbox::Effect::Lines(held));
         }

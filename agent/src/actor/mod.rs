@@ -22,6 +22,8 @@ mod queue;
 mod replace;
 mod start;
 mod tasks;
+#[cfg(test)]
+mod tests;
 mod waiting;
 
 use std::collections::VecDeque;
