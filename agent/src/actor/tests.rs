@@ -258,36 +258,31 @@ fn an_extension_s_dialog_request_is_written_as_its_record() {
     );
 }
 
-#[test]
-fn an_extension_message_that_triggers_a_turn_starts_a_run_spawned_at_the_flush() {
-    let (_dir, mut state) = session();
+/// `pi.sendMessage` of a custom message with `text`.
+fn send_message(state: &mut State, text: &str, trigger_turn: bool) {
     let message = OutgoingCustomMessage {
         custom_type: "note".into(),
-        content: json!("remember this"),
+        content: json!(text),
         display: Some(true),
         details: None,
     };
     state.on_host_input(Some(HostInput::Message(HostMessage::SendMessage {
         message,
         deliver_as: None,
-        trigger_turn: true,
+        trigger_turn,
     })));
+}
+
+#[test]
+fn an_extension_message_that_triggers_a_turn_starts_a_run_spawned_at_the_flush() {
+    let (_dir, mut state) = session();
+    send_message(&mut state, "remember this", true);
     assert_eq!(effects(&mut state), [json!("spawn")]);
     assert!(state.streaming);
 
     // Without a turn, the message joins the conversation, announced by its start and end.
     state.streaming = false;
-    let message = OutgoingCustomMessage {
-        custom_type: "note".into(),
-        content: json!("and this"),
-        display: Some(true),
-        details: None,
-    };
-    state.on_host_input(Some(HostInput::Message(HostMessage::SendMessage {
-        message,
-        deliver_as: None,
-        trigger_turn: false,
-    })));
+    send_message(&mut state, "and this", false);
     let kinds: Vec<Value> = effects(&mut state)
         .into_iter()
         .map(|record| record["type"].clone())
