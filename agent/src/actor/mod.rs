@@ -2,7 +2,7 @@
 //! relays their events to the writer, in the order the reference emits them.
 //!
 //! Its handlers (of a line, a task's report, the host's message or reply) are plain methods of
-//! [`State`], which holds everything but the actor's end of the output: they change the state
+//! `State`, which holds everything but the actor's end of the output: they change the state
 //! and push what they ask of the outside world to its outbox (`outbox.rs`: records, messages
 //! for the extension host, the start of a task's work). [`Actor`] awaits only its next input
 //! and the flush that performs those effects in order (`flush.rs`); registering and
