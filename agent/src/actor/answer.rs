@@ -4,7 +4,6 @@
 
 use pi_rpc_protocol::{RequestId, Response};
 
-use super::Actor;
 use crate::rpc::OutputSender;
 use crate::store::JsonPieces;
 
@@ -60,26 +59,6 @@ pub(super) async fn stream_answer(
         }
         if !more {
             return Streamed::Sent;
-        }
-    }
-}
-
-impl Actor {
-    /// After [`stream_answer`]: notes a closed output, or answers the error that kept the
-    /// answer from being made.
-    pub(super) async fn after_streamed(
-        &mut self,
-        id: Option<RequestId>,
-        kind: &str,
-        streamed: crate::store::Result<Streamed>,
-    ) {
-        match streamed {
-            Ok(Streamed::Sent) => {}
-            Ok(Streamed::OutputClosed) => self.output_closed = true,
-            Err(error) => {
-                let response = Response::error(id, Some(kind), error.to_string());
-                self.write(&response).await
-            }
         }
     }
 }

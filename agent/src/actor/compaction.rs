@@ -10,8 +10,9 @@ use pi_rpc_protocol::event::{CompactionEndEvent, CompactionReason, Event};
 use pi_rpc_protocol::response::CompactionResult;
 
 use super::ops::ids::OpKey;
+use super::outbox::Effect;
 use super::tasks::TaskKind;
-use super::{Actor, TaskEvent, log_store_error};
+use super::{State, TaskEvent, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
 use crate::extensions::{CompactionPreparation, HostEvent};
@@ -71,7 +72,7 @@ impl Finished {
     }
 }
 
-impl Actor {
+impl State {
     /// What a compaction of the active branch would summarise and keep; `None` when nothing.
     pub(super) fn compaction_preparation(&self) -> Option<Preparation> {
         let (reserve_tokens, keep_recent_tokens) = self.config.settings.compaction_tokens();
@@ -112,7 +113,7 @@ impl Actor {
             release: self.release,
         };
         let extensions = super::extensions::host_client(&self.extensions);
-        task.spawn(async move {
+        let launch = task.launch(async move {
             let mut on_event = move |event: Event| {
                 // The session may be gone (end of input); then nobody needs the event.
                 let _ = events.send_now(TaskEvent::SummaryRetry(Box::new(event)));
@@ -167,6 +168,7 @@ impl Actor {
             }
             TaskEvent::CompactionDone(key, Box::new(finished))
         });
+        self.outbox.push(Effect::Spawn(launch));
     }
 
     /// When the latest compaction on the branch was recorded, in milliseconds.

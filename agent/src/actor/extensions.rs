@@ -31,11 +31,12 @@ mod prompt;
 
 use super::ops::ids::OpRoute;
 use super::ops::settle::Startup;
-use super::{Actor, log_store_error};
-use crate::extensions::{CancelResult, Host, HostEvent, HostInput, HostMessage, HostReply};
-pub(super) use access::{
-    handles_event, host_client, next_message, provider_hooks, streaming_changed,
+use super::outbox::{Effect, IfLost};
+use super::{State, log_store_error};
+use crate::extensions::{
+    CancelResult, Host, HostEvent, HostInput, HostLine, HostMessage, HostReply, SendError,
 };
+pub(super) use access::{handles_event, host_client, next_message, provider_hooks};
 
 /// What the reply (`done`) to the actor's request completes, by the request's id.
 #[derive(Debug)]
@@ -90,6 +91,11 @@ impl Extensions {
     }
 
     /// The host, live or not.
+    pub(super) fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The host, live or not.
     pub(super) fn host_mut(&mut self) -> &mut Host {
         &mut self.host
     }
@@ -101,12 +107,12 @@ impl Extensions {
     }
 }
 
-impl Actor {
+impl State {
     /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
     /// handlers are done.
-    pub(super) async fn start_extensions(&mut self) {
-        self.send_tools_state().await;
-        self.send_model_state_with(true).await;
+    pub(super) fn start_extensions(&mut self) {
+        self.send_tools_state();
+        self.send_model_state_with(true);
         if !handles_event(&self.extensions, "session_start") {
             return;
         }
@@ -114,7 +120,7 @@ impl Actor {
             reason: "startup",
             previous_session_file: None,
         };
-        if self.send_event(Pending::Startup, &event).await {
+        if self.send_event(Pending::Startup, &event) {
             self.ops.startup = Startup::Handlers;
         }
     }
@@ -163,17 +169,21 @@ impl Actor {
         )
     }
 
-    /// Sends `event` to the host, to be completed as `pending`; false when the host is gone.
-    async fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
+    /// Sends `event` to the host (at the flush), to be completed as `pending`; false when the
+    /// host is gone. Should the event not reach the host after all, `pending` is completed as
+    /// when the host ends ([`State::on_host_message_lost`]).
+    fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;
         };
         if ext.gone {
             return false;
         }
-        match ext.host.emit(event).await {
-            Ok(id) => {
+        match ext.host.emit(event) {
+            Ok((id, line)) => {
                 ext.pending.insert(id, pending);
+                let if_lost = IfLost::Request(id);
+                self.outbox.push(Effect::Host { line, if_lost });
                 true
             }
             Err(error) => {
@@ -185,23 +195,70 @@ impl Actor {
 
     /// Sends `event` to the host when some live extension handles it, its handlers' `done` to
     /// go to the operation `route`; false when nothing waits for them.
-    pub(super) async fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
-        handles_event(&self.extensions, event.kind())
-            && self.send_event(Pending::Op(route), event).await
+    pub(super) fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        handles_event(&self.extensions, event.kind()) && self.send_event(Pending::Op(route), event)
+    }
+
+    /// The host, while it lives.
+    pub(super) fn live_host(&self) -> Option<&Host> {
+        self.extensions.as_ref().and_then(Extensions::live_host)
+    }
+
+    /// Sends a message the host needs only while it lives (at the flush; `line`: none without
+    /// a live host). Should it not reach the host, that is logged as `what`.
+    pub(super) fn tell_host(
+        &mut self,
+        what: &'static str,
+        line: Option<Result<HostLine, SendError>>,
+    ) {
+        match line {
+            Some(Ok(line)) => {
+                let if_lost = IfLost::Log(what);
+                self.outbox.push(Effect::Host { line, if_lost });
+            }
+            Some(Err(error)) => tracing::warn!(%error, "{what}"),
+            None => {}
+        }
+    }
+
+    /// Tells a live host whether the agent runs now (the `input` event of
+    /// `pi.sendUserMessage` names its delivery only during a run; `ctx.isIdle()` answers from
+    /// it).
+    pub(super) fn streaming_changed(&mut self, value: bool) {
+        let line = self.live_host().map(|host| host.streaming(value));
+        self.tell_host("cannot tell the extension host that the agent runs", line);
+    }
+
+    /// A message for the host was lost (the host is gone): what waited for it goes on.
+    pub(super) fn on_host_message_lost(&mut self, lost: IfLost) {
+        match lost {
+            IfLost::Log(_) => {}
+            IfLost::Request(id) => {
+                let pending = self
+                    .extensions
+                    .as_mut()
+                    .and_then(|ext| ext.pending.remove(&id));
+                if let Some(pending) = pending {
+                    self.complete(pending, None);
+                }
+            }
+            IfLost::Restart(key) => self.restart_without_reload(key),
+            IfLost::Reload(key) => self.reload_not_sent(key),
+        }
     }
 
     /// One message or reply from the host; `None` when it has ended.
-    pub(super) async fn on_host_input(&mut self, input: Option<HostInput>) {
+    pub(super) fn on_host_input(&mut self, input: Option<HostInput>) {
         match input {
-            None => self.on_host_gone().await,
-            Some(HostInput::Message(message)) => self.on_host_message(message).await,
+            None => self.on_host_gone(),
+            Some(HostInput::Message(message)) => self.on_host_message(message),
             Some(HostInput::Reply(id, reply)) => {
                 let pending = self
                     .extensions
                     .as_mut()
                     .and_then(|ext| ext.pending.remove(&id));
                 match pending {
-                    Some(pending) => self.complete(pending, Some(reply)).await,
+                    Some(pending) => self.complete(pending, Some(reply)),
                     None => tracing::warn!(id, "a reply to no request of the session"),
                 }
             }
@@ -209,13 +266,13 @@ impl Actor {
     }
 
     /// One message from the host.
-    async fn on_host_message(&mut self, message: HostMessage) {
+    fn on_host_message(&mut self, message: HostMessage) {
         match message {
             HostMessage::Ui { request } => {
                 let mut record = serde_json::Map::with_capacity(request.len() + 1);
                 record.insert("type".into(), "extension_ui_request".into());
                 record.extend(request);
-                self.write(&Value::Object(record)).await;
+                self.write(Value::Object(record));
             }
             HostMessage::ExtensionError {
                 extension_path,
@@ -227,26 +284,24 @@ impl Actor {
                     event,
                     error,
                 });
-                self.emit(event).await;
+                self.emit(event);
             }
             HostMessage::AppendEntry { custom_type, data } => {
-                self.append_extension_entry(&custom_type, data).await;
+                self.append_extension_entry(&custom_type, data);
             }
             HostMessage::SendMessage {
                 message,
                 deliver_as,
                 trigger_turn,
             } => {
-                self.extension_custom_message(message, deliver_as.as_deref(), trigger_turn)
-                    .await;
+                self.extension_custom_message(message, deliver_as.as_deref(), trigger_turn);
             }
             HostMessage::SendUserMessage {
                 text,
                 images,
                 deliver_as,
             } => {
-                self.extension_user_message(text, images, deliver_as.as_deref())
-                    .await;
+                self.extension_user_message(text, images, deliver_as.as_deref());
             }
             HostMessage::Loaded {
                 commands,
@@ -254,7 +309,7 @@ impl Actor {
                 events,
                 error,
                 ..
-            } => self.reloaded(commands, &tools, events, error).await,
+            } => self.reloaded(commands, &tools, events, error),
             HostMessage::Registered {
                 commands,
                 tools,
@@ -264,67 +319,65 @@ impl Actor {
                 if let Some(ext) = &mut self.extensions {
                     ext.host.loaded(commands, &tools, events);
                 }
-                self.tools_registered(&before).await;
+                self.tools_registered(&before);
             }
-            HostMessage::SetActiveTools { names } => self.set_active_tools(names).await,
+            HostMessage::SetActiveTools { names } => self.set_active_tools(names),
             HostMessage::SetModel {
                 id,
                 provider,
                 model_id,
-            } => self.extension_set_model(id, &provider, &model_id).await,
-            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level).await,
-            HostMessage::WaitForIdle { id } => self.wait_for_idle(id).await,
+            } => self.extension_set_model(id, &provider, &model_id),
+            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level),
+            HostMessage::WaitForIdle { id } => self.wait_for_idle(id),
             HostMessage::Replace {
                 id,
                 session_path,
                 entry_id,
                 position,
             } => {
-                self.command_replace(id, session_path, entry_id, position.as_deref())
-                    .await;
+                self.command_replace(id, session_path, entry_id, position.as_deref());
             }
-            HostMessage::ReloadRuntime { id } => self.command_reload(id).await,
+            HostMessage::ReloadRuntime { id } => self.command_reload(id),
             HostMessage::NewSession { id, parent_session } => {
-                self.command_new_session(id, parent_session).await;
+                self.command_new_session(id, parent_session);
             }
         }
     }
 
     /// Goes on with what waited for the handlers of a request (`reply`: their `done`; `None`
     /// when the host has ended).
-    async fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
+    fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
         match pending {
-            Pending::Settled => self.settle().await,
+            Pending::Settled => self.settle(),
             Pending::Op(OpRoute::Replacement(key)) => {
                 let cancelled = decided::<CancelResult>(reply).cancelled();
-                self.replacement_handlers_done(key, cancelled).await;
+                self.replacement_handlers_done(key, cancelled);
             }
-            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key).await,
-            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key).await,
-            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key).await,
-            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done().await,
+            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key),
+            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key),
+            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key),
+            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done(),
             Pending::Op(OpRoute::PromptInput(key)) => {
-                self.prompt_input_done(key, decided(reply)).await;
+                self.prompt_input_done(key, decided(reply));
             }
             Pending::Op(OpRoute::PromptBeforeStart(key)) => {
-                self.prompt_before_start_done(key, decided(reply)).await;
+                self.prompt_before_start_done(key, decided(reply));
             }
             Pending::Op(OpRoute::UserMessage(key)) => {
-                self.user_message_before_start_done(key, decided(reply))
-                    .await;
+                self.user_message_before_start_done(key, decided(reply));
             }
-            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key).await,
+            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key),
             Pending::Op(OpRoute::Bash(key)) => {
-                self.user_bash_handlers_done(key, decided(reply)).await;
+                self.user_bash_handlers_done(key, decided(reply));
             }
-            Pending::Respond(id, command, data) => self.respond(id, command, &data).await,
-            Pending::ModelSet(reply) => self.reply_to_host(&reply, true).await,
+            Pending::Respond(id, command, data) => self.respond(id, command, &data),
+            Pending::ModelSet(reply) => self.reply_to_host(&reply, true),
             Pending::Startup => self.ops.startup = Startup::Done,
         }
     }
 
     /// The host ended: nothing it was doing will finish, so everything waiting goes on.
-    async fn on_host_gone(&mut self) {
+    fn on_host_gone(&mut self) {
         let Some(ext) = &mut self.extensions else {
             return;
         };
@@ -333,13 +386,13 @@ impl Actor {
         let mut pending: Vec<(u64, Pending)> = ext.pending.drain().collect();
         pending.sort_by_key(|(id, _)| *id);
         for (_, pending) in pending {
-            self.complete(pending, None).await;
+            self.complete(pending, None);
         }
-        self.restart_without_host().await;
+        self.restart_without_host();
     }
 
     /// `pi.appendEntry`: a `custom` entry in the session, announced as `entry_appended`.
-    async fn append_extension_entry(&mut self, custom_type: &str, data: Option<Value>) {
+    fn append_extension_entry(&mut self, custom_type: &str, data: Option<Value>) {
         let id = match self.store.append_custom_entry(custom_type, data) {
             Ok(id) => id,
             Err(error) => {
@@ -351,7 +404,7 @@ impl Actor {
             return;
         };
         let record = json!({"type": "entry_appended", "entry": entry.raw()});
-        self.write(&record).await;
+        self.write(record);
     }
 }
 

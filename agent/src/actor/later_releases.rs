@@ -6,14 +6,14 @@ use pi_rpc_protocol::message::{AgentMessage, SystemMessage};
 use pi_rpc_protocol::{CommandError, RequestId, Response};
 use serde_json::{Map, Value, json};
 
-use super::Actor;
+use super::State;
 use crate::release::Feature;
 use crate::store::Conversation;
 
-impl Actor {
+impl State {
     /// Whether the session's release has the command's feature; if not, answers as a release
     /// without the command does (`Unknown command: ...`).
-    pub(super) async fn known_in_release(
+    pub(super) fn known_in_release(
         &mut self,
         id: &Option<RequestId>,
         kind: &str,
@@ -27,12 +27,12 @@ impl Actor {
             command: kind.to_owned(),
         };
         let response = Response::error(id.clone(), error.command(), error.to_string());
-        self.write(&response).await;
+        self.write(response);
         false
     }
 }
 
-impl Actor {
+impl State {
     /// A compaction's `estimatedTokensAfter`: the conversation's tokens, counting its `system`
     /// messages from 0.87.0 only.
     pub(super) fn estimated_tokens_after(&self) -> u64 {
@@ -77,7 +77,7 @@ impl Actor {
 
     /// From 0.87.0, the failed answer just dropped from the model's context (the session's
     /// latest entry) is recorded as a `context_edit` entry, announced by `entry_appended`.
-    pub(super) async fn record_context_edit(&mut self) {
+    pub(super) fn record_context_edit(&mut self) {
         if !self.release.has(Feature::ContextEdits) {
             return;
         }
@@ -93,7 +93,7 @@ impl Actor {
         };
         if let Some(entry) = self.store.entry(&id) {
             let record = json!({"type": "entry_appended", "entry": entry.raw()});
-            self.write(&record).await;
+            self.write(record);
         }
     }
 

@@ -1,18 +1,29 @@
 //! The session task: it owns every piece of session state, answers commands, starts runs and
 //! relays their events to the writer, in the order the reference emits them.
+//!
+//! Its handlers (of a line, a task's report, the host's message or reply) are plain methods of
+//! `State`, which holds everything but the actor's end of the output: they change the state
+//! and push what they ask of the outside world to its outbox (`outbox.rs`: records, messages
+//! for the extension host, the start of a task's work). [`Actor`] awaits only its next input
+//! and the flush that performs those effects in order (`flush.rs`); registering and
+//! cancelling a task are synchronous and stay direct calls (`tasks.rs`).
 
 mod answer;
 mod commands;
 mod compaction;
 mod extensions;
+mod flush;
 mod input;
 mod later_releases;
 mod ops;
+mod outbox;
 mod output;
 mod queue;
 mod replace;
 mod start;
 mod tasks;
+#[cfg(test)]
+mod tests;
 mod waiting;
 
 use std::collections::VecDeque;
@@ -82,8 +93,16 @@ impl From<RunMessage> for TaskEvent {
     }
 }
 
-/// The one owner of session state.
+/// The session actor: its state, and its end of the output, which only the loop's flush
+/// touches.
 pub struct Actor {
+    state: State,
+    output: flush::Output,
+}
+
+/// Everything the actor's handlers read and change; what they ask of the outside world goes
+/// to its outbox.
+pub(crate) struct State {
     config: Config,
     /// The session's model; `None` when no model is available.
     model: Option<Model>,
@@ -109,7 +128,8 @@ pub struct Actor {
     /// The operations in flight (`ops/`): start-up, the settle, replacements, reloads, the
     /// automatic retry, `bash` commands, compactions; the loop's gates are theirs.
     ops: ops::Operations,
-    out: OutputSender,
+    /// What the input being handled asks for, performed at the flush.
+    outbox: outbox::Outbox,
     /// The long work in progress: runs, compactions, the retry wait, `bash` commands.
     tasks: tasks::Tasks<TaskEvent>,
     /// While the lines of one read are handled: the answers of `steer` and `follow_up`,
@@ -117,9 +137,6 @@ pub struct Actor {
     held_answers: Option<Vec<u8>>,
     /// What the command line fixed for every session ([`start`]).
     cli_start: start::CliStart,
-    /// Lines collected while a burst of events is handled, sent to the writer as one piece.
-    out_batch: Option<Vec<u8>>,
-    output_closed: bool,
     http: reqwest::Client,
     file_locks: crate::tools::FileLocks,
     /// `bashExecution` messages of commands that ended during a run, added after it.
@@ -137,6 +154,60 @@ pub struct Actor {
 impl Actor {
     /// A new session writing its records to `out`.
     pub fn new(init: ActorInit, out: OutputSender) -> Self {
+        Self {
+            state: State::new(init),
+            output: flush::Output::new(out),
+        }
+    }
+
+    /// Serves lines until the input ends (or stdout is gone), then cancels every task.
+    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
+        self.state.start_extensions();
+        self.flush().await;
+        while !self.output.is_closed() {
+            let gates = self.state.gates();
+            let (run_events, commands) = (gates.loop_events, gates.lines);
+            let state = &mut self.state;
+            tokio::select! {
+                biased;
+                input = extensions::next_message(&mut state.extensions) => {
+                    state.on_host_input(input);
+                }
+                report = state.tasks.next(run_events) => state.on_task_report(report),
+                line = lines.recv(), if commands => match line {
+                    Some(line) => self.on_input(line, &mut lines).await,
+                    None => break,
+                },
+            }
+            self.flush().await;
+        }
+        self.state.tasks.cancel_all();
+        self.shutdown_extensions_at_exit().await;
+    }
+
+    /// Performs what the input handled asked for ([`outbox`]), in order. A message that did
+    /// not reach the extension host is an input of its own: what waited for it goes on, and
+    /// what that asks for is performed too.
+    async fn flush(&mut self) {
+        let state = &mut self.state;
+        while !state.outbox.is_empty() {
+            let effects = state.outbox.take();
+            let sources = flush::Sources {
+                messages: &state.messages,
+                store: &state.store,
+                host: state.extensions.as_ref().map(extensions::Extensions::host),
+            };
+            let lost = self.output.flush(effects, sources).await;
+            for lost in lost {
+                state.on_host_message_lost(lost);
+            }
+        }
+    }
+}
+
+impl State {
+    /// A new session (its store's start recorded, nothing written yet).
+    fn new(init: ActorInit) -> Self {
         let steering_mode = init.config.settings.steering_mode();
         let follow_up_mode = init.config.settings.follow_up_mode();
         let auto_compaction = init.config.settings.compaction_enabled();
@@ -169,15 +240,13 @@ impl Actor {
             streaming: false,
             last_assistant: None,
             ops: ops::Operations::default(),
-            out,
+            outbox: outbox::Outbox::default(),
             tasks: tasks::Tasks::new(),
             held_answers: None,
             cli_start: start::CliStart {
                 model: init.cli_model,
                 thinking_level: init.cli_thinking_level,
             },
-            out_batch: None,
-            output_closed: false,
             http,
             file_locks: crate::tools::FileLocks::default(),
             pending_bash: Vec::new(),
@@ -190,76 +259,48 @@ impl Actor {
         session
     }
 
-    /// Serves lines until the input ends (or stdout is gone), then cancels every task.
-    pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
-        self.start_extensions().await;
-        while !self.output_closed {
-            let gates = self.gates();
-            let (run_events, commands) = (gates.loop_events, gates.lines);
-            tokio::select! {
-                biased;
-                input = extensions::next_message(&mut self.extensions) => {
-                    self.on_host_input(input).await;
-                }
-                report = self.tasks.next(run_events) => self.on_task_report(report).await,
-                line = lines.recv(), if commands => match line {
-                    Some(line) => self.on_input(line, &mut lines).await,
-                    None => break,
-                },
-            }
-        }
-        self.tasks.cancel_all();
-        self.shutdown_extensions_at_exit().await;
-    }
-
     /// What the loop may take now: what the operations in flight allow.
     fn gates(&self) -> ops::gates::Gates {
         self.ops.gates()
     }
 
-    async fn emit(&mut self, event: Event) {
-        self.write(&event).await;
-    }
-
-    async fn emit_queue_update(&mut self) {
+    fn emit_queue_update(&mut self) {
         let event = Event::QueueUpdate(QueueUpdateEvent {
             steering: self.steering_texts.clone(),
             follow_up: self.follow_up_texts.clone(),
         });
-        self.emit(event).await;
+        self.emit(event);
     }
 
-    async fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
+    fn on_task_report(&mut self, report: tasks::TaskReport<TaskEvent>) {
         match report.event {
-            TaskEvent::Run(message) => self.on_run_message(message).await,
-            TaskEvent::RunFinished => self.on_run_finished().await,
-            TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed).await,
-            TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta).await,
+            TaskEvent::Run(message) => self.on_run_message(message),
+            TaskEvent::RunFinished => self.on_run_finished(),
+            TaskEvent::RetryWaitOver { elapsed } => self.on_retry_wait_over(elapsed),
+            TaskEvent::BashOutput { key, delta } => self.on_bash_output(key, delta),
             TaskEvent::BashDone(key, outcome) => {
-                self.on_bash_done(key, *outcome, report.generation).await;
+                self.on_bash_done(key, *outcome, report.generation);
             }
-            TaskEvent::SummaryRetry(event) => self.emit(*event).await,
+            TaskEvent::SummaryRetry(event) => self.emit(*event),
             TaskEvent::CompactionDone(key, done) => {
-                self.on_compaction_done(key, *done, report.generation).await;
+                self.on_compaction_done(key, *done, report.generation);
             }
         }
     }
 
-    async fn on_run_message(&mut self, message: RunMessage) {
+    fn on_run_message(&mut self, message: RunMessage) {
         match message {
             RunMessage::Event(event) => {
-                if let Some(event) = self.hold_for_extensions(*event).await {
-                    self.on_run_event(event).await;
+                if let Some(event) = self.hold_for_extensions(*event) {
+                    self.on_run_event(event);
                 }
             }
             RunMessage::Events(events) => {
-                self.out_batch = Some(Vec::new());
+                self.outbox.push(outbox::Effect::BurstStart);
                 for event in events {
-                    self.on_run_event(event).await;
+                    self.on_run_event(event);
                 }
-                if let Some(batch) = self.out_batch.take().filter(|b| !b.is_empty()) {
-                    self.send_output(batch).await;
-                }
+                self.outbox.push(outbox::Effect::BurstEnd);
             }
             RunMessage::DrainSteering(reply) => {
                 let drained = queue::drain(&mut self.steering_queue, self.steering_mode);
@@ -269,18 +310,14 @@ impl Actor {
                 let drained = queue::drain(&mut self.follow_up_queue, self.follow_up_mode);
                 send_reply(reply, drained);
             }
-            RunMessage::MessageEnd(message) => self.write_message_end(message).await,
-            RunMessage::AgentEnd(messages) => self.write_agent_end(messages).await,
-            RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results).await,
-            RunMessage::Written(signal) => {
-                // Closed output: nothing will be written, the stream need not wait.
-                let _ = self.out.flushed().await;
-                signal.written();
-            }
+            RunMessage::MessageEnd(message) => self.write_message_end(message),
+            RunMessage::AgentEnd(messages) => self.write_agent_end(messages),
+            RunMessage::TurnEnd(tool_results) => self.write_turn_end(tool_results),
+            RunMessage::Written(signal) => self.outbox.push(outbox::Effect::Written(signal)),
         }
     }
 
-    async fn on_run_event(&mut self, mut event: Event) {
+    fn on_run_event(&mut self, mut event: Event) {
         match &mut event {
             Event::MessageStart(start) => {
                 if let AgentMessage::User(user) = &start.message {
@@ -293,7 +330,7 @@ impl Actor {
                             &text,
                         )
                     {
-                        self.emit_queue_update().await;
+                        self.emit_queue_update();
                     }
                 }
             }
@@ -306,28 +343,22 @@ impl Actor {
             // The ended message is written from the copy the session keeps.
             Event::MessageEnd(end) => {
                 let message = Arc::new(end.message);
-                self.write_long(output::MessageEndRecord {
+                self.write_long(outbox::Record::MessageEnd(outbox::MessageEndRecord {
                     message: Arc::clone(&message),
-                })
-                .await;
-                self.record_ended_message(message).await;
+                }));
+                self.record_ended_message(message);
             }
-            event if output::may_be_long(&event) => self.write_long(event).await,
-            event if output::carries_long_text(&event) => self.write_streamed(event).await,
-            // The event goes as soon as it is text (and is dropped before the line waits for
-            // the writer).
-            event => {
-                if let Some(line) = self.encode(&event).await {
-                    drop(event);
-                    self.write_line(line).await;
-                }
-            }
+            event if output::may_be_long(&event) => self.write_long(event),
+            event if output::carries_long_text(&event) => self.write_streamed(event),
+            // The event is encoded at the flush (and dropped before the line waits for the
+            // writer).
+            event => self.write(event),
         }
     }
 
     /// Records the message of a `message_end`: in the conversation and the session file (one
     /// copy, shared with the run that made it).
-    async fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
+    fn record_ended_message(&mut self, message: Arc<AgentMessage>) {
         self.record_custom_message(&message);
         let outline = match &*message {
             AgentMessage::Assistant(assistant) => Some(outline(assistant)),
@@ -346,27 +377,27 @@ impl Actor {
                 self.ops.compaction.overflow_recovery_attempted = false;
             }
             if assistant.stop_reason != StopReason::Error {
-                self.retry_answered().await;
+                self.retry_answered();
             }
             self.last_assistant = Some(assistant);
         }
     }
 
-    async fn on_run_finished(&mut self) {
+    fn on_run_finished(&mut self) {
         if let Some(message) = self.last_assistant.take() {
-            if self.retry_after_run(&message).await {
+            if self.retry_after_run(&message) {
                 return;
             }
-            if self.check_compaction(&message, true).await {
+            if self.check_compaction(&message, true) {
                 return;
             }
         }
-        self.continue_or_settle().await;
+        self.continue_or_settle();
     }
 
     /// After a run: a continuation when messages are queued, else `agent_settled` and the
     /// answers that waited for it.
-    async fn continue_or_settle(&mut self) {
+    fn continue_or_settle(&mut self) {
         // From 0.86.1 an aborted run (its abort waits for the settle) leaves the queues as they
         // are.
         let stopped = self.release.has(crate::release::Feature::AbortKeepsQueues)
@@ -385,9 +416,9 @@ impl Actor {
             return;
         }
         self.streaming = false;
-        extensions::streaming_changed(&self.extensions, false);
+        self.streaming_changed(false);
         self.flush_pending_bash();
-        self.settle_or_hold().await;
+        self.settle_or_hold();
     }
 
     /// Starts a run that delivers `prompts` first.
@@ -420,17 +451,18 @@ impl Actor {
             release: self.release,
         };
         if !self.streaming {
-            extensions::streaming_changed(&self.extensions, true);
+            self.streaming_changed(true);
         }
         self.streaming = true;
         self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
         let hooks = extensions::provider_hooks(&self.extensions);
         let run = crate::agent_loop::drive(spec, Arc::new(task.sender()));
-        task.spawn(async move {
+        let launch = task.launch(async move {
             crate::provider::hooks::scope(hooks, run).await;
             TaskEvent::RunFinished
         });
+        self.outbox.push(outbox::Effect::Spawn(launch));
     }
 
     fn tool_context(&self, cancel: CancellationToken) -> crate::tools::ToolContext {

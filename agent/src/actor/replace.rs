@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::Actor;
+use super::State;
 use super::waiting::Target;
 use crate::extensions::HostEvent;
 use crate::store::{SavedAt, SessionStore};
@@ -36,7 +36,7 @@ pub(super) struct PreparedSession {
     fork_text: Option<String>,
 }
 
-impl Actor {
+impl State {
     /// Whether the replacement can be made, without making it: the session file opens (as
     /// the reference opens it before tearing the old session down), the fork entry is a user
     /// message, a persisted session to branch is written.
@@ -166,7 +166,7 @@ impl Actor {
     }
 
     /// Rebuilds the conversation state from the store, as a new runtime starts on a session
-    /// ([`Actor::start_on_store`]).
+    /// ([`State::start_on_store`]).
     pub(super) fn rebind_session(&mut self) {
         self.tasks.new_generation();
         self.abort_bash();

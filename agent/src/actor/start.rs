@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 
-use super::{Actor, log_store_error};
+use super::{State, log_store_error};
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, clamp_thinking_level, initial_model, scoped_choice, unknown_model,
 };
@@ -24,7 +24,7 @@ pub(super) struct CliStart {
     pub(super) thinking_level: Option<ThinkingLevel>,
 }
 
-impl Actor {
+impl State {
     /// Takes the session in the store as the current one: restores its messages, chooses the
     /// model and thinking level, and records them in a session that has no messages (and the
     /// level in one whose branch records none).
@@ -89,7 +89,7 @@ impl Actor {
     }
 }
 
-impl Actor {
+impl State {
     /// The model as the records show it: the session's, or the reference's `unknown`
     /// placeholder when there is none (`get_state`, the extensions' model state, and the failed
     /// answer of a call made without a model: no provider speaks its api).

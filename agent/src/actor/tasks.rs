@@ -236,14 +236,37 @@ impl<E: Send + 'static> NewTask<E> {
         self.sender.clone()
     }
 
-    /// Spawns the work; what it returns is the task's outcome, its last report.
+    /// Spawns the work now (the actor's handlers [launch](Self::launch) it at the flush).
+    #[cfg(test)]
     pub(super) fn spawn(self, work: impl Future<Output = E> + Send + 'static) {
+        self.launch(work).start();
+    }
+
+    /// The work, ready to be spawned later ([`Launch::start`]); what it returns is the task's
+    /// outcome, its last report.
+    pub(super) fn launch(self, work: impl Future<Output = E> + Send + 'static) -> Launch {
         let sender = self.sender;
-        tokio::spawn(async move {
+        Launch(Box::pin(async move {
             let outcome = work.await;
             // The actor may be gone (end of input); then nobody waits for the outcome.
             let _ = sender.send_envelope(outcome, true).await;
-        });
+        }))
+    }
+}
+
+/// A task's work, not spawned yet.
+pub(super) struct Launch(Pin<Box<dyn Future<Output = ()> + Send>>);
+
+impl std::fmt::Debug for Launch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Launch")
+    }
+}
+
+impl Launch {
+    /// Spawns the work.
+    pub(super) fn start(self) {
+        tokio::spawn(self.0);
     }
 }
 

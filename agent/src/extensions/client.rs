@@ -113,15 +113,26 @@ impl HostClient {
         self.send_line(encode(message)?).await
     }
 
-    /// Sends a message without waiting for room (from code that cannot wait).
-    pub(super) fn try_send(&self, message: &ToHost<'_>) -> Result<(), SendError> {
-        self.writer
-            .try_send(encode(message)?)
-            .map_err(|_| SendError::Gone)
+    /// Sends an encoded line ([`HostClient::actor_request`], [`encode`]).
+    pub(super) async fn send_line(&self, line: Vec<u8>) -> Result<(), SendError> {
+        self.writer.send(line).await.map_err(|_| SendError::Gone)
     }
 
-    async fn send_line(&self, line: Vec<u8>) -> Result<(), SendError> {
-        self.writer.send(line).await.map_err(|_| SendError::Gone)
+    /// Makes the request `build` makes with a new id, its reply going `to`: the id and the
+    /// line to send.
+    fn register<'m>(
+        &self,
+        to: ReplyTo,
+        build: impl FnOnce(u64) -> ToHost<'m>,
+    ) -> Result<(u64, Vec<u8>), SendError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = encode(&build(id))?;
+        let mut waiting = self.waiting();
+        if waiting.closed {
+            return Err(SendError::Gone);
+        }
+        waiting.replies.insert(id, to);
+        Ok((id, line))
     }
 
     /// Sends the request `build` makes with a new id, its reply going `to`; the id.
@@ -130,15 +141,7 @@ impl HostClient {
         to: ReplyTo,
         build: impl FnOnce(u64) -> ToHost<'m>,
     ) -> Result<u64, SendError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = encode(&build(id))?;
-        {
-            let mut waiting = self.waiting();
-            if waiting.closed {
-                return Err(SendError::Gone);
-            }
-            waiting.replies.insert(id, to);
-        }
+        let (id, line) = self.register(to, build)?;
         if let Err(error) = self.send_line(line).await {
             self.forget(id);
             return Err(error);
@@ -146,13 +149,14 @@ impl HostClient {
         Ok(id)
     }
 
-    /// A request of the session actor: its reply comes to the actor as [`HostInput::Reply`]
-    /// with the id returned.
-    pub(super) async fn ask_actor<'m>(
+    /// A request of the session actor, made now and sent later ([`HostClient::send_line`];
+    /// [`HostClient::forget`] it should that fail): its id, with which its reply comes to the
+    /// actor as [`HostInput::Reply`], and its line.
+    pub(super) fn actor_request<'m>(
         &self,
         build: impl FnOnce(u64) -> ToHost<'m>,
-    ) -> Result<u64, SendError> {
-        self.request(ReplyTo::Actor, build).await
+    ) -> Result<(u64, Vec<u8>), SendError> {
+        self.register(ReplyTo::Actor, build)
     }
 
     /// A request answered once; the reply comes to the receiver (which errs if the host ends).
@@ -177,7 +181,7 @@ impl HostClient {
     }
 
     /// Stops waiting for the replies to `id`.
-    fn forget(&self, id: u64) {
+    pub(super) fn forget(&self, id: u64) {
         self.waiting().replies.remove(&id);
     }
 
@@ -236,7 +240,8 @@ impl HostClient {
     }
 }
 
-fn encode(message: &ToHost<'_>) -> Result<Vec<u8>, SendError> {
+/// A message as the line the host reads.
+pub(super) fn encode(message: &ToHost<'_>) -> Result<Vec<u8>, SendError> {
     let mut line = to_json(message)?;
     line.push(b'\n');
     Ok(line)
@@ -329,8 +334,11 @@ printf '%s\n' \
         let (stdin, stdout) = (host.stdin.take().unwrap(), host.stdout.take().unwrap());
         let (client, mut actor) = HostClient::start(stdin, stdout);
         let event = HostEvent::AgentSettled;
-        let asked = client.ask_actor(|id| ToHost::Event { id, event: &event });
-        assert_eq!(asked.await.unwrap(), 0);
+        let (asked, line) = client
+            .actor_request(|id| ToHost::Event { id, event: &event })
+            .unwrap();
+        assert_eq!(asked, 0);
+        client.send_line(line).await.unwrap();
         let intercepted = client
             .ask(|id| ToHost::Intercept { id, event: &event })
             .await

@@ -227,6 +227,30 @@ pub struct Host {
     pub help_flags: Vec<HelpFlag>,
 }
 
+/// A message for the host, made (and, for a request, given its id and its reply's route)
+/// when the agent decides it, sent later with [`Host::send`].
+#[derive(Debug)]
+pub struct HostLine {
+    line: Vec<u8>,
+    request: Option<u64>,
+}
+
+impl HostLine {
+    fn message(message: &ToHost<'_>) -> Result<Self, SendError> {
+        Ok(Self {
+            line: client::encode(message)?,
+            request: None,
+        })
+    }
+
+    fn request(id: u64, line: Vec<u8>) -> Self {
+        Self {
+            line,
+            request: Some(id),
+        }
+    }
+}
+
 impl Host {
     /// Starts the host with `node`, loads `files`, hands them `flags` and the `mode`, and waits
     /// until they are loaded; the host runs with those that loaded, and the problems say what
@@ -311,77 +335,67 @@ impl Host {
     }
 
     /// Loads the extensions afresh for a replaced session (their factories run again with new
-    /// state; the modules are not evaluated again); a `Loaded` message follows, to hand to
+    /// state; the modules are not evaluated again); `fresh`: and the extensions' modules are
+    /// evaluated afresh (`ctx.reload()`). A `Loaded` message follows, to hand to
     /// [`Host::loaded`].
-    pub async fn reload(&self) -> Result<(), SendError> {
-        self.client.send(&ToHost::Reload { fresh: false }).await
-    }
-
-    /// As [`Host::reload`], and the extensions' modules are evaluated afresh (`ctx.reload()`).
-    pub async fn reload_fresh(&self) -> Result<(), SendError> {
-        self.client.send(&ToHost::Reload { fresh: true }).await
+    pub fn reload(&self, fresh: bool) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::Reload { fresh })
     }
 
     /// Tells the host which tools the agent may offer (`all`, built-in and extension ones, in
     /// order), which it offers (`active`), the built-in definitions and every extension tool
     /// it knows of and the tool flags' `selection`, for `pi.getActiveTools` /
     /// `pi.getAllTools` and the tools registered before the agent hears of them.
-    pub async fn tools_state(
+    pub fn tools_state(
         &self,
         all: &[&str],
         active: &[&str],
         builtins: &[crate::tools::ToolDefinition],
         registered: &[&str],
         selection: &crate::tools::ToolSelection,
-    ) -> Result<(), SendError> {
+    ) -> Result<HostLine, SendError> {
         let flags = ToolFlags {
             tools: &selection.tools,
             no_tools: selection.no_tools,
             exclude: &selection.exclude_tools,
         };
-        self.client
-            .send(&ToHost::Tools {
-                all,
-                active,
-                builtins,
-                registered,
-                sources: Sources(&self.files),
-                flags,
-            })
-            .await
+        HostLine::message(&ToHost::Tools {
+            all,
+            active,
+            builtins,
+            registered,
+            sources: Sources(&self.files),
+            flags,
+        })
     }
 
     /// Tells the host the model, the thinking level and the levels the model supports, for
     /// its getters; `models`: also every model and those with credentials (`provider/id`),
     /// which do not change while the agent runs (at start-up and reloads).
-    pub async fn model_state(
+    pub fn model_state(
         &self,
         model: &Model,
         thinking_level: ThinkingLevel,
         levels: &[ThinkingLevel],
         models: Option<(&[&Model], &[String])>,
-    ) -> Result<(), SendError> {
-        self.client
-            .send(&ToHost::ModelState {
-                model,
-                thinking_level,
-                levels,
-                models: models.map(|(all, _)| all),
-                available: models.map(|(_, available)| available),
-            })
-            .await
+    ) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::ModelState {
+            model,
+            thinking_level,
+            levels,
+            models: models.map(|(all, _)| all),
+            available: models.map(|(_, available)| available),
+        })
     }
 
     /// Answers the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, `ctx.newSession()`).
-    pub async fn reply(&self, id: &str, value: &ReplyValue) -> Result<(), SendError> {
-        self.client.send(&ToHost::Reply { id, value }).await
+    pub fn reply(&self, id: &str, value: &ReplyValue) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::Reply { id, value })
     }
 
-    /// Tells the host whether the agent runs now (without waiting: runs start from sync code).
-    pub fn set_streaming(&self, value: bool) {
-        if let Err(error) = self.client.try_send(&ToHost::Streaming { value }) {
-            tracing::warn!(%error, "cannot tell the extension host that the agent runs");
-        }
+    /// Tells the host whether the agent runs now.
+    pub fn streaming(&self, value: bool) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::Streaming { value })
     }
 
     /// Whether some extension handles events of `kind`.
@@ -405,24 +419,39 @@ impl Host {
         self.messages.recv().await
     }
 
-    /// Runs the handlers of `event`; its `done` comes as [`HostInput::Reply`] with the id
-    /// returned.
-    pub async fn emit(&self, event: &HostEvent<'_>) -> Result<u64, SendError> {
-        self.client
-            .ask_actor(|id| ToHost::Event { id, event })
-            .await
+    /// Runs the handlers of `event`: the request's id (its `done` comes as
+    /// [`HostInput::Reply`] with it) and its line.
+    pub fn emit(&self, event: &HostEvent<'_>) -> Result<(u64, HostLine), SendError> {
+        let (id, line) = self
+            .client
+            .actor_request(|id| ToHost::Event { id, event })?;
+        Ok((id, HostLine::request(id, line)))
     }
 
-    /// Runs the command `name`; its `done` comes as [`HostInput::Reply`] with the id returned.
-    pub async fn run_command(&self, name: &str, args: &str) -> Result<u64, SendError> {
-        self.client
-            .ask_actor(|id| ToHost::Command { id, name, args })
-            .await
+    /// Runs the command `name`: the request's id (its `done` comes as [`HostInput::Reply`]
+    /// with it) and its line.
+    pub fn run_command(&self, name: &str, args: &str) -> Result<(u64, HostLine), SendError> {
+        let (id, line) = self
+            .client
+            .actor_request(|id| ToHost::Command { id, name, args })?;
+        Ok((id, HostLine::request(id, line)))
     }
 
     /// Hands a client's answer to the dialog it answers (the host ignores unknown ids).
-    pub async fn answer(&self, response: &ExtensionUiResponse) -> Result<(), SendError> {
-        self.client.send(&ToHost::UiResponse { response }).await
+    pub fn answer(&self, response: &ExtensionUiResponse) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::UiResponse { response })
+    }
+
+    /// Sends a line made earlier, in the order lines are sent. Should a request's line not
+    /// reach the host, its reply is waited for no more.
+    pub async fn send(&self, line: HostLine) -> Result<(), SendError> {
+        let sent = self.client.send_line(line.line).await;
+        if sent.is_err()
+            && let Some(id) = line.request
+        {
+            self.client.forget(id);
+        }
+        sent
     }
 
     /// The `sourceInfo` of the extension loaded from `path`.

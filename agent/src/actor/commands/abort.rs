@@ -3,20 +3,20 @@
 
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::ops::settle::AfterSettle;
 use crate::actor::tasks::TaskKind;
 use crate::release::Feature;
 
-impl Actor {
-    pub(super) async fn abort_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn abort_command(&mut self, id: Option<RequestId>) {
         if self.release.has(Feature::AbortCancelsCompaction) {
-            self.cancel_manual_compaction().await;
+            self.cancel_manual_compaction();
         }
         if self.stop_activity() {
             self.ops.settle.wait_for(AfterSettle::Abort(id));
         } else {
-            self.write(&Response::ok(id, "abort")).await;
+            self.write(Response::ok(id, "abort"));
         }
     }
 

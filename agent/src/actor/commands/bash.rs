@@ -3,11 +3,11 @@
 
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
-    pub(super) async fn abort_bash_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn abort_bash_command(&mut self, id: Option<RequestId>) {
         self.abort_bash();
-        self.write(&Response::ok(id, "abort_bash")).await;
+        self.write(Response::ok(id, "abort_bash"));
     }
 }

@@ -4,16 +4,16 @@
 use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
-    pub(super) async fn set_auto_compaction_command(
+impl State {
+    pub(super) fn set_auto_compaction_command(
         &mut self,
         id: Option<RequestId>,
         set: SetEnabledCommand,
     ) {
         self.config.settings.set_compaction_enabled(set.enabled);
         self.auto_compaction = self.config.settings.compaction_enabled();
-        self.write(&Response::ok(id, "set_auto_compaction")).await;
+        self.write(Response::ok(id, "set_auto_compaction"));
     }
 }

@@ -4,14 +4,10 @@ use pi_rpc_protocol::command::ExportHtmlCommand;
 use pi_rpc_protocol::response::ExportHtmlResult;
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
-    pub(super) async fn export_html_command(
-        &mut self,
-        id: Option<RequestId>,
-        export: ExportHtmlCommand,
-    ) {
+impl State {
+    pub(super) fn export_html_command(&mut self, id: Option<RequestId>, export: ExportHtmlCommand) {
         let kind = "export_html";
         let system_prompt = self.system_prompt();
         let tools = self.active_tools();
@@ -24,11 +20,10 @@ impl Actor {
         match written {
             Ok(path) => {
                 let result = ExportHtmlResult { path };
-                self.respond(id, kind, &result).await;
+                self.respond(id, kind, &result);
             }
             Err(error) => {
-                self.write(&Response::error(id, Some(kind), error.to_string()))
-                    .await;
+                self.write(Response::error(id, Some(kind), error.to_string()));
             }
         }
     }

@@ -10,21 +10,21 @@ use pi_rpc_protocol::response::{
 };
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::{Actor, log_store_error};
+use crate::actor::{State, log_store_error};
 use crate::model_resolver::{
     DEFAULT_THINKING_LEVEL, ScopedModel, clamp_thinking_level, same_model,
 };
 use crate::release::Feature;
 
-impl Actor {
-    pub(super) async fn get_available_models_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn get_available_models_command(&mut self, id: Option<RequestId>) {
         let models = AvailableModels {
             models: self.config.registry.available(),
         };
-        self.respond(id, "get_available_models", &models).await;
+        self.respond(id, "get_available_models", &models);
     }
 
-    pub(super) async fn set_model_command(&mut self, id: Option<RequestId>, set: SetModelCommand) {
+    pub(super) fn set_model_command(&mut self, id: Option<RequestId>, set: SetModelCommand) {
         let kind = "set_model";
         let available = self.config.registry.available();
         let found = available
@@ -33,20 +33,19 @@ impl Actor {
         match found {
             Some(model) => {
                 let previous = self.model.clone();
-                self.switch_model(model.clone(), None).await;
-                self.respond_after_model_select(id, kind, &model, previous.as_ref(), "set")
-                    .await;
+                self.switch_model(model.clone(), None);
+                self.respond_after_model_select(id, kind, &model, previous.as_ref(), "set");
             }
             None => {
                 let message = format!("Model not found: {}/{}", set.provider, set.model_id);
-                self.write(&Response::error(id, Some(kind), message)).await;
+                self.write(Response::error(id, Some(kind), message));
             }
         }
     }
 
     /// Switches to the next model: of the `--models` scope when there is one, else of every
     /// available model. `data: null` when there is nothing to switch to.
-    pub(super) async fn cycle_model_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn cycle_model_command(&mut self, id: Option<RequestId>) {
         let available = self.config.registry.available();
         let is_scoped = !self.scoped_models.is_empty();
         let candidates: Vec<ScopedModel> = if is_scoped {
@@ -65,8 +64,7 @@ impl Actor {
                 .collect()
         };
         if candidates.len() <= 1 {
-            self.respond(id, "cycle_model", &serde_json::Value::Null)
-                .await;
+            self.respond(id, "cycle_model", &serde_json::Value::Null);
             return;
         }
         let current = candidates
@@ -79,38 +77,35 @@ impl Actor {
             .unwrap_or(0);
         let next = candidates[(current + 1) % candidates.len()].clone();
         let previous = self.model.clone();
-        self.switch_model(next.model.clone(), next.thinking_level)
-            .await;
+        self.switch_model(next.model.clone(), next.thinking_level);
         let result = CycleModelResult {
             model: next.model,
             thinking_level: self.thinking_level,
             is_scoped,
         };
-        self.respond_after_model_select(id, "cycle_model", &result, previous.as_ref(), "cycle")
-            .await;
+        self.respond_after_model_select(id, "cycle_model", &result, previous.as_ref(), "cycle");
     }
 
-    pub(super) async fn get_available_thinking_levels_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn get_available_thinking_levels_command(&mut self, id: Option<RequestId>) {
         let levels = AvailableThinkingLevels {
             levels: self.thinking_levels(),
         };
-        self.respond(id, "get_available_thinking_levels", &levels)
-            .await;
+        self.respond(id, "get_available_thinking_levels", &levels);
     }
 
-    pub(super) async fn set_thinking_level_command(
+    pub(super) fn set_thinking_level_command(
         &mut self,
         id: Option<RequestId>,
         set: SetThinkingLevelCommand,
     ) {
-        self.set_thinking_level(set.level).await;
-        self.write(&Response::ok(id, "set_thinking_level")).await;
+        self.set_thinking_level(set.level);
+        self.write(Response::ok(id, "set_thinking_level"));
     }
 
-    pub(super) async fn cycle_thinking_level_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn cycle_thinking_level_command(&mut self, id: Option<RequestId>) {
         let kind = "cycle_thinking_level";
         if !self.model_reasons() {
-            self.respond(id, kind, &serde_json::Value::Null).await;
+            self.respond(id, kind, &serde_json::Value::Null);
             return;
         }
         let levels = self.thinking_levels();
@@ -119,12 +114,12 @@ impl Actor {
             .position(|level| *level == self.thinking_level)
             .map_or(0, |index| (index + 1) % levels.len());
         let level = levels.get(next).copied().unwrap_or(ThinkingLevel::Off);
-        self.set_thinking_level(level).await;
-        self.respond(id, kind, &ThinkingLevelResult { level }).await;
+        self.set_thinking_level(level);
+        self.respond(id, kind, &ThinkingLevelResult { level });
     }
 
     /// Sets the level, clamped to the model; announces and saves a change.
-    pub(in crate::actor) async fn set_thinking_level(&mut self, level: ThinkingLevel) {
+    pub(in crate::actor) fn set_thinking_level(&mut self, level: ThinkingLevel) {
         let effective = match &self.model {
             Some(model) => clamp_thinking_level(model, level),
             None => ThinkingLevel::Off,
@@ -138,12 +133,12 @@ impl Actor {
             self.config.settings.set_default_thinking_level(effective);
         }
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
-        self.emit(event).await;
-        self.send_model_state().await;
+        self.emit(event);
+        self.send_model_state();
     }
 
     /// Switches to `model`, keeping the thinking level where the new model allows it.
-    pub(in crate::actor) async fn switch_model(
+    pub(in crate::actor) fn switch_model(
         &mut self,
         model: Model,
         explicit_level: Option<ThinkingLevel>,
@@ -163,7 +158,7 @@ impl Actor {
             .set_default_model(&model.provider, &model.id);
         log_store_error(self.store.append_model_change(&model.provider, &model.id));
         self.model = Some(model);
-        self.set_thinking_level(level).await;
-        self.send_model_state().await;
+        self.set_thinking_level(level);
+        self.send_model_state();
     }
 }

@@ -4,10 +4,10 @@
 use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::command::PromptCommand;
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
-    pub(super) async fn prompt_command(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
-        self.begin_prompt(id, prompt).await;
+impl State {
+    pub(super) fn prompt_command(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
+        self.begin_prompt(id, prompt);
     }
 }

@@ -4,24 +4,20 @@
 use pi_rpc_protocol::command::SetEnabledCommand;
 use pi_rpc_protocol::{RequestId, Response};
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
-    pub(super) async fn abort_retry_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn abort_retry_command(&mut self, id: Option<RequestId>) {
         // As in the reference, the retry ends before the answer and the agent settles after it.
-        let waiting = self.cancel_retry_wait().await;
-        self.write(&Response::ok(id, "abort_retry")).await;
+        let waiting = self.cancel_retry_wait();
+        self.write(Response::ok(id, "abort_retry"));
         if waiting {
-            self.continue_or_settle().await;
+            self.continue_or_settle();
         }
     }
 
-    pub(super) async fn set_auto_retry_command(
-        &mut self,
-        id: Option<RequestId>,
-        set: SetEnabledCommand,
-    ) {
+    pub(super) fn set_auto_retry_command(&mut self, id: Option<RequestId>, set: SetEnabledCommand) {
         self.config.settings.set_retry_enabled(set.enabled);
-        self.write(&Response::ok(id, "set_auto_retry")).await;
+        self.write(Response::ok(id, "set_auto_retry"));
     }
 }

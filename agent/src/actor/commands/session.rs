@@ -9,49 +9,46 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use crate::actor::ops::ids::Answer;
 use crate::actor::waiting::Target;
-use crate::actor::{Actor, log_store_error};
+use crate::actor::{State, log_store_error};
 
-impl Actor {
-    pub(super) async fn new_session_command(
+impl State {
+    pub(super) fn new_session_command(
         &mut self,
         id: Option<RequestId>,
         new_session: NewSessionCommand,
     ) {
         let target = Target::New(new_session.parent_session);
-        self.request_replacement(id, target).await;
+        self.request_replacement(id, target);
     }
 
-    pub(super) async fn switch_session_command(
+    pub(super) fn switch_session_command(
         &mut self,
         id: Option<RequestId>,
         switch: SwitchSessionCommand,
     ) {
-        self.request_replacement(id, Target::Switch(switch.session_path))
-            .await;
+        self.request_replacement(id, Target::Switch(switch.session_path));
     }
 
-    pub(super) async fn fork_command(&mut self, id: Option<RequestId>, fork: ForkCommand) {
-        self.request_replacement(id, Target::Fork(fork.entry_id))
-            .await;
+    pub(super) fn fork_command(&mut self, id: Option<RequestId>, fork: ForkCommand) {
+        self.request_replacement(id, Target::Fork(fork.entry_id));
     }
 
-    pub(super) async fn clone_command(&mut self, id: Option<RequestId>) {
-        self.request_replacement(id, Target::Clone).await;
+    pub(super) fn clone_command(&mut self, id: Option<RequestId>) {
+        self.request_replacement(id, Target::Clone);
     }
 
     /// `new_session`, `switch_session`, `fork` or `clone` from the client.
-    async fn request_replacement(&mut self, id: Option<RequestId>, target: Target) {
+    fn request_replacement(&mut self, id: Option<RequestId>, target: Target) {
         if matches!(target, Target::Clone) && self.store.leaf_id().is_none() {
             let message = "Cannot clone session: no current entry selected";
-            self.write(&Response::error(id, Some("clone"), message))
-                .await;
+            self.write(Response::error(id, Some("clone"), message));
             return;
         }
         let answer = Answer::Client(id, target.command());
-        self.begin_replacement(answer, target).await;
+        self.begin_replacement(answer, target);
     }
 
-    pub(super) async fn set_session_name_command(
+    pub(super) fn set_session_name_command(
         &mut self,
         id: Option<RequestId>,
         set: SetSessionNameCommand,
@@ -61,7 +58,7 @@ impl Actor {
         let name = name.as_str();
         if name.is_empty() {
             let response = Response::error(id, Some(kind), "Session name cannot be empty");
-            self.write(&response).await;
+            self.write(response);
             return;
         }
         self.session_name = Some(name.to_owned());
@@ -69,7 +66,7 @@ impl Actor {
         let event = Event::SessionInfoChanged(SessionInfoChangedEvent {
             name: Some(name.to_owned()),
         });
-        self.emit(event).await;
-        self.write(&Response::ok(id, kind)).await;
+        self.emit(event);
+        self.write(Response::ok(id, kind));
     }
 }

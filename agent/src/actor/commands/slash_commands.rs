@@ -3,14 +3,14 @@
 
 use pi_rpc_protocol::RequestId;
 
-use crate::actor::Actor;
+use crate::actor::State;
 
-impl Actor {
-    pub(super) async fn get_commands_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn get_commands_command(&mut self, id: Option<RequestId>) {
         let extension_commands = self.extension_commands();
         let builtin = self.builtin_commands.clone();
         let commands = commands_data(extension_commands, builtin, &self.resources);
-        self.respond(id, "get_commands", &commands).await;
+        self.respond(id, "get_commands", &commands);
     }
 }
 

@@ -8,56 +8,43 @@ use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::{LastAssistantText, SessionState};
 
-use crate::actor::Actor;
-use crate::actor::answer::{MessagesJson, stream_answer};
+use crate::actor::State;
+use crate::actor::outbox::{Effect, LongAnswer};
 
-impl Actor {
-    pub(super) async fn get_state_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn get_state_command(&mut self, id: Option<RequestId>) {
         let state = self.state();
-        self.respond(id, "get_state", &state).await;
+        self.respond(id, "get_state", &state);
     }
 
-    pub(super) async fn get_messages_command(&mut self, id: Option<RequestId>) {
-        let kind = "get_messages";
-        let pieces = MessagesJson::new(&self.messages);
-        let streamed = stream_answer(&mut self.out, id.clone(), kind, pieces).await;
-        self.after_streamed(id, kind, Ok(streamed)).await;
+    pub(super) fn get_messages_command(&mut self, id: Option<RequestId>) {
+        self.answer_long(id, LongAnswer::Messages);
     }
 
-    pub(super) async fn get_last_assistant_text_command(&mut self, id: Option<RequestId>) {
+    pub(super) fn get_last_assistant_text_command(&mut self, id: Option<RequestId>) {
         let text = LastAssistantText {
             text: self.last_assistant_text(),
         };
-        self.respond(id, "get_last_assistant_text", &text).await;
+        self.respond(id, "get_last_assistant_text", &text);
     }
 
-    pub(super) async fn get_entries_command(
-        &mut self,
-        id: Option<RequestId>,
-        get: GetEntriesCommand,
-    ) {
-        let kind = "get_entries";
-        let streamed = match self.store.entries_json(get.since.as_deref()) {
-            Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
-            Err(error) => Err(error),
-        };
-        self.after_streamed(id, kind, streamed).await;
+    pub(super) fn get_entries_command(&mut self, id: Option<RequestId>, get: GetEntriesCommand) {
+        let since = get.since;
+        self.answer_long(id, LongAnswer::Entries { since });
     }
 
-    pub(super) async fn get_tree_command(&mut self, id: Option<RequestId>) {
-        let kind = "get_tree";
-        let streamed = match self.store.tree_pieces() {
-            Ok(pieces) => Ok(stream_answer(&mut self.out, id.clone(), kind, pieces).await),
-            Err(error) => Err(error),
-        };
-        self.after_streamed(id, kind, streamed).await;
+    pub(super) fn get_tree_command(&mut self, id: Option<RequestId>) {
+        self.answer_long(id, LongAnswer::Tree);
     }
 
-    pub(super) async fn get_fork_messages_command(&mut self, id: Option<RequestId>) {
-        let kind = "get_fork_messages";
-        let pieces = self.store.fork_messages_json();
-        let streamed = stream_answer(&mut self.out, id.clone(), kind, pieces).await;
-        self.after_streamed(id, kind, Ok(streamed)).await;
+    pub(super) fn get_fork_messages_command(&mut self, id: Option<RequestId>) {
+        self.answer_long(id, LongAnswer::ForkMessages);
+    }
+
+    /// A long answer, made in pieces from the session as it is at the flush (which follows
+    /// this command before any other input is handled).
+    fn answer_long(&mut self, id: Option<RequestId>, answer: LongAnswer) {
+        self.outbox.push(Effect::Answer { id, answer });
     }
 
     fn state(&self) -> SessionState {

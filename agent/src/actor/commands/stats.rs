@@ -8,7 +8,7 @@ use pi_rpc_protocol::response::{ContextUsage, SessionStats, TokenTotals};
 use pi_rpc_protocol::session::SessionEntry;
 use pi_rpc_protocol::usage::Usage;
 
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::compaction::estimate::{context_tokens, estimate_context};
 
 /// Running totals of usage.
@@ -28,10 +28,10 @@ impl Totals {
     }
 }
 
-impl Actor {
-    pub(super) async fn get_session_stats_command(&mut self, id: Option<RequestId>) {
+impl State {
+    pub(super) fn get_session_stats_command(&mut self, id: Option<RequestId>) {
         let stats = self.session_stats();
-        self.respond(id, "get_session_stats", &stats).await;
+        self.respond(id, "get_session_stats", &stats);
     }
 
     fn session_stats(&self) -> SessionStats {

@@ -5,16 +5,16 @@ use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::event::CompactionReason;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
-use super::super::Actor;
+use super::super::State;
 use super::{OVERFLOW_AGAIN, end_event};
 use crate::compaction::estimate::{context_tokens, estimate_context};
 use crate::provider::failure::is_context_overflow;
 
-impl Actor {
+impl State {
     /// Before a prompt runs, the last assistant message (aborted ones included) gets the
     /// automatic compaction check too. True when a compaction started: the prompt is then
     /// answered and run once it ended.
-    pub(in crate::actor) async fn compact_before_prompt(
+    pub(in crate::actor) fn compact_before_prompt(
         &mut self,
         id: Option<RequestId>,
         prompt: AgentMessage,
@@ -31,7 +31,7 @@ impl Actor {
             return false;
         };
         self.ops.compaction.set_next_prompt(Some((id, prompt)));
-        let started = self.check_compaction(&last, false).await;
+        let started = self.check_compaction(&last, false);
         self.ops.compaction.set_next_prompt(None);
         started
     }
@@ -39,7 +39,7 @@ impl Actor {
     /// Automatic compaction for `message`: the last assistant message of the run that just
     /// ended (`from_run`; skipped when it was aborted) or of the conversation before a prompt.
     /// True when a compaction started (the run's settling then waits for it).
-    pub(in crate::actor) async fn check_compaction(
+    pub(in crate::actor) fn check_compaction(
         &mut self,
         message: &AssistantMessage,
         from_run: bool,
@@ -67,9 +67,7 @@ impl Actor {
         if same_model && (is_context_overflow(message, context_window) || recoverable_length) {
             let will_retry = message.stop_reason != StopReason::Stop;
             if !will_retry {
-                return self
-                    .start_auto_compaction(CompactionReason::Overflow, false)
-                    .await;
+                return self.start_auto_compaction(CompactionReason::Overflow, false);
             }
             if self.ops.compaction.overflow_recovery_attempted {
                 let end = end_event(
@@ -78,17 +76,15 @@ impl Actor {
                     false,
                     Some(OVERFLOW_AGAIN.into()),
                 );
-                self.emit(end).await;
+                self.emit(end);
                 return false;
             }
             self.ops.compaction.overflow_recovery_attempted = true;
             if matches!(self.messages.last(), Some(AgentMessage::Assistant(_))) {
                 self.messages.pop();
-                self.record_context_edit().await;
+                self.record_context_edit();
             }
-            return self
-                .start_auto_compaction(CompactionReason::Overflow, true)
-                .await;
+            return self.start_auto_compaction(CompactionReason::Overflow, true);
         }
         let direct = context_tokens(&message.usage);
         let tokens = if message.stop_reason == StopReason::Error || direct == 0 {
@@ -108,9 +104,7 @@ impl Actor {
         };
         let (reserve_tokens, _) = self.config.settings.compaction_tokens();
         if tokens > context_window.saturating_sub(reserve_tokens) {
-            return self
-                .start_auto_compaction(CompactionReason::Threshold, false)
-                .await;
+            return self.start_auto_compaction(CompactionReason::Threshold, false);
         }
         false
     }

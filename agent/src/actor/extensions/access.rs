@@ -35,16 +35,6 @@ pub(in crate::actor) fn provider_hooks(
     Some(std::sync::Arc::new(client))
 }
 
-/// Tells a live host whether the agent runs now (the `input` event of `pi.sendUserMessage`
-/// names its delivery only during a run; `ctx.isIdle()` answers from it).
-pub(in crate::actor) fn streaming_changed(extensions: &Option<Extensions>, value: bool) {
-    if let Some(ext) = extensions
-        && !ext.gone
-    {
-        ext.host.set_streaming(value);
-    }
-}
-
 /// The host's next message or reply to the session; never resolves without a live host.
 pub(in crate::actor) async fn next_message(
     extensions: &mut Option<Extensions>,

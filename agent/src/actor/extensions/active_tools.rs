@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use super::{Actor, host_client};
+use super::{State, host_client};
 use crate::tools::{Tool, ToolSelection, ToolSet};
 
-impl Actor {
+impl State {
     /// The selection the tool flags made (before any `setActiveTools`).
     fn flag_selection(&self) -> ToolSelection {
         self.extensions
@@ -37,7 +37,7 @@ impl Actor {
     }
 
     /// Tells the host the tools' state, for its getters.
-    pub(in crate::actor) async fn send_tools_state(&mut self) {
+    pub(in crate::actor) fn send_tools_state(&mut self) {
         let extension_tools = self.extension_tools();
         let all = self.all_tools();
         let active = self.active_tools();
@@ -46,21 +46,14 @@ impl Actor {
         let active = active.names();
         let registered: Vec<&str> = extension_tools.iter().map(|tool| tool.name()).collect();
         let selection = self.flag_selection();
-        let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone) else {
-            return;
-        };
-        if let Err(error) = ext
-            .host
-            .tools_state(&all, &active, &builtins, &registered, &selection)
-            .await
-        {
-            tracing::warn!(%error, "cannot tell the extension host the tools");
-        }
+        let line = (self.live_host())
+            .map(|host| host.tools_state(&all, &active, &builtins, &registered, &selection));
+        self.tell_host("cannot tell the extension host the tools", line);
     }
 
     /// `pi.setActiveTools(names)`: from the next model request on, these tools (the known ones,
     /// in this order) are offered, and listed in the system prompt.
-    pub(in crate::actor) async fn set_active_tools(&mut self, names: Vec<String>) {
+    pub(in crate::actor) fn set_active_tools(&mut self, names: Vec<String>) {
         let flags = self.flag_selection();
         let all = self.all_tools();
         let mut active: Vec<String> = Vec::new();
@@ -77,12 +70,12 @@ impl Actor {
             exclude_tools: flags.exclude_tools,
             ..ToolSelection::default()
         };
-        self.send_tools_state().await;
+        self.send_tools_state();
     }
 
     /// After extensions registered tools: once `setActiveTools` chose the tools, a newly
     /// registered one joins them, as in the reference. `before`: the tool names before.
-    pub(in crate::actor) async fn tools_registered(&mut self, before: &[String]) {
+    pub(in crate::actor) fn tools_registered(&mut self, before: &[String]) {
         let chosen = self
             .extensions
             .as_ref()
@@ -99,7 +92,7 @@ impl Actor {
                 active.extend(added);
             }
         }
-        self.send_tools_state().await;
+        self.send_tools_state();
     }
 
     /// The tool names the agent may offer now.

@@ -5,17 +5,14 @@
 use pi_rpc_protocol::command::ExtensionUiResponse;
 use serde_json::Value;
 
-use super::{Actor, Pending};
+use super::{Pending, State};
 use crate::actor::ops::ids::OpRoute;
+use crate::actor::outbox::{Effect, IfLost};
 
-impl Actor {
+impl State {
     /// Sends the command a prompt `/name args` names to the host, its `done` to go to the
     /// operation `route`; false when no live extension has such a command.
-    pub(in crate::actor) async fn send_extension_command(
-        &mut self,
-        route: OpRoute,
-        text: &str,
-    ) -> bool {
+    pub(in crate::actor) fn send_extension_command(&mut self, route: OpRoute, text: &str) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;
         };
@@ -26,9 +23,11 @@ impl Actor {
         if ext.gone || ext.host.command(name).is_none() {
             return false;
         }
-        match ext.host.run_command(name, args).await {
-            Ok(request) => {
-                ext.pending.insert(request, Pending::Op(route));
+        match ext.host.run_command(name, args) {
+            Ok((id, line)) => {
+                ext.pending.insert(id, Pending::Op(route));
+                let if_lost = IfLost::Request(id);
+                self.outbox.push(Effect::Host { line, if_lost });
                 true
             }
             Err(error) => {
@@ -39,19 +38,9 @@ impl Actor {
     }
 
     /// Hands a client's dialog answer to the host.
-    pub(in crate::actor) async fn answer_extension_dialog(
-        &mut self,
-        response: ExtensionUiResponse,
-    ) {
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        if ext.gone {
-            return;
-        }
-        if let Err(error) = ext.host.answer(&response).await {
-            tracing::error!(%error, "cannot send a dialog answer to the extension host");
-        }
+    pub(in crate::actor) fn answer_extension_dialog(&mut self, response: ExtensionUiResponse) {
+        let line = self.live_host().map(|host| host.answer(&response));
+        self.tell_host("cannot send a dialog answer to the extension host", line);
     }
 
     /// `get_commands` entries of the extension commands, as the reference lists them.

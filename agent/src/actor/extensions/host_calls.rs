@@ -6,21 +6,21 @@
 //! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client. (A command's
 //! `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()` `ops/reload.rs`'s.)
 
-use super::{Actor, Pending};
+use super::{Pending, State};
 use crate::actor::waiting::Target;
 use crate::extensions::ReplyValue;
 
-impl Actor {
+impl State {
     /// Tells the host the model, the thinking level and the levels the model supports, for its
     /// getters.
-    pub(in crate::actor) async fn send_model_state(&mut self) {
-        self.send_model_state_with(false).await;
+    pub(in crate::actor) fn send_model_state(&mut self) {
+        self.send_model_state_with(false);
     }
 
-    /// As [`Actor::send_model_state`]; `with_models`: also every model (with whether each
+    /// As [`State::send_model_state`]; `with_models`: also every model (with whether each
     /// has credentials), which do not change while the agent runs (at start-up and reloads).
-    pub(in crate::actor) async fn send_model_state_with(&mut self, with_models: bool) {
-        let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone) else {
+    pub(in crate::actor) fn send_model_state_with(&mut self, with_models: bool) {
+        let Some(host) = self.live_host() else {
             return;
         };
         let (models, available): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>) = if with_models
@@ -36,38 +36,30 @@ impl Actor {
         } else {
             (Vec::new(), Vec::new())
         };
-        let sent = ext
-            .host
-            .model_state(
-                &self.shown_model(),
-                self.thinking_level,
-                &self.thinking_levels(),
-                with_models.then_some((models.as_slice(), available.as_slice())),
-            )
-            .await;
-        if let Err(error) = sent {
-            tracing::warn!(%error, "cannot tell the extension host the model");
-        }
+        let line = host.model_state(
+            &self.shown_model(),
+            self.thinking_level,
+            &self.thinking_levels(),
+            with_models.then_some((models.as_slice(), available.as_slice())),
+        );
+        self.tell_host("cannot tell the extension host the model", Some(line));
     }
 
     /// Answers the host's call `id` with `value`.
-    pub(in crate::actor) async fn reply_to_host(&mut self, id: &str, value: bool) {
-        self.reply_value_to_host(id, &ReplyValue::Flag(value)).await;
+    pub(in crate::actor) fn reply_to_host(&mut self, id: &str, value: bool) {
+        self.reply_value_to_host(id, &ReplyValue::Flag(value));
     }
 
     /// Answers the host's call `id` with `value`.
-    pub(in crate::actor) async fn reply_value_to_host(&mut self, id: &str, value: &ReplyValue) {
-        if let Some(ext) = self.extensions.as_ref().filter(|ext| !ext.gone)
-            && let Err(error) = ext.host.reply(id, value).await
-        {
-            tracing::warn!(%error, "cannot answer the extension host");
-        }
+    pub(in crate::actor) fn reply_value_to_host(&mut self, id: &str, value: &ReplyValue) {
+        let line = self.live_host().map(|host| host.reply(id, value));
+        self.tell_host("cannot answer the extension host", line);
     }
 
     /// `pi.setModel(model)`: false when the model has no credentials (or is unknown); else the
     /// model is set as `set_model` sets it, and the call resolves after the `model_select`
     /// handlers (source `set`).
-    pub(in crate::actor) async fn extension_set_model(
+    pub(in crate::actor) fn extension_set_model(
         &mut self,
         reply: String,
         provider: &str,
@@ -80,35 +72,34 @@ impl Actor {
             .into_iter()
             .find(|model| model.provider == provider && model.id == model_id);
         let Some(model) = found else {
-            self.reply_to_host(&reply, false).await;
+            self.reply_to_host(&reply, false);
             return;
         };
         let previous = self.model.clone();
-        self.switch_model(model, None).await;
+        self.switch_model(model, None);
         if let Some(event) = self.model_select_event(previous.as_ref(), "set") {
             let pending = Pending::ModelSet(reply.clone());
-            if self.send_event(pending, &event).await {
+            if self.send_event(pending, &event) {
                 return;
             }
         }
-        self.reply_to_host(&reply, true).await;
+        self.reply_to_host(&reply, true);
     }
 
     /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the
     /// run, if one goes on), and the host is answered `{cancelled}` instead of the client.
-    pub(in crate::actor) async fn command_new_session(
+    pub(in crate::actor) fn command_new_session(
         &mut self,
         reply: String,
         parent_session: Option<String>,
     ) {
-        self.begin_command_replacement(reply, Target::New(parent_session))
-            .await;
+        self.begin_command_replacement(reply, Target::New(parent_session));
     }
 
     /// A command's `ctx.switchSession(path)` (`session_path`) or `ctx.fork(entryId)`: carried
     /// out as `switch_session` / `fork` / `clone` are, answered to the host. A target that
     /// cannot be opened is answered `{error}` (the call rejects) and nothing changes.
-    pub(in crate::actor) async fn command_replace(
+    pub(in crate::actor) fn command_replace(
         &mut self,
         reply: String,
         session_path: Option<String>,
@@ -133,10 +124,9 @@ impl Actor {
             Err(error) => Err(error.to_string()),
         });
         match target {
-            Ok(target) => self.begin_command_replacement(reply, target).await,
+            Ok(target) => self.begin_command_replacement(reply, target),
             Err(error) => {
-                self.reply_value_to_host(&reply, &ReplyValue::Error { error })
-                    .await;
+                self.reply_value_to_host(&reply, &ReplyValue::Error { error });
             }
         }
     }

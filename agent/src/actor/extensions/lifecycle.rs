@@ -6,48 +6,22 @@
 use pi_rpc_protocol::RequestId;
 use serde_json::Value;
 
-use super::{Actor, Pending, handles_event, next_message};
+use super::{Pending, handles_event, next_message};
+use crate::actor::{Actor, State};
 use crate::extensions::{HostEvent, HostInput};
 use crate::model_resolver::same_model;
 
-impl Actor {
+impl State {
     /// Sends `agent_settled` to its handlers; true when it waits for them (then
-    /// [`Actor::settle`] follows when they are done).
-    pub(in crate::actor) async fn hold_settled_for_extensions(&mut self) -> bool {
+    /// [`State::settle`] follows when they are done).
+    pub(in crate::actor) fn hold_settled_for_extensions(&mut self) -> bool {
         handles_event(&self.extensions, "agent_settled")
-            && self
-                .send_event(Pending::Settled, &HostEvent::AgentSettled)
-                .await
-    }
-
-    /// At the end of input: runs the `session_shutdown` handlers (reason `quit`) and writes
-    /// what they send, until they are done or the host is gone.
-    pub(in crate::actor) async fn shutdown_extensions_at_exit(&mut self) {
-        if self.output_closed || !handles_event(&self.extensions, "session_shutdown") {
-            return;
-        }
-        let Some(ext) = &mut self.extensions else {
-            return;
-        };
-        let event = HostEvent::SessionShutdown {
-            reason: "quit",
-            target_session_file: None,
-        };
-        let Ok(id) = ext.host.emit(&event).await else {
-            return;
-        };
-        loop {
-            match next_message(&mut self.extensions).await {
-                Some(HostInput::Reply(done, _)) if done == id => return,
-                None => return,
-                input => self.on_host_input(input).await,
-            }
-        }
+            && self.send_event(Pending::Settled, &HostEvent::AgentSettled)
     }
 
     /// Answers `set_model` or `cycle_model` (`source` `set` or `cycle`) after the
     /// `model_select` handlers, when the model changed from `previous`.
-    pub(in crate::actor) async fn respond_after_model_select<T: serde::Serialize>(
+    pub(in crate::actor) fn respond_after_model_select<T: serde::Serialize>(
         &mut self,
         id: Option<RequestId>,
         command: &'static str,
@@ -58,11 +32,11 @@ impl Actor {
         if let Some(event) = self.model_select_event(previous, source) {
             let data = serde_json::to_value(data).unwrap_or(Value::Null);
             let pending = Pending::Respond(id.clone(), command, data.clone());
-            if self.send_event(pending, &event).await {
+            if self.send_event(pending, &event) {
                 return;
             }
         }
-        self.respond(id, command, data).await;
+        self.respond(id, command, data);
     }
 
     /// The `model_select` event (`source` `set` or `cycle`) when the model changed from
@@ -82,5 +56,38 @@ impl Actor {
             previous_model: previous.cloned().map(Box::new),
             source,
         })
+    }
+}
+
+impl Actor {
+    /// At the end of input: runs the `session_shutdown` handlers (reason `quit`) and writes
+    /// what they send, until they are done or the host is gone.
+    pub(in crate::actor) async fn shutdown_extensions_at_exit(&mut self) {
+        if self.output.is_closed() || !handles_event(&self.state.extensions, "session_shutdown") {
+            return;
+        }
+        let Some(ext) = &mut self.state.extensions else {
+            return;
+        };
+        let event = HostEvent::SessionShutdown {
+            reason: "quit",
+            target_session_file: None,
+        };
+        let Ok((id, line)) = ext.host.emit(&event) else {
+            return;
+        };
+        if ext.host.send(line).await.is_err() {
+            return;
+        }
+        loop {
+            match next_message(&mut self.state.extensions).await {
+                Some(HostInput::Reply(done, _)) if done == id => return,
+                None => return,
+                input => {
+                    self.state.on_host_input(input);
+                    self.flush().await;
+                }
+            }
+        }
     }
 }

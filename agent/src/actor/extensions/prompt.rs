@@ -8,15 +8,15 @@ use pi_rpc_protocol::event::{Event, ExtensionErrorEvent, MessageEvent};
 use pi_rpc_protocol::message::{AgentMessage, CustomMessage, UserMessage};
 use serde_json::Value;
 
-use super::{Actor, handles_event, log_store_error};
+use super::{State, handles_event, log_store_error};
 use crate::actor::ops::ids::OpRoute;
 use crate::extensions::{BeforeAgentStartResult, HostEvent, OutgoingCustomMessage};
 
-impl Actor {
+impl State {
     /// `pi.sendMessage`: a `nextTurn` message waits for the next prompt; during a run the
     /// message steers (or follows up); an idle agent starts a run with it (`triggerTurn`) or
     /// adds it to the conversation, announced by `message_start` and `message_end`.
-    pub(super) async fn extension_custom_message(
+    pub(super) fn extension_custom_message(
         &mut self,
         message: OutgoingCustomMessage,
         deliver_as: Option<&str>,
@@ -40,12 +40,10 @@ impl Actor {
         } else {
             self.emit(Event::MessageStart(MessageEvent {
                 message: agent_message.clone(),
-            }))
-            .await;
+            }));
             self.emit(Event::MessageEnd(MessageEvent {
                 message: agent_message.clone(),
-            }))
-            .await;
+            }));
             self.record_custom_message(&agent_message);
             self.messages.push(agent_message);
         }
@@ -55,7 +53,7 @@ impl Actor {
     /// queued as a steering or follow-up message (as `deliverAs` says; without it the message
     /// fails as the reference fails it); else its run starts after the `before_agent_start`
     /// handlers, and after the answer of the command that sent it.
-    pub(super) async fn extension_user_message(
+    pub(super) fn extension_user_message(
         &mut self,
         text: String,
         images: Option<Vec<Value>>,
@@ -76,44 +74,42 @@ impl Actor {
             match deliver_as {
                 Some("followUp") => {
                     self.follow_up_texts.push(text);
-                    self.emit_queue_update().await;
+                    self.emit_queue_update();
                     self.follow_up_queue.push_back(message);
                 }
                 Some(_) => {
                     self.steering_texts.push(text);
-                    self.emit_queue_update().await;
+                    self.emit_queue_update();
                     self.steering_queue.push_back(message);
                 }
-                None => self.user_message_failed(BUSY).await,
+                None => self.user_message_failed(BUSY),
             }
             return;
         }
-        self.begin_user_message_run(vec![message]).await;
+        self.begin_user_message_run(vec![message]);
     }
 
     /// An extension's user message cannot be delivered: an `extension_error`, after the answer
     /// of the command that sent it (as the reference's asynchronous failure comes).
-    async fn user_message_failed(&mut self, error: &str) {
+    fn user_message_failed(&mut self, error: &str) {
         let event = Event::ExtensionError(ExtensionErrorEvent {
             extension_path: "<runtime>".into(),
             event: "send_user_message".into(),
             error: error.into(),
         });
-        self.report_after_command(event).await;
+        self.report_after_command(event);
     }
 
     /// Sends the `before_agent_start` event of a run that starts with `prompts` when some live
     /// extension handles it, its handlers' `done` to go to the operation `route`; false when
     /// nothing waits for them.
-    pub(in crate::actor) async fn send_before_agent_start(
+    pub(in crate::actor) fn send_before_agent_start(
         &mut self,
         route: OpRoute,
         prompts: &[AgentMessage],
     ) -> bool {
         handles_event(&self.extensions, "before_agent_start")
-            && self
-                .send_op_event(route, &self.before_agent_start_event(prompts))
-                .await
+            && self.send_op_event(route, &self.before_agent_start_event(prompts))
     }
 
     /// The `before_agent_start` event of a run that starts with `prompts`.

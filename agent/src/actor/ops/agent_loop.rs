@@ -9,13 +9,13 @@
 //! | `Flowing` | a loop event some extension handles | `Held(event)` | it goes to the host; loop events wait |
 //! | `Held(event)` | the handlers are done (or the host ended) | `Flowing` | the event is written (an `agent_start`: then a triggered turn's command answer) |
 //!
-//! (The loop itself is a task of `tasks.rs`; `Actor.streaming` says whether one runs.)
+//! (The loop itself is a task of `tasks.rs`; `State.streaming` says whether one runs.)
 
 use pi_rpc_protocol::event::Event;
 
 use super::gates::Gates;
 use super::ids::OpRoute;
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::extensions::handles_event;
 use crate::extensions::HostEvent;
 
@@ -50,23 +50,20 @@ impl AgentLoop {
     }
 }
 
-impl Actor {
+impl State {
     /// A loop event: returned to be written now, or held while extension handlers run (then
     /// written when they are done).
-    pub(in crate::actor) async fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
+    pub(in crate::actor) fn hold_for_extensions(&mut self, event: Event) -> Option<Event> {
         if matches!(event, Event::AgentStart(_))
             && self.ops.commands.awaits_agent_start()
             && !handles_event(&self.extensions, "agent_start")
         {
-            self.on_run_event(event).await;
-            self.after_triggered_start().await;
+            self.on_run_event(event);
+            self.after_triggered_start();
             return None;
         }
         // Only an event some handler takes is serialised (not every streamed delta).
-        if !self
-            .send_op_event(OpRoute::LoopEvent, &HostEvent::Loop(&event))
-            .await
-        {
+        if !self.send_op_event(OpRoute::LoopEvent, &HostEvent::Loop(&event)) {
             return Some(event);
         }
         self.ops.agent_loop = AgentLoop::Held(Box::new(event));
@@ -74,14 +71,14 @@ impl Actor {
     }
 
     /// The held event's handlers are done: it is written.
-    pub(in crate::actor) async fn loop_event_handlers_done(&mut self) {
+    pub(in crate::actor) fn loop_event_handlers_done(&mut self) {
         let Some(event) = self.ops.agent_loop.release() else {
             return;
         };
         let started = matches!(event, Event::AgentStart(_));
-        self.on_run_event(event).await;
+        self.on_run_event(event);
         if started {
-            self.after_triggered_start().await;
+            self.after_triggered_start();
         }
     }
 }

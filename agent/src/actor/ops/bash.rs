@@ -24,8 +24,9 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::ids::{OpKey, OpRoute};
 use crate::actor::extensions::host_client;
+use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
-use crate::actor::{Actor, TaskEvent, log_store_error};
+use crate::actor::{State, TaskEvent, log_store_error};
 use crate::extensions::{HostEvent, UserBashResult};
 use crate::js::now_ms;
 use crate::shell_command::{UserBash, execute};
@@ -64,16 +65,16 @@ impl ShellCommand {
     }
 }
 
-impl Actor {
+impl State {
     /// `bash`: its `user_bash` handlers first, when there are some.
-    pub(in crate::actor) async fn user_bash(&mut self, id: Option<RequestId>, bash: BashCommand) {
+    pub(in crate::actor) fn user_bash(&mut self, id: Option<RequestId>, bash: BashCommand) {
         let key = self.ops.key();
         let event = HostEvent::UserBash {
             command: &bash.command,
             exclude_from_context: bash.exclude_from_context.unwrap_or(false),
             cwd: self.config.cwd.display().to_string(),
         };
-        let handled = self.send_op_event(OpRoute::Bash(key), &event).await;
+        let handled = self.send_op_event(OpRoute::Bash(key), &event);
         let state = ShellState::UserBashHandlers;
         self.ops.bash.insert(key, ShellCommand { state, id, bash });
         if !handled {
@@ -84,7 +85,7 @@ impl Actor {
     /// The `user_bash` handlers are done: a handler's `result` answers the command (and is
     /// recorded as the command's run); else the command runs, through the handler's
     /// `operations` when it gave some.
-    pub(in crate::actor) async fn user_bash_handlers_done(
+    pub(in crate::actor) fn user_bash_handlers_done(
         &mut self,
         key: OpKey,
         decision: UserBashResult,
@@ -111,7 +112,7 @@ impl Actor {
             }
             Err(error) => tracing::warn!(%error, "a user_bash result that cannot be recorded"),
         }
-        self.respond(command.id, "bash", &answer).await;
+        self.respond(command.id, "bash", &answer);
     }
 
     /// Spawns the command's task, run by the `user_bash` operations of the extension event
@@ -135,7 +136,7 @@ impl Actor {
             cancel,
             env: self.config.settings.proxy_env(),
         };
-        task.spawn(async move {
+        let launch = task.launch(async move {
             let on_chunk = |delta| {
                 let events = events.clone();
                 async move {
@@ -151,6 +152,7 @@ impl Actor {
             };
             TaskEvent::BashDone(key, Box::new(outcome))
         });
+        self.outbox.push(Effect::Spawn(launch));
     }
 
     /// Kills every running command (each is still answered when it ends).
@@ -158,7 +160,7 @@ impl Actor {
         self.tasks.cancel(TaskKind::Bash);
     }
 
-    pub(in crate::actor) async fn on_bash_output(&mut self, key: OpKey, delta: String) {
+    pub(in crate::actor) fn on_bash_output(&mut self, key: OpKey, delta: String) {
         let Some(command) = self.ops.bash.get(&key) else {
             return;
         };
@@ -166,13 +168,12 @@ impl Actor {
         self.emit(Event::BashExecutionUpdate(BashExecutionUpdateEvent {
             id,
             delta,
-        }))
-        .await;
+        }));
     }
 
     /// Answers a command whose task ended; `generation` is the session generation the task
     /// started in.
-    pub(in crate::actor) async fn on_bash_done(
+    pub(in crate::actor) fn on_bash_done(
         &mut self,
         key: OpKey,
         outcome: BashOutcome,
@@ -189,11 +190,11 @@ impl Actor {
                     let bash = command.bash;
                     self.record_bash(bash.command, &result, bash.exclude_from_context);
                 }
-                self.respond(command.id, "bash", &result).await;
+                self.respond(command.id, "bash", &result);
             }
             Err(error) => {
                 let answer = Response::error(command.id, Some("bash"), error.to_string());
-                self.write(&answer).await;
+                self.write(answer);
             }
         }
     }

@@ -30,7 +30,7 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::ids::{OpKey, OpRoute};
 use super::settle::AfterSettle;
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::compaction::{Finished, end_event, end_event_retrying};
 use crate::actor::tasks::TaskKind;
 use crate::compaction::summarize::SummaryError;
@@ -166,19 +166,19 @@ impl Compaction {
     }
 }
 
-impl Actor {
+impl State {
     /// `compact`: a run in progress is aborted first and the compaction starts once the agent
     /// settled. When the conversation so far has nothing to summarise, `compact` fails at once
     /// and leaves the run alone (the reference aborts the answer first, then fails): only the
     /// answer being streamed could have made a difference, and it can be compacted once done.
-    pub(in crate::actor) async fn compact_command(
+    pub(in crate::actor) fn compact_command(
         &mut self,
         id: Option<RequestId>,
         instructions: Option<String>,
     ) {
         if self.streaming && self.compaction_preparation().is_none() {
             // Fails without starting anything: there is nothing to prepare.
-            self.start_manual_compaction(id, instructions).await;
+            self.start_manual_compaction(id, instructions);
             return;
         }
         if self.stop_activity() {
@@ -193,31 +193,26 @@ impl Actor {
             self.ops.settle.wait_for(AfterSettle::Compaction(key));
             return;
         }
-        self.start_manual_compaction(id, instructions).await;
+        self.start_manual_compaction(id, instructions);
     }
 
     /// The agent settled after `compact` stopped it: the compaction starts.
-    pub(in crate::actor) async fn compaction_after_settle(&mut self, key: OpKey) {
+    pub(in crate::actor) fn compaction_after_settle(&mut self, key: OpKey) {
         let Some(op) = self.ops.compaction.ops.remove(&key) else {
             return;
         };
         if let (Stage::AwaitingSettle { instructions }, Then::Answer(id)) = (op.stage, op.then) {
-            self.start_manual_compaction(id, instructions).await;
+            self.start_manual_compaction(id, instructions);
         }
     }
 
     /// Announces and starts the `compact` command's compaction, or fails it at once when
     /// another summarises or there is nothing to summarise.
-    async fn start_manual_compaction(
-        &mut self,
-        id: Option<RequestId>,
-        instructions: Option<String>,
-    ) {
+    fn start_manual_compaction(&mut self, id: Option<RequestId>, instructions: Option<String>) {
         let reason = CompactionReason::Manual;
-        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
-            .await;
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }));
         if self.ops.compaction.is_active() {
-            self.fail_manual(id, "Compaction already in progress").await;
+            self.fail_manual(id, "Compaction already in progress");
             return;
         }
         let Some(preparation) = self.compaction_preparation() else {
@@ -231,7 +226,7 @@ impl Actor {
             } else {
                 "Nothing to compact (session too small)"
             };
-            self.fail_manual(id, error).await;
+            self.fail_manual(id, error);
             return;
         };
         let key = self.ops.key();
@@ -239,22 +234,20 @@ impl Actor {
         self.spawn_summary(key, reason, false, instructions, preparation);
     }
 
-    async fn fail_manual(&mut self, id: Option<RequestId>, error: &str) {
+    fn fail_manual(&mut self, id: Option<RequestId>, error: &str) {
         let message = format!("Compaction failed: {error}");
         self.emit(end_event(
             CompactionReason::Manual,
             None,
             false,
             Some(message),
-        ))
-        .await;
-        self.write(&Response::error(id, Some("compact"), error))
-            .await;
+        ));
+        self.write(Response::error(id, Some("compact"), error));
     }
 
     /// Starts an automatic compaction (after `compaction_start`'s event is written); false
     /// when another summarises or there is nothing to summarise.
-    pub(in crate::actor) async fn start_auto_compaction(
+    pub(in crate::actor) fn start_auto_compaction(
         &mut self,
         reason: CompactionReason,
         will_retry: bool,
@@ -268,27 +261,25 @@ impl Actor {
         let key = self.ops.key();
         (self.ops.compaction).summarizing(key, reason, will_retry, Then::Run);
         self.spawn_summary(key, reason, will_retry, None, preparation);
-        self.emit(Event::CompactionStart(CompactionStartEvent { reason }))
-            .await;
+        self.emit(Event::CompactionStart(CompactionStartEvent { reason }));
         true
     }
 
     /// Cancels the `compact` command's compaction in progress, reported as aborted (`abort`
     /// from 0.85.0). True when there was one.
-    pub(in crate::actor) async fn cancel_manual_compaction(&mut self) -> bool {
+    pub(in crate::actor) fn cancel_manual_compaction(&mut self) -> bool {
         let Some(key) = self.ops.compaction.manual_summarizing() else {
             return false;
         };
         self.tasks.forget(TaskKind::Compaction);
         let generation = self.tasks.generation();
-        self.on_compaction_done(key, Finished::cancelled(), generation)
-            .await;
+        self.on_compaction_done(key, Finished::cancelled(), generation);
         true
     }
 
     /// The compaction task's summary, or why there is none; `generation` is the session
     /// generation the task started in (a replaced session drops the summary).
-    pub(in crate::actor) async fn on_compaction_done(
+    pub(in crate::actor) fn on_compaction_done(
         &mut self,
         key: OpKey,
         mut finished: Finished,
@@ -312,14 +303,13 @@ impl Actor {
             Err(error) => {
                 let message = op.error_message(&error);
                 let aborted = error == SummaryError::Cancelled;
-                self.emit(end_event(op.reason, None, aborted, message))
-                    .await;
+                self.emit(end_event(op.reason, None, aborted, message));
                 match op.then {
                     Then::Answer(id) => {
                         let answer = Response::error(id, Some("compact"), error.to_string());
-                        self.write(&answer).await;
+                        self.write(answer);
                     }
-                    then => self.after_compaction(then, false).await,
+                    then => self.after_compaction(then, false),
                 }
                 return;
             }
@@ -334,7 +324,7 @@ impl Actor {
                 reason: op.reason,
                 will_retry: op.will_retry,
             };
-            if self.send_op_event(OpRoute::Compaction(key), &event).await {
+            if self.send_op_event(OpRoute::Compaction(key), &event) {
                 let op = Compaction {
                     stage: Stage::CompactHandlers(Box::new(result)),
                     ..op
@@ -343,12 +333,11 @@ impl Actor {
                 return;
             }
         }
-        self.end_compaction(op.reason, op.will_retry, op.then, result)
-            .await;
+        self.end_compaction(op.reason, op.will_retry, op.then, result);
     }
 
     /// The `session_compact` handlers of a saved compaction are done.
-    pub(in crate::actor) async fn compact_handlers_done(&mut self, key: OpKey) {
+    pub(in crate::actor) fn compact_handlers_done(&mut self, key: OpKey) {
         let Some(op) = self.ops.compaction.ops.remove(&key) else {
             return;
         };
@@ -359,12 +348,12 @@ impl Actor {
             then,
         } = op;
         if let Stage::CompactHandlers(result) = stage {
-            self.end_compaction(reason, will_retry, then, *result).await;
+            self.end_compaction(reason, will_retry, then, *result);
         }
     }
 
     /// `compaction_end` of a saved compaction, then its answer or what follows it.
-    async fn end_compaction(
+    fn end_compaction(
         &mut self,
         reason: CompactionReason,
         will_retry: bool,
@@ -372,9 +361,9 @@ impl Actor {
         result: CompactionResult,
     ) {
         let end = end_event_retrying(reason, Some(result.clone()), false, None, will_retry);
-        self.emit(end).await;
+        self.emit(end);
         if let Then::Answer(id) = then {
-            self.respond(id, "compact", &result).await;
+            self.respond(id, "compact", &result);
             return;
         }
         if will_retry
@@ -383,22 +372,22 @@ impl Actor {
         {
             self.messages.pop();
         }
-        self.after_compaction(then, will_retry).await;
+        self.after_compaction(then, will_retry);
     }
 
     /// What follows an automatic compaction: the prompt that waited for it, the retry of the
     /// overflowed turn, or the end of the run (with its queued messages first).
-    async fn after_compaction(&mut self, then: Then, retry: bool) {
+    fn after_compaction(&mut self, then: Then, retry: bool) {
         match then {
             Then::Prompt(id, prompt) => {
                 let answer =
                     self.release
                         .accepted(id, "prompt", crate::release::Disposition::Started);
-                self.write(&answer).await;
+                self.write(answer);
                 self.start_run(vec![*prompt], false);
             }
             Then::Run if retry => self.start_run(Vec::new(), false),
-            Then::Run | Then::Answer(_) => self.continue_or_settle().await,
+            Then::Run | Then::Answer(_) => self.continue_or_settle(),
         }
     }
 }

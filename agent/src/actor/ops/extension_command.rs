@@ -41,7 +41,7 @@ use pi_rpc_protocol::message::AgentMessage;
 
 use super::gates::Gates;
 use super::ids::{OpKey, OpRoute};
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::extensions::BeforeAgentStartResult;
 use crate::release::Disposition;
 
@@ -186,19 +186,16 @@ impl ExtensionCommands {
     }
 }
 
-impl Actor {
+impl State {
     /// A prompt `/name args` naming an extension command runs it, even during a run; the
     /// prompt is answered once the command is done. False when no such command exists.
-    pub(in crate::actor) async fn run_extension_command(
+    pub(in crate::actor) fn run_extension_command(
         &mut self,
         id: &Option<RequestId>,
         text: &str,
     ) -> bool {
         let key = self.ops.key();
-        if !self
-            .send_extension_command(OpRoute::Command(key), text)
-            .await
-        {
+        if !self.send_extension_command(OpRoute::Command(key), text) {
             return false;
         }
         self.ops.commands.start(key, id.clone());
@@ -206,20 +203,20 @@ impl Actor {
     }
 
     /// The command's handlers are done: answered, unless user messages it sent still start.
-    pub(in crate::actor) async fn extension_command_done(&mut self, key: OpKey) {
+    pub(in crate::actor) fn extension_command_done(&mut self, key: OpKey) {
         if let Some(id) = self.ops.commands.done(key) {
-            self.answer_extension_command(id).await;
+            self.answer_extension_command(id);
         }
     }
 
     /// Answers an extension command that is done, then reports what waited for its answer.
-    async fn answer_extension_command(&mut self, id: Option<RequestId>) {
+    fn answer_extension_command(&mut self, id: Option<RequestId>) {
         if let Some(id) = self.ops.commands.answer(id) {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-            self.write(&answer).await;
+            self.write(answer);
         }
         for error in std::mem::take(&mut self.ops.commands.errors_after_answer) {
-            self.emit(error).await;
+            self.emit(error);
         }
         let mut runs = std::mem::take(&mut self.ops.commands.after_answer).into_iter();
         let Some(first) = runs.next() else {
@@ -244,21 +241,18 @@ impl Actor {
 
     /// After a run's `agent_start`: the command that triggered the run is answered now, or the
     /// rest of the run waits for its answer.
-    pub(in crate::actor) async fn after_triggered_start(&mut self) {
+    pub(in crate::actor) fn after_triggered_start(&mut self) {
         if let Some(id) = self.ops.commands.agent_started() {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-            self.write(&answer).await;
+            self.write(answer);
         }
     }
 
     /// An extension's user message while the agent is idle: its run starts after its
     /// `before_agent_start` handlers, and after the answer of a command that runs.
-    pub(in crate::actor) async fn begin_user_message_run(&mut self, prompts: Vec<AgentMessage>) {
+    pub(in crate::actor) fn begin_user_message_run(&mut self, prompts: Vec<AgentMessage>) {
         let key = self.ops.key();
-        if self
-            .send_before_agent_start(OpRoute::UserMessage(key), &prompts)
-            .await
-        {
+        if self.send_before_agent_start(OpRoute::UserMessage(key), &prompts) {
             self.ops.commands.user_messages.insert(key, prompts);
             return;
         }
@@ -266,7 +260,7 @@ impl Actor {
     }
 
     /// The `before_agent_start` handlers of an extension's user message are done.
-    pub(in crate::actor) async fn user_message_before_start_done(
+    pub(in crate::actor) fn user_message_before_start_done(
         &mut self,
         key: OpKey,
         result: BeforeAgentStartResult,
@@ -277,7 +271,7 @@ impl Actor {
             self.start_user_message_run(prompts);
         }
         for id in answers {
-            self.answer_extension_command(id).await;
+            self.answer_extension_command(id);
         }
     }
 
@@ -295,12 +289,12 @@ impl Actor {
 
     /// The `extension_error` of an extension's user message that cannot be delivered: after the
     /// answer of a running command (as the reference's asynchronous failure comes).
-    pub(in crate::actor) async fn report_after_command(&mut self, error: Event) {
+    pub(in crate::actor) fn report_after_command(&mut self, error: Event) {
         if self.ops.commands.running() {
             self.ops.commands.errors_after_answer.push(error);
             return;
         }
-        self.emit(error).await;
+        self.emit(error);
     }
 }
 

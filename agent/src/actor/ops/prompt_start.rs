@@ -27,7 +27,7 @@ use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::{RequestId, Response};
 
 use super::ids::{OpKey, OpRoute};
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::compaction::PROMPT_WHILE_COMPACTING;
 use crate::actor::queue::user_message;
 use crate::extensions::{BeforeAgentStartResult, HostEvent, InputResult};
@@ -116,14 +116,10 @@ fn after_input(mut prompt: PromptCommand, result: InputResult) -> Option<PromptC
     Some(prompt)
 }
 
-impl Actor {
+impl State {
     /// A client `prompt` arrives.
-    pub(in crate::actor) async fn begin_prompt(
-        &mut self,
-        id: Option<RequestId>,
-        prompt: PromptCommand,
-    ) {
-        if self.run_extension_command(&id, &prompt.message).await {
+    pub(in crate::actor) fn begin_prompt(&mut self, id: Option<RequestId>, prompt: PromptCommand) {
+        if self.run_extension_command(&id, &prompt.message) {
             return;
         }
         let key = self.ops.key();
@@ -133,17 +129,17 @@ impl Actor {
             source: "rpc",
             streaming_behavior: prompt.streaming_behavior.filter(|_| self.streaming),
         };
-        if self.send_op_event(OpRoute::PromptInput(key), &event).await {
+        if self.send_op_event(OpRoute::PromptInput(key), &event) {
             let state = PromptState::InputHandlers(prompt);
             self.ops.prompts.insert(key, PromptStart { id, state });
             return;
         }
-        self.accept_prompt(id, prompt).await;
+        self.accept_prompt(id, prompt);
     }
 
     /// A prompt's `input` handlers are done (`result`: their decision, the default when the
     /// host ended).
-    pub(in crate::actor) async fn prompt_input_done(&mut self, key: OpKey, result: InputResult) {
+    pub(in crate::actor) fn prompt_input_done(&mut self, key: OpKey, result: InputResult) {
         let Some(PromptStart {
             id,
             state: PromptState::InputHandlers(prompt),
@@ -152,17 +148,17 @@ impl Actor {
             return;
         };
         match after_input(prompt, result) {
-            Some(prompt) => self.accept_prompt(id, prompt).await,
+            Some(prompt) => self.accept_prompt(id, prompt),
             None => {
                 let answer = self.release.accepted(id, "prompt", Disposition::Handled);
-                self.write(&answer).await;
+                self.write(answer);
             }
         }
     }
 
     /// A prompt past the extensions' commands and `input` handlers: queued during a run,
     /// refused, or answered and run.
-    async fn accept_prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
+    fn accept_prompt(&mut self, id: Option<RequestId>, mut prompt: PromptCommand) {
         prompt.message = self.resources.expand(&prompt.message);
         let provider = self.model.as_ref().map(|model| model.provider.as_str());
         let conditions = Conditions {
@@ -177,9 +173,8 @@ impl Actor {
                     message: prompt.message,
                     images: prompt.images,
                 };
-                self.queue_message(queued, behavior).await;
-                self.write(&self.release.accepted(id, "prompt", Disposition::Queued))
-                    .await;
+                self.queue_message(queued, behavior);
+                self.write(self.release.accepted(id, "prompt", Disposition::Queued));
             }
             Admission::Refused(refusal) => {
                 let error = match refusal {
@@ -187,42 +182,34 @@ impl Actor {
                     Refusal::Compacting => PROMPT_WHILE_COMPACTING.to_owned(),
                     Refusal::NoCredentials => no_api_key_message(provider),
                 };
-                self.write(&Response::error(id, Some("prompt"), error))
-                    .await;
+                self.write(Response::error(id, Some("prompt"), error));
             }
             Admission::Runs => {
                 let message = user_message(prompt.message, prompt.images);
-                if self
-                    .compact_before_prompt(id.clone(), message.clone())
-                    .await
-                {
+                if self.compact_before_prompt(id.clone(), message.clone()) {
                     return;
                 }
                 let prompts = self.with_next_turn_messages(message);
-                self.start_prompt_run(id, prompts).await;
+                self.start_prompt_run(id, prompts);
             }
         }
     }
 
     /// Answers the prompt and starts its run, after the `before_agent_start` handlers when
     /// some extension has them.
-    async fn start_prompt_run(&mut self, id: Option<RequestId>, prompts: Vec<AgentMessage>) {
+    fn start_prompt_run(&mut self, id: Option<RequestId>, prompts: Vec<AgentMessage>) {
         let key = self.ops.key();
-        if self
-            .send_before_agent_start(OpRoute::PromptBeforeStart(key), &prompts)
-            .await
-        {
+        if self.send_before_agent_start(OpRoute::PromptBeforeStart(key), &prompts) {
             let state = PromptState::BeforeStartHandlers(prompts);
             self.ops.prompts.insert(key, PromptStart { id, state });
             return;
         }
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
+        self.write(self.release.accepted(id, "prompt", Disposition::Started));
         self.start_run(prompts, false);
     }
 
     /// The `before_agent_start` handlers of a prompt's run are done.
-    pub(in crate::actor) async fn prompt_before_start_done(
+    pub(in crate::actor) fn prompt_before_start_done(
         &mut self,
         key: OpKey,
         result: BeforeAgentStartResult,
@@ -235,8 +222,7 @@ impl Actor {
             return;
         };
         self.apply_before_agent_start(&mut prompts, result);
-        self.write(&self.release.accepted(id, "prompt", Disposition::Started))
-            .await;
+        self.write(self.release.accepted(id, "prompt", Disposition::Started));
         self.start_run(prompts, false);
     }
 }

@@ -27,7 +27,8 @@ use serde_json::Value;
 
 use super::gates::Gates;
 use super::ids::{Answer, OpKey, OpRoute};
-use crate::actor::Actor;
+use crate::actor::State;
+use crate::actor::outbox::{Effect, IfLost};
 use crate::extensions::{HostEvent, RegisteredCommand, RegisteredTool, ReplyValue};
 
 /// Where a restart is.
@@ -104,14 +105,14 @@ pub(in crate::actor) struct Reload {
     reply: String,
 }
 
-impl Actor {
+impl State {
     /// A command's `ctx.reload()`.
-    pub(in crate::actor) async fn command_reload(&mut self, reply: String) {
+    pub(in crate::actor) fn command_reload(&mut self, reply: String) {
         let busy = self.extensions.is_none()
             || self.ops.answers_host()
             || self.ops.restarts.values().any(Restart::is_reloading);
         if busy {
-            self.reply_to_host(&reply, false).await;
+            self.reply_to_host(&reply, false);
             return;
         }
         let key = self.ops.key();
@@ -125,37 +126,50 @@ impl Actor {
                 reply: reply.clone(),
             },
         );
-        if self.send_op_event(OpRoute::Reload(key), &event).await {
+        if self.send_op_event(OpRoute::Reload(key), &event) {
             return;
         }
-        self.reload_shutdown_done(key).await;
+        self.reload_shutdown_done(key);
     }
 
     /// The `session_shutdown` handlers of `ctx.reload()` are done: the extensions are loaded
     /// afresh.
-    pub(in crate::actor) async fn reload_shutdown_done(&mut self, key: OpKey) {
+    pub(in crate::actor) fn reload_shutdown_done(&mut self, key: OpKey) {
         let Some(Reload { reply }) = self.ops.reloads.remove(&key) else {
             return;
         };
         let restart = Restart::reloading(Answer::Host(reply.clone()), Value::Null, "reload", None);
-        let Some(host) = self.extensions.as_ref().and_then(|ext| ext.live_host()) else {
-            self.reply_to_host(&reply, false).await;
+        let Some(host) = self.live_host() else {
+            self.reply_to_host(&reply, false);
             return;
         };
-        match host.reload_fresh().await {
-            Ok(()) => {
+        match host.reload(true) {
+            Ok(line) => {
                 self.ops.restarts.insert(key, restart);
+                let if_lost = IfLost::Reload(key);
+                self.outbox.push(Effect::Host { line, if_lost });
             }
             Err(error) => {
                 tracing::error!(%error, "cannot reload the extensions");
-                self.reply_to_host(&reply, false).await;
+                self.reply_to_host(&reply, false);
             }
+        }
+    }
+
+    /// The reload of `ctx.reload()` did not reach the host: the call is answered `false`.
+    pub(in crate::actor) fn reload_not_sent(&mut self, key: OpKey) {
+        if let Some(Restart {
+            answer: Answer::Host(reply),
+            ..
+        }) = self.ops.restarts.remove(&key)
+        {
+            self.reply_to_host(&reply, false);
         }
     }
 
     /// The extensions are loaded afresh (`Loaded` from the host): the oldest reloading restart
     /// goes on.
-    pub(in crate::actor) async fn reloaded(
+    pub(in crate::actor) fn reloaded(
         &mut self,
         commands: Vec<RegisteredCommand>,
         tools: &[RegisteredTool],
@@ -176,16 +190,16 @@ impl Actor {
         }
         ext.host_mut().loaded(commands, tools, events);
         self.reset_active_tools();
-        self.send_tools_state().await;
-        self.send_model_state_with(true).await;
+        self.send_tools_state();
+        self.send_model_state_with(true);
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();
         }
-        self.start_handlers(key).await;
+        self.start_handlers(key);
     }
 
     /// The host ended: the restarts waiting for it to load go on without it.
-    pub(in crate::actor) async fn restart_without_host(&mut self) {
+    pub(in crate::actor) fn restart_without_host(&mut self) {
         let reloading: Vec<OpKey> = self
             .ops
             .restarts
@@ -193,21 +207,21 @@ impl Actor {
             .filter_map(|(key, restart)| restart.is_reloading().then_some(*key))
             .collect();
         for key in reloading {
-            self.restart_without_reload(key).await;
+            self.restart_without_reload(key);
         }
     }
 
     /// A restart whose extensions are not loaded afresh (none, or no live host) goes on.
-    pub(in crate::actor) async fn restart_without_reload(&mut self, key: OpKey) {
+    pub(in crate::actor) fn restart_without_reload(&mut self, key: OpKey) {
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();
         }
-        self.start_handlers(key).await;
+        self.start_handlers(key);
     }
 
     /// Emits `session_start` to the new instances (as often as the restart says), then answers
     /// the change.
-    pub(in crate::actor) async fn start_handlers(&mut self, key: OpKey) {
+    pub(in crate::actor) fn start_handlers(&mut self, key: OpKey) {
         let Some(restart) = self.ops.restarts.get_mut(&key) else {
             return;
         };
@@ -219,7 +233,7 @@ impl Actor {
                 reason: restart.reason,
                 previous_session_file: restart.previous.clone(),
             };
-            if self.send_op_event(OpRoute::Restart(key), &event).await {
+            if self.send_op_event(OpRoute::Restart(key), &event) {
                 return;
             }
         }
@@ -229,10 +243,9 @@ impl Actor {
         match restart.answer {
             // A command's `ctx` call resolves with the answer instead.
             Answer::Host(reply) => {
-                self.reply_value_to_host(&reply, &ReplyValue::Data(restart.data))
-                    .await;
+                self.reply_value_to_host(&reply, &ReplyValue::Data(restart.data));
             }
-            Answer::Client(id, command) => self.respond(id, command, &restart.data).await,
+            Answer::Client(id, command) => self.respond(id, command, &restart.data),
         }
     }
 }

@@ -28,8 +28,9 @@ use serde_json::Value;
 use super::ids::{Answer, OpKey, OpRoute};
 use super::reload::Restart;
 use super::settle::AfterSettle;
-use crate::actor::Actor;
+use crate::actor::State;
 use crate::actor::extensions::handles_event;
+use crate::actor::outbox::{Effect, IfLost};
 use crate::actor::replace::PreparedSession;
 use crate::actor::waiting::Target;
 use crate::extensions::{HostEvent, ReplyValue};
@@ -68,10 +69,10 @@ struct ForkResult {
     cancelled: bool,
 }
 
-impl Actor {
+impl State {
     /// Starts a replacement: the `session_before_*` handlers first, which may cancel it while
     /// a run goes on.
-    pub(in crate::actor) async fn begin_replacement(&mut self, answer: Answer, target: Target) {
+    pub(in crate::actor) fn begin_replacement(&mut self, answer: Answer, target: Target) {
         let key = self.ops.key();
         let before = self.before_replace_event(&target);
         let replacement = Replacement {
@@ -80,40 +81,32 @@ impl Actor {
             target,
         };
         self.ops.replacements.insert(key, replacement);
-        if self.send_op_event(OpRoute::Replacement(key), &before).await {
+        if self.send_op_event(OpRoute::Replacement(key), &before) {
             return;
         }
-        self.before_handlers_done(key, false).await;
+        self.before_handlers_done(key, false);
     }
 
     /// A command's `ctx.newSession()`, `ctx.switchSession()` or `ctx.fork()` (the host's
     /// reply id): one at a time.
-    pub(in crate::actor) async fn begin_command_replacement(
-        &mut self,
-        reply: String,
-        target: Target,
-    ) {
+    pub(in crate::actor) fn begin_command_replacement(&mut self, reply: String, target: Target) {
         if self.extensions.is_none() || self.ops.answers_host() {
             let value = ReplyValue::Cancelled { cancelled: true };
-            self.reply_value_to_host(&reply, &value).await;
+            self.reply_value_to_host(&reply, &value);
             return;
         }
-        self.begin_replacement(Answer::Host(reply), target).await;
+        self.begin_replacement(Answer::Host(reply), target);
     }
 
     /// The handlers a replacement waited for are done (`cancelled`: a `session_before_*`
     /// handler cancelled it).
-    pub(in crate::actor) async fn replacement_handlers_done(
-        &mut self,
-        key: OpKey,
-        cancelled: bool,
-    ) {
+    pub(in crate::actor) fn replacement_handlers_done(&mut self, key: OpKey, cancelled: bool) {
         let Some(replacement) = self.ops.replacements.get_mut(&key) else {
             return;
         };
         match std::mem::replace(&mut replacement.state, ReplacementState::AwaitingSettle) {
-            ReplacementState::BeforeHandlers => self.before_handlers_done(key, cancelled).await,
-            ReplacementState::ShutdownHandlers(prepared) => self.swap(key, Some(*prepared)).await,
+            ReplacementState::BeforeHandlers => self.before_handlers_done(key, cancelled),
+            ReplacementState::ShutdownHandlers(prepared) => self.swap(key, Some(*prepared)),
             ReplacementState::AwaitingSettle => {
                 tracing::warn!("a reply to a replacement that waits for the agent to settle");
             }
@@ -123,18 +116,18 @@ impl Actor {
     /// The `session_before_*` handlers let the replacement go on (or cancelled it): when the
     /// agent is busy, its target is checked first (one that fails leaves the run alone), then
     /// the run is aborted and the replacement goes on once it settled.
-    async fn before_handlers_done(&mut self, key: OpKey, cancelled: bool) {
+    fn before_handlers_done(&mut self, key: OpKey, cancelled: bool) {
         let Some(replacement) = self.ops.replacements.get(&key) else {
             return;
         };
         if cancelled {
-            self.cancel_replacement(key).await;
+            self.cancel_replacement(key);
             return;
         }
         if self.streaming
             && let Err(error) = self.check_replacement(&replacement.target)
         {
-            self.refuse_replacement(key, error.to_string()).await;
+            self.refuse_replacement(key, error.to_string());
             return;
         }
         if self.stop_activity() {
@@ -144,29 +137,29 @@ impl Actor {
             self.ops.settle.wait_for(AfterSettle::Operation(key));
             return;
         }
-        self.shut_down_then_swap(key).await;
+        self.shut_down_then_swap(key);
     }
 
     /// The agent settled (`settle.rs`): the replacement goes on.
-    pub(in crate::actor) async fn resume_after_settle(&mut self, key: OpKey) {
-        self.shut_down_then_swap(key).await;
+    pub(in crate::actor) fn resume_after_settle(&mut self, key: OpKey) {
+        self.shut_down_then_swap(key);
     }
 
     /// Before the swap: the `session_shutdown` handlers, told the new session's file (as in the
     /// reference, the new session is made, and a fork that cannot be made fails, before the
     /// old one shuts down).
-    async fn shut_down_then_swap(&mut self, key: OpKey) {
+    fn shut_down_then_swap(&mut self, key: OpKey) {
         let Some(replacement) = self.ops.replacements.get(&key) else {
             return;
         };
         if !handles_event(&self.extensions, "session_shutdown") {
-            self.swap(key, None).await;
+            self.swap(key, None);
             return;
         }
         let prepared = match self.prepare_replacement(&replacement.target) {
             Ok(prepared) => prepared,
             Err(error) => {
-                self.refuse_replacement(key, error.to_string()).await;
+                self.refuse_replacement(key, error.to_string());
                 return;
             }
         };
@@ -177,18 +170,18 @@ impl Actor {
                 .session_file()
                 .map(|file| file.display().to_string()),
         };
-        if self.send_op_event(OpRoute::Replacement(key), &event).await {
+        if self.send_op_event(OpRoute::Replacement(key), &event) {
             if let Some(replacement) = self.ops.replacements.get_mut(&key) {
                 replacement.state = ReplacementState::ShutdownHandlers(Box::new(prepared));
             }
             return;
         }
-        self.swap(key, Some(prepared)).await;
+        self.swap(key, Some(prepared));
     }
 
     /// Swaps the session (the one made before `session_shutdown`, if any), then restarts the
     /// extensions on it.
-    async fn swap(&mut self, key: OpKey, prepared: Option<PreparedSession>) {
+    fn swap(&mut self, key: OpKey, prepared: Option<PreparedSession>) {
         let Some(replacement) = self.ops.replacements.remove(&key) else {
             return;
         };
@@ -208,71 +201,74 @@ impl Actor {
                 }),
                 Ok(_) => to_value(&CancelledResult { cancelled: false }),
                 Err(error) => {
-                    self.refuse(replacement.answer, error.to_string()).await;
+                    self.refuse(replacement.answer, error.to_string());
                     return;
                 }
             },
         };
         let reason = replacement.target.reason();
         let restart = Restart::reloading(replacement.answer, data, reason, previous);
-        self.begin_restart(key, restart).await;
+        self.begin_restart(key, restart);
     }
 
     /// After the swap: the extensions are loaded afresh for the new session (what the old
     /// instances left for their session goes with it), then `reload.rs` goes on.
-    async fn begin_restart(&mut self, key: OpKey, restart: Restart) {
+    fn begin_restart(&mut self, key: OpKey, restart: Restart) {
         let mut reloading = false;
         if let Some(ext) = self.extensions.as_mut()
             && ext.live_host().is_some()
         {
             ext.forget_session();
             self.ops.commands.forget_session();
-            match ext.host_mut().reload().await {
-                Ok(()) => reloading = true,
+            match ext.host().reload(false) {
+                Ok(line) => {
+                    reloading = true;
+                    let if_lost = IfLost::Restart(key);
+                    self.outbox.push(Effect::Host { line, if_lost });
+                }
                 Err(error) => tracing::error!(%error, "cannot reload the extensions"),
             }
         }
         self.ops.restarts.insert(key, restart);
         if !reloading {
-            self.restart_without_reload(key).await;
+            self.restart_without_reload(key);
         }
     }
 
     /// A `session_before_*` handler cancelled the replacement: answered `{cancelled: true}`.
-    async fn cancel_replacement(&mut self, key: OpKey) {
+    fn cancel_replacement(&mut self, key: OpKey) {
         let Some(replacement) = self.ops.replacements.remove(&key) else {
             return;
         };
         match replacement.answer {
             Answer::Host(reply) => {
                 let value = ReplyValue::Cancelled { cancelled: true };
-                self.reply_value_to_host(&reply, &value).await;
+                self.reply_value_to_host(&reply, &value);
             }
             Answer::Client(id, command) => {
                 let data = CancelledResult { cancelled: true };
-                self.respond(id, command, &data).await;
+                self.respond(id, command, &data);
             }
         }
     }
 
     /// Ends a replacement that cannot be made before its swap.
-    async fn refuse_replacement(&mut self, key: OpKey, error: String) {
+    fn refuse_replacement(&mut self, key: OpKey, error: String) {
         if let Some(replacement) = self.ops.replacements.remove(&key) {
-            self.refuse(replacement.answer, error).await;
+            self.refuse(replacement.answer, error);
         }
     }
 
     /// Answers a replacement that cannot be made: to the host when a command's `ctx` asked
     /// for it (the call rejects), else to the client.
-    async fn refuse(&mut self, answer: Answer, error: String) {
+    fn refuse(&mut self, answer: Answer, error: String) {
         match answer {
             Answer::Host(reply) => {
-                self.reply_value_to_host(&reply, &ReplyValue::Error { error })
-                    .await;
+                self.reply_value_to_host(&reply, &ReplyValue::Error { error });
             }
             Answer::Client(id, command) => {
                 let response = pi_rpc_protocol::Response::error(id, Some(command), error);
-                self.write(&response).await;
+                self.write(response);
             }
         }
     }

@@ -18,8 +18,9 @@
 use pi_rpc_protocol::event::{AutoRetryEndEvent, Event, RetryScheduledEvent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 
+use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
-use crate::actor::{Actor, TaskEvent};
+use crate::actor::{State, TaskEvent};
 use crate::config::RetrySettings;
 use crate::provider::failure::is_retryable;
 use crate::store::Role;
@@ -111,7 +112,7 @@ impl RetryWait {
     }
 }
 
-impl Actor {
+impl State {
     /// `agent_end.willRetry`: retries are on, some are left, and the run's last assistant
     /// message failed in a way worth retrying.
     pub(in crate::actor) fn will_retry<'a>(
@@ -132,32 +133,31 @@ impl Actor {
 
     /// After a run whose last answer is `message`: schedules the next attempt when it failed
     /// in a way worth retrying and attempts are left (true), else ends a retry that gave up.
-    pub(in crate::actor) async fn retry_after_run(&mut self, message: &AssistantMessage) -> bool {
+    pub(in crate::actor) fn retry_after_run(&mut self, message: &AssistantMessage) -> bool {
         if is_retryable(message, self.shown_model().context_window)
             && let Some(scheduled) = self.ops.retry.schedule(&self.config.settings.retry())
         {
-            self.wait_before_retry(message, scheduled).await;
+            self.wait_before_retry(message, scheduled);
             return true;
         }
         if message.stop_reason == StopReason::Error
             && let Some(attempt) = self.ops.retry.end()
         {
-            self.emit_retry_end(false, attempt, message.error_message.clone())
-                .await;
+            self.emit_retry_end(false, attempt, message.error_message.clone());
         }
         false
     }
 
     /// An ended assistant message that is not an error ends the retry in success.
-    pub(in crate::actor) async fn retry_answered(&mut self) {
+    pub(in crate::actor) fn retry_answered(&mut self) {
         if let Some(attempt) = self.ops.retry.end() {
-            self.emit_retry_end(true, attempt, None).await;
+            self.emit_retry_end(true, attempt, None);
         }
     }
 
     /// Announces the attempt, drops the failed message from the conversation the model sees,
     /// and spawns the (cancellable) wait.
-    async fn wait_before_retry(&mut self, message: &AssistantMessage, scheduled: Scheduled) {
+    fn wait_before_retry(&mut self, message: &AssistantMessage, scheduled: Scheduled) {
         let error_message = message
             .error_message
             .clone()
@@ -168,61 +168,59 @@ impl Actor {
             max_attempts: scheduled.max_attempts,
             delay_ms: scheduled.delay_ms,
             error_message,
-        }))
-        .await;
+        }));
         if self.messages.last_role() == Some(Role::Assistant) {
             self.messages.pop();
-            self.record_context_edit().await;
+            self.record_context_edit();
         }
         let task = self.tasks.start(TaskKind::RetryWait);
         let wait = task.cancel_token();
         let delay = std::time::Duration::from_millis(scheduled.delay_ms);
-        task.spawn(async move {
+        let launch = task.launch(async move {
             let elapsed = tokio::select! {
                 () = tokio::time::sleep(delay) => true,
                 () = wait.cancelled() => false,
             };
             TaskEvent::RetryWaitOver { elapsed }
         });
+        self.outbox.push(Effect::Spawn(launch));
     }
 
     /// The wait is over (a wait `abort_retry` ended is forgotten: it never gets here).
-    pub(in crate::actor) async fn on_retry_wait_over(&mut self, elapsed: bool) {
+    pub(in crate::actor) fn on_retry_wait_over(&mut self, elapsed: bool) {
         if elapsed {
             self.ops.retry.elapsed();
             self.start_run(Vec::new(), false);
             return;
         }
-        self.end_cancelled_retry().await;
-        self.continue_or_settle().await;
+        self.end_cancelled_retry();
+        self.continue_or_settle();
     }
 
     /// `abort_retry`: ends a running wait (forgotten: its report never comes) with
     /// `auto_retry_end`; true when there was one (the agent then settles after the answer, as
     /// in the reference).
-    pub(in crate::actor) async fn cancel_retry_wait(&mut self) -> bool {
+    pub(in crate::actor) fn cancel_retry_wait(&mut self) -> bool {
         if !self.ops.retry.waiting() {
             return false;
         }
         self.tasks.forget(TaskKind::RetryWait);
-        self.end_cancelled_retry().await;
+        self.end_cancelled_retry();
         true
     }
 
     /// `auto_retry_end` of a retry whose wait was cancelled.
-    async fn end_cancelled_retry(&mut self) {
+    fn end_cancelled_retry(&mut self) {
         let attempt = self.ops.retry.cancelled();
-        self.emit_retry_end(false, attempt, Some("Retry cancelled".into()))
-            .await;
+        self.emit_retry_end(false, attempt, Some("Retry cancelled".into()));
     }
 
-    async fn emit_retry_end(&mut self, success: bool, attempt: u32, final_error: Option<String>) {
+    fn emit_retry_end(&mut self, success: bool, attempt: u32, final_error: Option<String>) {
         self.emit(Event::AutoRetryEnd(AutoRetryEndEvent {
             success,
             attempt,
             final_error,
-        }))
-        .await;
+        }));
     }
 }
 

@@ -27,7 +27,7 @@ use pi_rpc_protocol::{RequestId, Response};
 
 use super::gates::Gates;
 use super::ids::OpKey;
-use crate::actor::Actor;
+use crate::actor::State;
 
 /// The `session_start` handlers at start-up.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -141,42 +141,42 @@ impl Settle {
     }
 }
 
-impl Actor {
+impl State {
     /// The agent is idle and nothing is queued: `agent_settled`, after its handlers when some
     /// extension has them.
-    pub(in crate::actor) async fn settle_or_hold(&mut self) {
-        if self.hold_settled_for_extensions().await {
+    pub(in crate::actor) fn settle_or_hold(&mut self) {
+        if self.hold_settled_for_extensions() {
             self.ops.settle.handlers_started();
             return;
         }
-        self.settle().await;
+        self.settle();
     }
 
     /// Emits `agent_settled`, answers the idle waiters, then carries out what waited for it.
-    pub(in crate::actor) async fn settle(&mut self) {
+    pub(in crate::actor) fn settle(&mut self) {
         let aborted = self.ops.settle.stopped();
         let (waiting, idle_waiters) = self.ops.settle.settled();
-        self.emit(self.release.settled(aborted)).await;
+        self.emit(self.release.settled(aborted));
         for reply in idle_waiters {
-            self.reply_to_host(&reply, true).await;
+            self.reply_to_host(&reply, true);
         }
         for after in waiting {
             match after {
-                AfterSettle::Abort(id) => self.write(&Response::ok(id, "abort")).await,
-                AfterSettle::Operation(key) => self.resume_after_settle(key).await,
-                AfterSettle::Compaction(key) => self.compaction_after_settle(key).await,
+                AfterSettle::Abort(id) => self.write(Response::ok(id, "abort")),
+                AfterSettle::Operation(key) => self.resume_after_settle(key),
+                AfterSettle::Compaction(key) => self.compaction_after_settle(key),
             }
         }
     }
 
     /// `ctx.waitForIdle()`: answered at once when the agent is idle, else after its next
     /// `agent_settled` (as in the reference, after the `agent_settled` handlers).
-    pub(in crate::actor) async fn wait_for_idle(&mut self, reply: String) {
+    pub(in crate::actor) fn wait_for_idle(&mut self, reply: String) {
         if self.streaming || self.ops.settle.in_handlers() {
             self.ops.settle.idle_waiters.push(reply);
             return;
         }
-        self.reply_to_host(&reply, true).await;
+        self.reply_to_host(&reply, true);
     }
 }
 

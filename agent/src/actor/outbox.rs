@@ -1,0 +1,265 @@
+//! What the actor's handlers ask the outside world for, in order: records for the client,
+//! answers streamed from the session, signals to a run waiting for its output, messages for
+//! the extension host, tasks to spawn. A handler only pushes effects here; the loop performs
+//! them once the input is handled ([`super::flush::Output::flush`]), awaiting nothing else.
+//!
+//! A record waits here as a value, not as text: it is encoded at the flush once the output has
+//! room for it, so a record the output is not ready for costs no line. A record that may be long
+//! (a message's `message_end`, `turn_end`, `agent_end`, a long delta) keeps sharing the message
+//! it quotes with the conversation and is streamed to the writer in pieces at the flush.
+
+use std::sync::Arc;
+
+use pi_rpc_protocol::event::Event;
+use pi_rpc_protocol::message::{AgentMessage, TaggedToolResult};
+use pi_rpc_protocol::{RequestId, Response};
+use serde::{Serialize, Serializer};
+
+use super::ops::ids::OpKey;
+use super::tasks::Launch;
+use crate::extensions::HostLine;
+use crate::provider::WrittenSignal;
+
+/// One record for the client.
+#[derive(Debug)]
+pub(super) enum Record {
+    /// A command's answer.
+    Response(Response),
+    /// An event.
+    Event(Box<Event>),
+    /// A record built as JSON (an extension's UI request, `entry_appended`, an answer whose
+    /// `command` echoes the line's).
+    Value(serde_json::Value),
+    /// `message_end` sharing its message.
+    MessageEnd(MessageEndRecord),
+    /// `turn_end` sharing its message.
+    TurnEnd(TurnEndRecord),
+    /// `agent_end` sharing its messages.
+    AgentEnd(AgentEndRecord),
+}
+
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Response(response) => response.serialize(serializer),
+            Self::Event(event) => event.serialize(serializer),
+            Self::Value(value) => value.serialize(serializer),
+            Self::MessageEnd(record) => record.serialize(serializer),
+            Self::TurnEnd(record) => record.serialize(serializer),
+            Self::AgentEnd(record) => record.serialize(serializer),
+        }
+    }
+}
+
+impl From<Response> for Record {
+    fn from(response: Response) -> Self {
+        Self::Response(response)
+    }
+}
+
+impl From<Event> for Record {
+    fn from(event: Event) -> Self {
+        Self::Event(Box::new(event))
+    }
+}
+
+impl From<serde_json::Value> for Record {
+    fn from(value: serde_json::Value) -> Self {
+        Self::Value(value)
+    }
+}
+
+/// How a record goes to the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Framing {
+    /// Encoded as one line (into the burst being written, if any).
+    Line,
+    /// Measured first: streamed in pieces when it is long, else one line.
+    MaybeLong,
+    /// Streamed in pieces as it is encoded (a long delta, a long block's end).
+    Streamed,
+}
+
+/// A long answer made from the session's state at the flush, in pieces (`actor/answer.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum LongAnswer {
+    /// `get_messages`.
+    Messages,
+    /// `get_entries` (since an entry id).
+    Entries { since: Option<String> },
+    /// `get_tree`.
+    Tree,
+    /// `get_fork_messages`.
+    ForkMessages,
+}
+
+/// One thing the loop does at the flush.
+#[derive(Debug)]
+pub(super) enum Effect {
+    /// A record, encoded once the output has room for it.
+    Record(Record, Framing),
+    /// Lines already encoded (the answers held for the end of a read).
+    Lines(Vec<u8>),
+    /// A burst of run events begins: its lines go to the writer as one write (long lines on
+    /// their own) ...
+    BurstStart,
+    /// ... until here.
+    BurstEnd,
+    /// A run waits until everything before this is written.
+    Written(WrittenSignal),
+    /// A long answer, streamed from the session's state.
+    Answer {
+        id: Option<RequestId>,
+        answer: LongAnswer,
+    },
+    /// A message for the extension host, and what follows should it not reach the host.
+    Host { line: HostLine, if_lost: IfLost },
+    /// A task's work starts (after what was asked before it).
+    Spawn(Launch),
+}
+
+/// What follows when a message cannot be sent to the extension host (it is gone): the flush
+/// hands these back to the actor, as inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IfLost {
+    /// Nothing: the host needed it only while it lived (logged with this text).
+    Log(&'static str),
+    /// The reply to the request with this id will not come: what waits for it goes on as it
+    /// does when the host ends.
+    Request(u64),
+    /// The extensions are not loaded afresh: the restart with this key goes on without them.
+    Restart(OpKey),
+    /// The extensions of `ctx.reload()` (this key) are not loaded afresh: the call is answered
+    /// `false`.
+    Reload(OpKey),
+}
+
+/// The effects of the input being handled, in order.
+#[derive(Debug, Default)]
+pub(super) struct Outbox {
+    effects: Vec<Effect>,
+}
+
+impl Outbox {
+    /// Adds one effect after the others.
+    pub(super) fn push(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+
+    /// A record written as one line.
+    pub(super) fn record(&mut self, record: impl Into<Record>) {
+        self.push(Effect::Record(record.into(), Framing::Line));
+    }
+
+    /// The success response of `kind` with `data` (an error response should `data` not
+    /// encode).
+    pub(super) fn respond<T: Serialize>(&mut self, id: Option<RequestId>, kind: &str, data: &T) {
+        let response = match Response::with_data(id.clone(), kind, data) {
+            Ok(response) => response,
+            Err(error) => {
+                Response::error(id, Some(kind), format!("cannot encode the result: {error}"))
+            }
+        };
+        self.record(response);
+    }
+
+    /// Whether nothing is asked for.
+    pub(super) fn is_empty(&self) -> bool {
+        self.effects.is_empty()
+    }
+
+    /// The effects, in order, leaving the outbox empty.
+    pub(super) fn take(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    /// The effects asked for so far (for tests).
+    #[cfg(test)]
+    pub(super) fn effects(&self) -> &[Effect] {
+        &self.effects
+    }
+}
+
+/// `turn_end` as [`Event::TurnEnd`] writes it, sharing its message.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "turn_end", rename_all = "camelCase")]
+pub(super) struct TurnEndRecord {
+    #[serde(serialize_with = "shared")]
+    pub(super) message: Arc<AgentMessage>,
+    pub(super) tool_results: Vec<TaggedToolResult>,
+}
+
+/// `message_end` as [`Event::MessageEnd`] writes it, sharing its message.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "message_end")]
+pub(super) struct MessageEndRecord {
+    #[serde(serialize_with = "shared")]
+    pub(super) message: Arc<AgentMessage>,
+}
+
+/// `agent_end` as [`Event::AgentEnd`] writes it, sharing its messages.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "agent_end", rename_all = "camelCase")]
+pub(super) struct AgentEndRecord {
+    #[serde(serialize_with = "all_shared")]
+    pub(super) messages: Vec<Arc<AgentMessage>>,
+    pub(super) will_retry: bool,
+}
+
+fn shared<S: Serializer>(message: &Arc<AgentMessage>, serializer: S) -> Result<S::Ok, S::Error> {
+    message.as_ref().serialize(serializer)
+}
+
+fn all_shared<S: Serializer>(
+    messages: &[Arc<AgentMessage>],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(messages.iter().map(|message| &**message))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn lines(outbox: &Outbox) -> Vec<String> {
+        outbox
+            .effects()
+            .iter()
+            .map(|effect| match effect {
+                Effect::Record(record, Framing::Line) => serde_json::to_string(record).unwrap(),
+                other => panic!("not a one-line record: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn records_wait_in_order_as_values_until_taken() {
+        let mut outbox = Outbox::default();
+        outbox.respond(Some(RequestId::from("a".to_owned())), "get_state", &1);
+        outbox.record(Response::ok(None, "abort"));
+        assert_eq!(
+            lines(&outbox),
+            [
+                r#"{"id":"a","type":"response","command":"get_state","success":true,"data":1}"#,
+                r#"{"type":"response","command":"abort","success":true}"#,
+            ]
+        );
+        assert_eq!(outbox.take().len(), 2);
+        assert!(outbox.is_empty());
+    }
+
+    #[test]
+    fn data_that_cannot_be_encoded_is_answered_with_an_error() {
+        let mut outbox = Outbox::default();
+        let data = BTreeMap::from([((1, 2), "not a JSON key")]);
+        outbox.respond(None, "get_state", &data);
+        assert_eq!(
+            lines(&outbox),
+            [
+                r#"{"type":"response","command":"get_state","success":false,"error":"cannot encode the result: key must be a string"}"#
+            ]
+        );
+    }
+}
