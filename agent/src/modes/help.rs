@@ -51,6 +51,17 @@ pub(super) fn load_extensions_once(
     ));
     Ok(match loaded {
         Ok(mut loaded) => {
+            // `--help` has no registry of its own: the providers are tried on the
+            // configuration's, for their errors (only when there are some to try).
+            let mut own;
+            let registry = match registry {
+                Some(registry) => Some(registry),
+                None if !loaded.providers.is_empty() => {
+                    own = place.config(&place.cwd)?.registry;
+                    Some(&mut own)
+                }
+                None => None,
+            };
             if let Some(registry) = registry {
                 loaded.problems.providers =
                     crate::extensions::apply_providers(&loaded.providers, registry);
