@@ -12,11 +12,7 @@ use serde_json::{Map, Value};
 
 use super::Provider;
 use super::errors::ProviderConfigError;
-
-/// Context window of an extension's model that gives none (as for `models.json`).
-const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
-/// Output limit of an extension's model that gives none.
-const DEFAULT_MAX_TOKENS: u64 = 16_384;
+use super::file::{DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS};
 
 /// Why a registration is refused (the registry is left as it was).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
