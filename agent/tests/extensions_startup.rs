@@ -248,3 +248,62 @@ async fn extension_flags_missing_a_value_or_unregistered_are_reported_as_the_ref
     );
     Ok(())
 }
+
+/// Writes an extension registering the provider `proxy` (and `bad` without a base URL when
+/// `with_bad`) in its factory, and trying to register `late` from `session_start`.
+fn providers_extension(env: &TestEnv, with_bad: bool) -> Result<String> {
+    let path = env.work_dir().join("providers.ts");
+    let bad = if with_bad {
+        "\tpi.registerProvider(\"bad\", { apiKey: \"k\", api: \"anthropic-messages\", models: [{ id: \"b\" }] });\n"
+    } else {
+        ""
+    };
+    std::fs::write(
+        &path,
+        format!(
+            "export default function (pi) {{\n\
+             \tpi.registerProvider(\"proxy\", {{ baseUrl: \"http://127.0.0.1:9\", apiKey: \"k\", api: \"anthropic-messages\", models: [{{ id: \"proxy-model\" }}] }});\n\
+             {bad}\
+             \tpi.on(\"session_start\", () => pi.registerProvider(\"late\", {{ baseUrl: \"http://127.0.0.1:9\" }}));\n\
+             }}\n"
+        ),
+    )?;
+    Ok(path.display().to_string())
+}
+
+#[tokio::test]
+async fn providers_registered_while_loading_can_be_chosen_and_later_ones_are_ignored_with_a_warning()
+-> Result<()> {
+    let Some(node) = extensions_support::node() else {
+        return Ok(());
+    };
+    let env = TestEnv::empty()?;
+    let extension = providers_extension(&env, false)?;
+    let args = [
+        "--provider",
+        "proxy",
+        "--model",
+        "proxy-model",
+        "-e",
+        &extension,
+    ];
+    let (code, _, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;
+    assert_eq!(code, 0, "stderr: {stderr}");
+    assert!(!stderr.contains("not found"), "{stderr}");
+    assert!(
+        stderr.contains("pi.registerProvider() / pi.unregisterProvider() take effect only while the extensions load"),
+        "{stderr}"
+    );
+    let extension = providers_extension(&env, true)?;
+    let args = ["--provider", "proxy", "--model", "nope", "-e", &extension];
+    let (code, _, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;
+    assert_eq!(code, 1, "stderr: {stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "Error: Extension \"{extension}\" error: Provider bad: \"baseUrl\" is required when defining custom models.\n\
+             Warning: Model \"nope\" not found for provider \"proxy\". Using custom model id.\n"
+        )
+    );
+    Ok(())
+}

@@ -10,9 +10,11 @@ use serde_json::{Map, Value};
 use super::values;
 
 mod errors;
+mod extension;
 mod file;
 mod request;
 
+pub use extension::ExtensionProviderError;
 pub use request::{RequestAuth, RequestAuthError, RequestModel};
 
 /// One provider: its models and how to authenticate.
@@ -49,6 +51,18 @@ pub struct ModelRegistry {
     runtime_keys: HashMap<String, String>,
     /// `auth.json`, where OAuth logins are refreshed.
     auth_path: Option<std::path::PathBuf>,
+    /// What the extensions registered (`pi.registerProvider`), by provider.
+    extension_layers: Vec<ExtensionLayer>,
+}
+
+/// The extensions' registrations of one provider, merged, and the provider below them (as built
+/// in and `models.json` made it; none for a provider only the extensions define), which
+/// unregistering restores.
+#[derive(Debug, Clone)]
+struct ExtensionLayer {
+    name: String,
+    config: Map<String, Value>,
+    below: Option<Provider>,
 }
 
 impl ModelRegistry {
@@ -68,6 +82,7 @@ impl ModelRegistry {
                 stored,
                 runtime_keys: HashMap::new(),
                 auth_path: Some(auth_path),
+                extension_layers: Vec::new(),
             },
             warnings,
         )
@@ -111,6 +126,62 @@ impl ModelRegistry {
     /// Whether the provider name is known.
     pub fn has_provider(&self, name: &str) -> bool {
         self.providers.iter().any(|provider| provider.name == name)
+    }
+
+    /// Registers the provider `name` of an extension (`pi.registerProvider(name, config)`) on
+    /// top of the provider of that name, as the reference does: a second registration of a
+    /// name merges its given fields over the first. A registration that cannot be composed
+    /// changes nothing.
+    pub fn register_extension_provider(
+        &mut self,
+        name: &str,
+        config: &Map<String, Value>,
+    ) -> Result<(), ExtensionProviderError> {
+        let layer = self.extension_layers.iter().position(|l| l.name == name);
+        let (mut merged, below) = match layer {
+            Some(index) => {
+                let layer = &self.extension_layers[index];
+                (layer.config.clone(), layer.below.clone())
+            }
+            None => (Map::new(), self.provider(name).cloned()),
+        };
+        merged.extend(
+            config
+                .iter()
+                .map(|(key, value)| (key.clone(), value.clone())),
+        );
+        let provider = extension::compose(name, below.as_ref(), &merged)?;
+        match self.providers.iter().position(|p| p.name == name) {
+            Some(index) => self.providers[index] = provider,
+            None => self.providers.push(provider),
+        }
+        match layer {
+            Some(index) => self.extension_layers[index].config = merged,
+            None => self.extension_layers.push(ExtensionLayer {
+                name: name.to_owned(),
+                config: merged,
+                below,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Takes back what the extensions registered for provider `name`: the provider is as built
+    /// in and as `models.json` made it again, or gone when only extensions defined it.
+    /// Nothing happens for a provider no extension registered.
+    pub fn unregister_extension_provider(&mut self, name: &str) {
+        let Some(index) = self.extension_layers.iter().position(|l| l.name == name) else {
+            return;
+        };
+        let layer = self.extension_layers.remove(index);
+        let place = self.providers.iter().position(|p| p.name == name);
+        match (place, layer.below) {
+            (Some(index), Some(below)) => self.providers[index] = below,
+            (Some(index), None) => {
+                self.providers.remove(index);
+            }
+            (None, _) => {}
+        }
     }
 
     /// Sets the key given by `--api-key` for one provider, for this process only.

@@ -3,8 +3,8 @@
 // `pi` object with the part of pi's extension API that pi-agent supports, and bridges it to the
 // agent: one JSON object per line on stdin (from the agent) and on stdout (to the agent).
 // Running tools, interceptors, `user_bash` operations and `pi.exec` are in host_tools.mjs,
-// `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs: the
-// agent appends them to this file (one module).
+// `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs,
+// `pi.registerProvider` in host_providers.mjs: the agent appends them to this file (one module).
 //
 // The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
@@ -40,10 +40,15 @@
 // To the agent:
 //   {type:"loaded", commands:[{name, description, path}], tools:[{name, description,
 //    parameters, promptSnippet, promptGuidelines, path}], events:[type], error?,
-//    flags:[{usage, description}], loadErrors?:[text], flagErrors?:[text]}
+//    flags:[{usage, description}], providers:[{name, config, extensionPath}],
+//    loadErrors?:[text], flagErrors?:[text]}
 //                                                what the extensions that loaded registered;
 //                                                flags: the registered flags as --help lists
-//                                                them; at start-up, loadErrors: the ones that
+//                                                them; providers: the pi.registerProvider
+//                                                calls of the factories still queued (those of
+//                                                a factory that threw too, as in pi), in
+//                                                order, their config as JSON; at start-up,
+//                                                loadErrors: the ones that
 //                                                failed, flagErrors: command-line flags no
 //                                                extension registered, or without their value;
 //                                                on a reload, error: the failures in one text
@@ -123,6 +128,14 @@ function context() {
 }
 
 const warned = new Set();
+
+/** Says once on stderr, for each `key`, that something an extension asked for is not done. */
+function warnOnce(key, text) {
+	if (warned.has(key)) return;
+	warned.add(key);
+	process.stderr.write(`pi-agent: ${text}\n`);
+}
+
 
 /** The `pi` object of one extension: the supported calls, and a warning for the others. */
 function api(extension) {
@@ -204,6 +217,12 @@ function api(extension) {
 				triggerTurn: options?.triggerTurn === true,
 			});
 		},
+		registerProvider(nameOrProvider, config) {
+			registerProvider(extension, nameOrProvider, config);
+		},
+		unregisterProvider(name) {
+			unregisterProvider(name);
+		},
 		sendUserMessage(content, options) {
 			// A text, or blocks: the texts joined by newlines, the rest are images.
 			const blocks = typeof content === "string" ? [{ type: "text", text: content }] : (content ?? []);
@@ -224,12 +243,7 @@ function api(extension) {
 			if (extension.stale) throw new Error(STALE_CONTEXT);
 			if (property in target) return target[property];
 			if (typeof property !== "string" || property === "then") return undefined;
-			return () => {
-				if (!warned.has(property)) {
-					warned.add(property);
-					process.stderr.write(`pi-agent: pi.${property}() is not supported for extensions yet; ignored\n`);
-				}
-			};
+			return () => warnOnce(property, `pi.${property}() is not supported for extensions yet; ignored`);
 		},
 	});
 }
@@ -421,16 +435,20 @@ let evaluation = 0;
  */
 async function loadAll(first) {
 	const loadErrors = [];
+	pendingProviders = [];
+	loadingFactories = true;
 	for (const path of loadedPaths) {
 		const error = await load(path);
 		if (error !== undefined) loadErrors.push(error);
 	}
+	loadingFactories = false;
 	const flagErrors = applyFlags();
 	const failed = loadErrors.length > 0;
 	send({
 		type: "loaded",
 		...registrations(),
 		flags: helpFlags(),
+		providers: pendingProviders,
 		error: !first && failed ? loadErrors.join("\n") : undefined,
 		loadErrors: first && failed ? loadErrors : undefined,
 		flagErrors: first && flagErrors.length > 0 ? flagErrors : undefined,

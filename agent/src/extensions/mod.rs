@@ -9,6 +9,7 @@ mod discover;
 mod intercept;
 mod node;
 mod protocol;
+mod providers;
 mod registry;
 mod run_hooks;
 mod tool;
@@ -21,8 +22,10 @@ pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
-    OutgoingCustomMessage, RegisteredCommand, RegisteredTool, ReplyValue, UserBashResult,
+    OutgoingCustomMessage, ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue,
+    UserBashResult,
 };
+pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
 
 use std::path::Path;
@@ -36,7 +39,7 @@ use tokio::sync::mpsc;
 use protocol::{Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// tools, UI and session parts appended (one module).
+/// tools, UI, session and providers parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -44,7 +47,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_ui.mjs"),
     "\n",
-    include_str!("host_session.mjs")
+    include_str!("host_session.mjs"),
+    "\n",
+    include_str!("host_providers.mjs")
 );
 
 /// Why extensions cannot be started.
@@ -74,11 +79,6 @@ pub enum Error {
         /// What it said.
         version: String,
     },
-    /// Extensions that failed to load, or command-line flags that no extension registered:
-    /// one line each as the reference words them (the first line has no `Error: ` prefix,
-    /// which the caller writes), with the reference's hint when an extension failed.
-    #[error("{}", .0.text())]
-    Problems(LoadProblems),
     /// The host ended or broke the protocol before reporting the extensions loaded.
     #[error("the extension host ended before loading the extensions")]
     HostEnded,
@@ -97,6 +97,9 @@ pub type CliFlag = (String, Option<String>);
 /// What went wrong when the extensions were first loaded, in the reference's words.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct LoadProblems {
+    /// The providers the factories registered that could not be composed:
+    /// `Extension "<path>" error: <why>` (filled in once they are applied).
+    pub providers: Vec<String>,
     /// Command-line flags that no loaded extension registered, or without their value.
     pub flags: Vec<String>,
     /// The extensions that failed to load, in load order, then the `-e` paths that do not
@@ -111,61 +114,69 @@ const LOAD_FAILURE_HINT: &str = "Hint: Start without extensions using \"pi-agent
 impl LoadProblems {
     /// Whether there is nothing to report.
     pub fn is_empty(&self) -> bool {
-        self.flags.is_empty() && self.extensions.is_empty()
+        self.providers.is_empty() && self.flags.is_empty() && self.extensions.is_empty()
     }
 
-    /// Each error, flags first as the reference reports them.
+    /// Each error, in the order the reference reports them: the providers, the flags, then the
+    /// extensions.
     pub fn errors(&self) -> impl Iterator<Item = &str> {
-        self.flags
+        self.providers
             .iter()
+            .chain(&self.flags)
             .chain(&self.extensions)
             .map(String::as_str)
     }
 
-    /// The errors joined by `\nError: `, then the hint when an extension failed.
-    fn text(&self) -> String {
-        let mut text = self.errors().collect::<Vec<_>>().join("\nError: ");
-        if !self.extensions.is_empty() {
-            text.push('\n');
-            text.push_str(LOAD_FAILURE_HINT);
-        }
-        text
+    /// The reference's hint, which it prints after all the start-up errors when an extension
+    /// failed to load.
+    pub fn hint(&self) -> Option<&'static str> {
+        (!self.extensions.is_empty()).then_some(LOAD_FAILURE_HINT)
     }
 }
 
 /// Starts the extension host for the extensions `discovery` finds, or nothing when there are
 /// none: without extensions no Node.js is looked for or spawned. `flags` go to the extensions
 /// that registered them. Extensions that fail to load, `-e` paths that do not exist and flags
-/// no extension registered are all reported at once, as in the reference.
+/// no extension registered are all in the problems, for the caller to report at once with
+/// the model choice's, as the reference does.
 pub async fn start(
     discovery: Discovery<'_>,
     flags: &[CliFlag],
     mode: UiMode,
     release: crate::release::RpcRelease,
-) -> Result<Option<Host>, Error> {
+) -> Result<(Option<Host>, LoadProblems), Error> {
     let ui_prompt_events = release.has(crate::release::Feature::UiPromptEvents);
-    let (host, problems) = load(discovery, flags, mode, ui_prompt_events).await?;
-    if problems.is_empty() {
-        Ok(host)
-    } else {
-        Err(Error::Problems(problems))
-    }
+    load(discovery, flags, mode, ui_prompt_events).await
 }
 
-/// Loads the extensions `discovery` finds once, for what `--help` and `--list-models` need:
-/// the flags the extensions that loaded register, as `--help` lists them, and what failed.
+/// What loading the extensions once gives `--help` and `--list-models`.
+#[derive(Debug, Default)]
+pub struct LoadedOnce {
+    /// The flags the extensions that loaded register, as `--help` lists them.
+    pub flags: Vec<HelpFlag>,
+    /// The providers their factories registered.
+    pub providers: Vec<ProviderRegistration>,
+    /// What failed.
+    pub problems: LoadProblems,
+}
+
+/// Loads the extensions `discovery` finds once, for what `--help` and `--list-models` need.
 /// Their host is stopped at once; none is started, and no Node.js looked for, without
 /// extensions.
 pub async fn load_once(
     discovery: Discovery<'_>,
     flags: &[CliFlag],
     mode: UiMode,
-) -> Result<(Vec<HelpFlag>, LoadProblems), Error> {
+) -> Result<LoadedOnce, Error> {
     let (host, problems) = load(discovery, flags, mode, false).await?;
-    Ok((
-        host.map(|host| host.help_flags).unwrap_or_default(),
+    let (flags, providers) = host
+        .map(|host| (host.help_flags, host.providers))
+        .unwrap_or_default();
+    Ok(LoadedOnce {
+        flags,
+        providers,
         problems,
-    ))
+    })
 }
 
 /// The host with the extensions `discovery` finds that load (none without extensions), and
@@ -183,6 +194,7 @@ async fn load(
         let unknown =
             (!names.is_empty()).then(|| format!("Unknown option{plural}: {}", names.join(", ")));
         let problems = LoadProblems {
+            providers: Vec::new(),
             flags: unknown.into_iter().collect(),
             extensions: Vec::new(),
         };
@@ -225,6 +237,9 @@ pub struct Host {
     pub files: Vec<ExtensionFile>,
     /// The flags the extensions registered when they were first loaded, for `--help`.
     pub help_flags: Vec<HelpFlag>,
+    /// The providers the factories registered when they were first loaded, to apply before
+    /// the start-up model is chosen.
+    pub providers: Vec<ProviderRegistration>,
 }
 
 /// A message for the host, made (and, for a request, given its id and its reply's route)
@@ -300,6 +315,7 @@ impl Host {
             tools,
             events,
             flags: help_flags,
+            providers,
             load_errors,
             flag_errors,
             ..
@@ -314,9 +330,11 @@ impl Host {
             commands: Vec::new(),
             files,
             help_flags,
+            providers,
         };
         host.loaded(commands, &tools, events);
         let problems = LoadProblems {
+            providers: Vec::new(),
             flags: flag_errors,
             extensions: load_errors,
         };

@@ -122,13 +122,11 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         ));
     }
     let place = startup::Place::current(&cli)?;
-    let launch_config = place.config(&place.cwd)?;
+    let mut launch_config = place.config(&place.cwd)?;
     if let Some(search) = &cli.list_models {
         startup::report_config_warnings(&launch_config);
-        if startup::version_release(&cli).has(crate::release::Feature::MetadataReportsStartupErrors)
-        {
-            help::load_extensions_once(&cli, app)?;
-        }
+        // The reference lists the models of the providers its extensions register too.
+        help::load_extensions_once(&cli, app, Some(&mut launch_config.registry))?;
         let listing = list_models::render(&launch_config, search.as_deref());
         if metadata_to_stdout {
             write_stdout(listing.as_bytes());
@@ -150,9 +148,8 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         AppMode::Print | AppMode::Json => Some(print::Prompts::gather(&cli, &config)?),
         AppMode::Rpc | AppMode::Interactive => None,
     };
-    let model = startup::choose_model(&cli, &mut config)?;
     let trusted = place.trusted(&config.cwd)?;
-    let mut init = startup::session_init(&cli, config, model, store)?;
+    let options = startup::SessionOptions::check(&cli, &config)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -161,24 +158,30 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         // Registered before the first command is read, so a client that saw an answer can
         // rely on SIGTERM being handled.
         let signals = signals::TerminationSignals::register();
+        // The extensions load before the model is chosen, as in the reference: the providers
+        // they register can be chosen, and their errors come before the model's.
         let discovery = crate::extensions::Discovery {
             cli_paths: &cli.extensions,
-            cwd: &init.config.cwd,
-            agent_dir: &init.config.agent_dir,
-            project_trusted: init.resources.project_trust.unwrap_or(trusted),
+            cwd: &config.cwd,
+            agent_dir: &config.agent_dir,
+            project_trusted: trusted,
             no_discovery: cli.no_extensions,
         };
-        match crate::extensions::start(
+        let (host, mut problems) = crate::extensions::start(
             discovery,
             &cli.extension_flags,
             ui_mode(app),
-            init.rpc_release,
+            options.rpc_release,
         )
         .await
-        {
-            Ok(host) => init.extensions = host,
-            Err(error) => return Err(Stop::error(error.to_string())),
+        .map_err(|error| Stop::error(error.to_string()))?;
+        if let Some(host) = &host {
+            problems.providers =
+                crate::extensions::apply_providers(&host.providers, &mut config.registry);
         }
+        let model = startup::choose_model(&cli, &mut config, &problems)?;
+        let mut init = startup::session_init(&cli, options, config, model, store);
+        init.extensions = host;
         let run = async {
             match prompts {
                 Some(prompts) => print::run(init, prompts, app == AppMode::Json).await,

@@ -220,8 +220,14 @@ pub(super) fn check_session_cwd(store: &SessionStore, launch_cwd: &Path) -> Resu
     )))
 }
 
-/// The model choice of the flags, its diagnostics printed; an error stops start-up.
-pub(super) fn choose_model(cli: &Cli, config: &mut Config) -> Result<Startup, Stop> {
+/// The model choice of the flags. The extensions' start-up `problems` are printed first, then
+/// the choice's diagnostics, then the reference's hint when an extension failed to load; an
+/// error of either stops start-up.
+pub(super) fn choose_model(
+    cli: &Cli,
+    config: &mut Config,
+    problems: &crate::extensions::LoadProblems,
+) -> Result<Startup, Stop> {
     let startup = model_resolver::select_startup(
         cli.provider.as_deref(),
         cli.model.as_deref(),
@@ -230,7 +236,10 @@ pub(super) fn choose_model(cli: &Cli, config: &mut Config) -> Result<Startup, St
         cli.models.as_deref(),
         config,
     );
-    let mut failed = false;
+    let mut failed = !problems.is_empty();
+    for error in problems.errors() {
+        report(&format!("Error: {error}"));
+    }
     for diagnostic in &startup.diagnostics {
         match diagnostic {
             Diagnostic::Warning(message) => report(&format!("Warning: {message}")),
@@ -240,31 +249,50 @@ pub(super) fn choose_model(cli: &Cli, config: &mut Config) -> Result<Startup, St
             }
         }
     }
+    if let Some(hint) = problems.hint() {
+        report(hint);
+    }
     if failed {
         return Err(Stop::Exit(1));
     }
     Ok(startup)
 }
 
+/// What the flags and settings say of the session that can be checked before anything is
+/// loaded: its name and the release of pi's protocol it speaks.
+pub(super) struct SessionOptions {
+    name: Option<String>,
+    pub(super) rpc_release: crate::release::RpcRelease,
+}
+
+impl SessionOptions {
+    /// The options, or the error that stops start-up.
+    pub(super) fn check(cli: &Cli, config: &Config) -> Result<Self, Stop> {
+        let name = match cli.name.as_deref().map(crate::store::sanitize_name) {
+            Some(name) if name.is_empty() => {
+                return Err(Stop::error("--name requires a non-empty value".into()));
+            }
+            other => other,
+        };
+        let rpc_release = crate::release::RpcRelease::choose(
+            cli.rpc_release.as_deref(),
+            config.settings.get(crate::release::RpcRelease::SETTING),
+        )
+        .map_err(|error| Stop::error(error.to_string()))?;
+        Ok(Self { name, rpc_release })
+    }
+}
+
 /// The session's initial state and options.
 pub(super) fn session_init(
     cli: &Cli,
+    options: SessionOptions,
     config: Config,
     startup: Startup,
     store: SessionStore,
-) -> Result<crate::actor::ActorInit, Stop> {
-    let name = match cli.name.as_deref().map(crate::store::sanitize_name) {
-        Some(name) if name.is_empty() => {
-            return Err(Stop::error("--name requires a non-empty value".into()));
-        }
-        other => other,
-    };
-    let rpc_release = crate::release::RpcRelease::choose(
-        cli.rpc_release.as_deref(),
-        config.settings.get(crate::release::RpcRelease::SETTING),
-    )
-    .map_err(|error| Stop::error(error.to_string()))?;
-    Ok(crate::actor::ActorInit {
+) -> crate::actor::ActorInit {
+    let SessionOptions { name, rpc_release } = options;
+    crate::actor::ActorInit {
         config,
         name,
         scoped_models: startup.scoped_models,
@@ -288,5 +316,5 @@ pub(super) fn session_init(
         extensions: None,
         rpc_release,
         builtin_commands: rpc_release.builtin_commands(cli.no_extensions),
-    })
+    }
 }

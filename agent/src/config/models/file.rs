@@ -15,10 +15,10 @@ use serde_json::{Map, Value};
 use super::Provider;
 use super::errors::{ModelsFileError, ProviderConfigError};
 
-/// Context window of a models.json model that gives none.
-const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
-/// Output limit of a models.json model that gives none.
-const DEFAULT_MAX_TOKENS: u64 = 16_384;
+/// Context window of a models.json (or extension) model that gives none.
+pub(super) const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+/// Output limit of a models.json (or extension) model that gives none.
+pub(super) const DEFAULT_MAX_TOKENS: u64 = 16_384;
 
 /// The compat objects merged key by key when both layers give one.
 const NESTED_COMPAT_KEYS: [&str; 4] = [

@@ -61,6 +61,19 @@ pub struct HelpFlag {
     pub description: String,
 }
 
+/// A `pi.registerProvider(name, config)` call an extension's factory made, still queued when
+/// the factories were done (pi applies them in order once the extensions are loaded).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderRegistration {
+    /// The provider's name.
+    pub name: String,
+    /// Its config as the extension gave it (models.json's fields), as JSON.
+    pub config: serde_json::Map<String, serde_json::Value>,
+    /// The extension that registered it.
+    pub extension_path: String,
+}
+
 /// A tool an extension registered, as the host reports it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct RegisteredTool {
@@ -101,6 +114,10 @@ pub enum HostMessage {
         /// The flags the loaded extensions registered, in their order.
         #[serde(default)]
         flags: Vec<HelpFlag>,
+        /// The providers the factories registered, in order, to apply before the start-up
+        /// model is chosen.
+        #[serde(default)]
+        providers: Vec<ProviderRegistration>,
         /// At start-up: the extensions that failed to load, in load order, each in pi's words
         /// (`Failed to load extension "<path>": ...`); the others are loaded.
         #[serde(default, rename = "loadErrors")]
