@@ -7,8 +7,9 @@
 //! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
 //! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
 //! waits for (`actor/ops/`: a replacement, a reload, the settle, an extension command, a
-//! prompt's start, a held loop event, a `bash` command's `user_bash`, a saved compaction's
-//! `session_compact`) are sent here and their `done` routed back to it by key.
+//! prompt's start, a held loop event, a `bash` command's `user_bash`, a compaction's
+//! `session_before_compact` and a saved one's `session_compact`) are sent here and their reply
+//! routed back to it by key.
 //! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
 //! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
 //! requests and the run's take their ids from the same counter, and the actor's replies reach
@@ -100,6 +101,14 @@ impl Extensions {
         &mut self.host
     }
 
+    /// The ids of the actor's requests waiting for their reply, in order.
+    #[cfg(test)]
+    pub(super) fn waiting_ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.pending.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
     /// A session replacement: what the old instances left for their session goes with it.
     pub(super) fn forget_session(&mut self) {
         self.next_turn.clear();
@@ -170,16 +179,26 @@ impl State {
     }
 
     /// Sends `event` to the host (at the flush), to be completed as `pending`; false when the
-    /// host is gone. Should the event not reach the host after all, `pending` is completed as
-    /// when the host ends ([`State::on_host_message_lost`]).
+    /// host is gone.
     fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
+        self.send_request(pending, |host| host.emit(event))
+    }
+
+    /// Sends the request `make` makes (at the flush), to be completed as `pending`; false when
+    /// the host is gone. Should the request not reach the host after all, `pending` is
+    /// completed as when the host ends ([`State::on_host_message_lost`]).
+    fn send_request(
+        &mut self,
+        pending: Pending,
+        make: impl FnOnce(&Host) -> Result<(u64, HostLine), SendError>,
+    ) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;
         };
         if ext.gone {
             return false;
         }
-        match ext.host.emit(event) {
+        match make(&ext.host) {
             Ok((id, line)) => {
                 ext.pending.insert(id, pending);
                 let if_lost = IfLost::Request(id);
@@ -187,7 +206,7 @@ impl State {
                 true
             }
             Err(error) => {
-                tracing::error!(%error, "cannot send an event to the extension host");
+                tracing::error!(%error, "cannot send a request to the extension host");
                 false
             }
         }
@@ -197,6 +216,14 @@ impl State {
     /// go to the operation `route`; false when nothing waits for them.
     pub(super) fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
         handles_event(&self.extensions, event.kind()) && self.send_event(Pending::Op(route), event)
+    }
+
+    /// Asks the handlers of `event` that decide what follows (`intercept`) when some live
+    /// extension handles it, their decision to go to the operation `route`; false when
+    /// nothing waits for them.
+    pub(super) fn ask_op(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        handles_event(&self.extensions, event.kind())
+            && self.send_request(Pending::Op(route), |host| host.intercept(event))
     }
 
     /// The host, while it lives.
@@ -365,6 +392,9 @@ impl State {
             }
             Pending::Op(OpRoute::UserMessage(key)) => {
                 self.user_message_before_start_done(key, decided(reply));
+            }
+            Pending::Op(OpRoute::BeforeCompact(key)) => {
+                self.before_compact_done(key, decided(reply));
             }
             Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key),
             Pending::Op(OpRoute::Bash(key)) => {

@@ -28,6 +28,9 @@ pub(in crate::actor) enum OpRoute {
     PromptBeforeStart(OpKey),
     /// A `bash` command's `user_bash` handlers.
     Bash(OpKey),
+    /// A compaction's `session_before_compact` handlers, which decide whether and how it goes
+    /// on.
+    BeforeCompact(OpKey),
     /// A saved compaction's `session_compact` handlers.
     Compaction(OpKey),
 }
