@@ -190,3 +190,89 @@ fn without_session_before_compact_handlers_a_compaction_summarises_at_once() {
     assert_eq!(effects(&mut state), [compaction_start(), json!("spawn")]);
     assert!(waiting(&state).is_empty());
 }
+
+/// Two models with credentials, of a provider of the agent folder's `models.json`.
+const TWO_MODELS: (&str, &str) = (
+    "models.json",
+    r#"{"providers": {"mock": {"baseUrl": "http://127.0.0.1:9", "api": "anthropic-messages",
+        "apiKey": "mock-key", "models": [{"id": "mock-1"}, {"id": "mock-2"}]}}}"#,
+);
+
+/// The answers among `effects` (the other effects are messages for the host).
+fn answers(effects: &[Value]) -> Vec<&Value> {
+    effects.iter().filter(|e| e["type"] == "response").collect()
+}
+
+#[test]
+fn set_model_with_model_select_handlers_answers_only_after_their_reply() {
+    let (_dir, _runtime, mut state) = session_with_host(&["model_select"], &[TWO_MODELS]);
+    let set = r#"{"id":"m1","type":"set_model","provider":"mock","modelId":"mock-2"}"#;
+    state.on_read_line(line(set, false));
+    let sent = effects(&mut state);
+    assert!(answers(&sent).is_empty(), "not answered yet: {sent:?}");
+    assert!(sent.contains(&json!("host")));
+    let asked = waiting(&state);
+    assert_eq!(asked.len(), 1);
+
+    let done = HostReply::Done { result: None };
+    reply(&mut state, asked[0], done);
+    let after = effects(&mut state);
+    let answered = answers(&after);
+    assert_eq!(answered.len(), 1, "{after:?}");
+    assert_eq!(answered[0]["id"], json!("m1"));
+    assert_eq!(answered[0]["data"]["id"], json!("mock-2"));
+    assert!(state.ops.model_selects.is_empty());
+
+    // The same model again: nothing changes, nothing to wait for.
+    state.on_read_line(line(set, false));
+    assert_eq!(answers(&effects(&mut state)).len(), 1);
+    assert!(waiting(&state).is_empty());
+}
+
+#[test]
+fn pi_set_model_resolves_after_the_model_select_handlers() {
+    let (_dir, _runtime, mut state) = session_with_host(&["model_select"], &[TWO_MODELS]);
+    let set_model = crate::extensions::HostMessage::SetModel {
+        id: "r1".into(),
+        provider: "mock".into(),
+        model_id: "mock-2".into(),
+    };
+    state.on_host_input(Some(HostInput::Message(set_model)));
+    effects(&mut state);
+    let asked = waiting(&state);
+    assert_eq!(asked.len(), 1);
+    assert!(matches!(
+        state.ops.model_selects.values().next(),
+        Some(super::ops::model_select::AfterModelSelect::ResolveSetModel(reply)) if reply == "r1"
+    ));
+    state.on_host_input(None);
+    assert!(
+        state.ops.model_selects.is_empty(),
+        "the host ended: resolved"
+    );
+}
+
+#[test]
+fn start_up_and_settle_handlers_hold_lines_until_their_reply() {
+    let (_dir, _runtime, mut state) = session_with_host(&["session_start", "agent_settled"], &[]);
+    state.start_extensions();
+    effects(&mut state);
+    let asked = waiting(&state);
+    assert_eq!(asked.len(), 1, "session_start");
+    assert!(!state.gates().lines, "lines wait for the start-up handlers");
+    reply(&mut state, asked[0], HostReply::Done { result: None });
+    assert!(state.gates().lines);
+
+    state.settle_or_hold();
+    assert_eq!(effects(&mut state), [json!("host")], "not settled yet");
+    assert!(
+        !state.gates().lines,
+        "lines wait for the agent_settled handlers"
+    );
+    let asked = waiting(&state);
+    reply(&mut state, asked[0], HostReply::Done { result: None });
+    let settled = effects(&mut state);
+    assert_eq!(settled.len(), 1, "{settled:?}");
+    assert_eq!(settled[0]["type"], json!("agent_settled"));
+    assert!(state.gates().lines);
+}
