@@ -183,6 +183,30 @@ fn a_compaction_whose_host_ends_during_the_ask_summarises() {
 }
 
 #[test]
+fn abort_during_the_ask_ends_the_compaction_and_its_late_decision_is_ignored() {
+    let (_dir, _runtime, mut state, asked) = compaction_asked(r#"{"id":"c1","type":"compact"}"#);
+    // From the release where `abort` cancels a manual compaction.
+    state.release = crate::release::RpcRelease::NEWEST;
+    state.on_read_line(line(r#"{"id":"a1","type":"abort"}"#, false));
+    assert_eq!(
+        effects(&mut state),
+        [
+            json!({"type": "compaction_end", "reason": "manual", "aborted": true, "willRetry": false}),
+            json!({"id": "c1", "type": "response", "command": "compact", "success": false, "error": "Compaction cancelled"}),
+            json!({"id": "a1", "type": "response", "command": "abort", "success": true}),
+        ]
+    );
+    assert!(!state.ops.compaction.is_active());
+    // The handlers' decision comes after all: nothing follows it.
+    reply(
+        &mut state,
+        asked,
+        HostReply::Intercepted { result: json!({}) },
+    );
+    assert!(state.outbox.is_empty());
+}
+
+#[test]
 fn without_session_before_compact_handlers_a_compaction_summarises_at_once() {
     let (_dir, _runtime, mut state) = session_with_host(&["session_compact"], &[KEEP_LITTLE]);
     two_turns(&mut state);
