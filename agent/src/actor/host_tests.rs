@@ -4,6 +4,9 @@
 //! as the loop would hand them. (A runtime only starts the stand-in; the handlers run
 //! without one, and nothing is sent to it.)
 
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -20,11 +23,7 @@ fn stand_in_host(dir: &Path, events: &[&str]) -> std::path::PathBuf {
     let script = format!("#!/bin/sh\nread init\nprintf '%s\\n' '{loaded}'\ncat >/dev/null\n");
     let path = dir.join("host.sh");
     std::fs::write(&path, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
 
