@@ -1,8 +1,8 @@
 //! Compaction's work as the actor does it (its states are the operation's,
-//! `ops/compaction.rs`): what a compaction of the branch summarises, the summary task (the
-//! `session_before_compact` handlers, then the model calls, in their own task while the actor
-//! keeps serving commands), the `compaction` entry saved and the conversation rebuilt from it,
-//! and the `compaction_end` event. `auto` is the automatic check (context above
+//! `ops/compaction.rs`): what a compaction of the branch summarises, the
+//! `session_before_compact` event that asks the extensions about it, the summary task (the
+//! model calls, in their own task while the actor keeps serving commands), the `compaction`
+//! entry saved and the conversation rebuilt from it, and the `compaction_end` event. `auto` is the automatic check (context above
 //! `contextWindow - reserveTokens`, or an overflow the provider reported, which is compacted
 //! and retried once).
 
@@ -15,13 +15,13 @@ use super::tasks::TaskKind;
 use super::{State, TaskEvent, log_store_error};
 use crate::compaction::summarize::{Summary, SummaryContext, SummaryError, summarize};
 use crate::compaction::{CompactionSettings, Preparation, prepare};
-use crate::extensions::{CompactionPreparation, HostEvent};
+use crate::extensions::{CompactionGiven, CompactionPreparation, HostEvent};
 use crate::store::NewCompaction;
 
 mod auto;
 
 /// The extensions' `session_before_compact` event for a compaction.
-fn before_compact_event<'a>(
+pub(super) fn before_compact_event<'a>(
     preparation: &'a Preparation,
     custom_instructions: Option<&'a str>,
     reason: CompactionReason,
@@ -60,6 +60,36 @@ pub(super) struct Finished {
 }
 
 impl Finished {
+    /// The end of the compaction of `preparation`, with `outcome` (the model's summary).
+    fn prepared(preparation: &Preparation, outcome: Result<Summary, SummaryError>) -> Self {
+        Self {
+            first_kept_entry_id: preparation.first_kept_entry_id.clone(),
+            tokens_before: preparation.tokens_before,
+            details: preparation.file_ops.lists().to_details(),
+            outcome,
+            from_extension: false,
+        }
+    }
+
+    /// The compaction an extension's `session_before_compact` handler made of `preparation`:
+    /// its summary, and where it says the kept part starts and how big the context was.
+    pub(super) fn given(preparation: &Preparation, given: CompactionGiven) -> Self {
+        let summary = Summary {
+            text: given.summary.unwrap_or_default(),
+            usage: Default::default(),
+            combined: false,
+        };
+        let mut finished = Self::prepared(preparation, Ok(summary));
+        if let Some(id) = given.first_kept_entry_id {
+            finished.first_kept_entry_id = id;
+        }
+        if let Some(tokens) = given.tokens_before {
+            finished.tokens_before = tokens;
+        }
+        finished.from_extension = true;
+        finished
+    }
+
     /// A compaction the actor cancelled itself (`abort`).
     pub(super) fn cancelled() -> Self {
         Self {
@@ -84,13 +114,12 @@ impl State {
         prepare(&self.store.branch(None), &context, settings)
     }
 
-    /// Spawns the summary task of compaction `key` (the `session_before_compact` handlers
-    /// first, which may cancel it or give the summary themselves).
+    /// Spawns the summary task of compaction `key` (once the `session_before_compact`
+    /// handlers, if any, let it go on).
     pub(super) fn spawn_summary(
         &mut self,
         key: OpKey,
         reason: CompactionReason,
-        will_retry: bool,
         custom_instructions: Option<String>,
         preparation: Preparation,
     ) {
@@ -112,60 +141,19 @@ impl State {
             stream_options: self.config.settings.stream_options(),
             release: self.release,
         };
-        let extensions = super::extensions::host_client(&self.extensions);
         let launch = task.launch(async move {
             let mut on_event = move |event: Event| {
                 // The session may be gone (end of input); then nobody needs the event.
                 let _ = events.send_now(TaskEvent::SummaryRetry(Box::new(event)));
             };
-            let decision = match &extensions {
-                Some(extensions) => {
-                    let event = before_compact_event(
-                        &preparation,
-                        custom_instructions.as_deref(),
-                        reason,
-                        will_retry,
-                    );
-                    extensions.before_compact(&event).await
-                }
-                None => None,
-            };
-            let mut finished = Finished {
-                first_kept_entry_id: preparation.first_kept_entry_id.clone(),
-                tokens_before: preparation.tokens_before,
-                details: preparation.file_ops.lists().to_details(),
-                outcome: Err(SummaryError::Cancelled),
-                from_extension: false,
-            };
-            match decision
-                .as_ref()
-                .map(|decision| (decision.cancel.is_some(), decision.given()))
-            {
-                Some((true, _)) => {}
-                Some((false, Some(given))) => {
-                    if let Some(id) = given.first_kept_entry_id {
-                        finished.first_kept_entry_id = id;
-                    }
-                    if let Some(tokens) = given.tokens_before {
-                        finished.tokens_before = tokens;
-                    }
-                    finished.outcome = Ok(Summary {
-                        text: given.summary.unwrap_or_default(),
-                        usage: Default::default(),
-                        combined: false,
-                    });
-                    finished.from_extension = true;
-                }
-                Some((false, None)) | None => {
-                    finished.outcome = summarize(
-                        &preparation,
-                        custom_instructions.as_deref(),
-                        &summary_context,
-                        &mut on_event,
-                    )
-                    .await;
-                }
-            }
+            let outcome = summarize(
+                &preparation,
+                custom_instructions.as_deref(),
+                &summary_context,
+                &mut on_event,
+            )
+            .await;
+            let finished = Finished::prepared(&preparation, outcome);
             TaskEvent::CompactionDone(key, Box::new(finished))
         });
         self.outbox.push(Effect::Spawn(launch));

@@ -2,13 +2,15 @@
 //! when their handlers are done (so that what they cause comes first, as in the reference),
 //! sends the extension commands a prompt invokes, and writes what the extensions send: UI
 //! requests, `extension_error`, `entry_appended`. `prompt` handles the messages extensions send
-//! and the `before_agent_start` event; `lifecycle` the session events (`agent_settled`,
-//! shutdown at exit, compaction, `model_select`); `active_tools` the tools' state
-//! and `pi.setActiveTools`; `host_calls` the model's state and the other calls the host makes
-//! (`pi.setModel`, a command's `ctx.newSession()`, ...). The handlers an operation in flight
-//! waits for (`actor/ops/`: a replacement, a reload, the settle, an extension command, a
-//! prompt's start, a held loop event, a `bash` command's `user_bash`, a saved compaction's
-//! `session_compact`) are sent here and their `done` routed back to it by key.
+//! and the `before_agent_start` event; `lifecycle` the `session_shutdown` at exit;
+//! `active_tools` the tools' state and `pi.setActiveTools`; `host_calls` the model's state and
+//! the other calls the host makes (`pi.setModel`, a command's `ctx.newSession()`, ...).
+//! Whatever waits for the host is an operation in flight (`actor/ops/`: start-up's
+//! `session_start` and the `agent_settled` handlers, a replacement, a reload, an extension
+//! command, a prompt's start, a held loop event, a `bash` command's `user_bash`, a compaction's
+//! `session_before_compact` and a saved one's `session_compact`, a model change's
+//! `model_select`): its requests are sent here and their replies routed back to it by its
+//! route (`ops::ids::OpRoute`).
 //! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
 //! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
 //! requests and the run's take their ids from the same counter, and the actor's replies reach
@@ -16,7 +18,6 @@
 
 use std::collections::HashMap;
 
-use pi_rpc_protocol::RequestId;
 use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 use pi_rpc_protocol::message::AgentMessage;
 use serde::de::DeserializeOwned;
@@ -30,7 +31,6 @@ mod lifecycle;
 mod prompt;
 
 use super::ops::ids::OpRoute;
-use super::ops::settle::Startup;
 use super::outbox::{Effect, IfLost};
 use super::{State, log_store_error};
 use crate::extensions::{
@@ -38,30 +38,15 @@ use crate::extensions::{
 };
 pub(super) use access::{handles_event, host_client, next_message, provider_hooks};
 
-/// What the reply (`done`) to the actor's request completes, by the request's id.
-#[derive(Debug)]
-enum Pending {
-    /// `session_start` at start-up: commands are served once it is done.
-    Startup,
-    /// The `agent_settled` handlers: `agent_settled` is written once they are done.
-    Settled,
-    /// Handlers (of `model_select`) that run before `command` is answered with `data`.
-    Respond(Option<RequestId>, &'static str, Value),
-    /// The `model_select` handlers of a `pi.setModel`, before the host's call resolves (its
-    /// reply id).
-    ModelSet(String),
-    /// Handlers an operation in flight waits for (`ops/`).
-    Op(OpRoute),
-}
-
 /// The extension host and what waits for it.
 #[derive(Debug)]
 pub(crate) struct Extensions {
     host: Host,
     /// Whether the host has ended (then nothing waits for it any more).
     gone: bool,
-    /// The actor's requests waiting for their `done`, by the id the host client gave them.
-    pending: HashMap<u64, Pending>,
+    /// The actor's requests waiting for their reply, by the id the host client gave them:
+    /// the operation each reply goes to.
+    pending: HashMap<u64, OpRoute>,
     /// `sendMessage(.., {deliverAs: "nextTurn"})` messages, delivered with the next prompt.
     next_turn: Vec<AgentMessage>,
     /// The system prompt `before_agent_start` handlers gave the next run.
@@ -100,6 +85,14 @@ impl Extensions {
         &mut self.host
     }
 
+    /// The ids of the actor's requests waiting for their reply, in order.
+    #[cfg(test)]
+    pub(super) fn waiting_ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.pending.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
     /// A session replacement: what the old instances left for their session goes with it.
     pub(super) fn forget_session(&mut self) {
         self.next_turn.clear();
@@ -108,21 +101,13 @@ impl Extensions {
 }
 
 impl State {
-    /// Emits `session_start` (reason `startup`) to the extensions; commands wait until its
-    /// handlers are done.
+    /// Tells the host the tools' and the model's state, then emits `session_start` (reason
+    /// `startup`) to the extensions; commands wait until its handlers are done
+    /// (`ops/settle.rs`).
     pub(super) fn start_extensions(&mut self) {
         self.send_tools_state();
         self.send_model_state_with(true);
-        if !handles_event(&self.extensions, "session_start") {
-            return;
-        }
-        let event = HostEvent::SessionStart {
-            reason: "startup",
-            previous_session_file: None,
-        };
-        if self.send_event(Pending::Startup, &event) {
-            self.ops.startup = Startup::Handlers;
-        }
+        self.start_up_handlers();
     }
 
     /// The system prompt of the next request: the tools extensions registered so far are
@@ -169,25 +154,29 @@ impl State {
         )
     }
 
-    /// Sends `event` to the host (at the flush), to be completed as `pending`; false when the
-    /// host is gone. Should the event not reach the host after all, `pending` is completed as
-    /// when the host ends ([`State::on_host_message_lost`]).
-    fn send_event(&mut self, pending: Pending, event: &HostEvent<'_>) -> bool {
+    /// Sends the request `make` makes (at the flush), its reply to go to the operation
+    /// `route`; false when the host is gone. Should the request not reach the host after all,
+    /// the operation goes on as when the host ends ([`State::on_host_message_lost`]).
+    fn send_request(
+        &mut self,
+        route: OpRoute,
+        make: impl FnOnce(&Host) -> Result<(u64, HostLine), SendError>,
+    ) -> bool {
         let Some(ext) = &mut self.extensions else {
             return false;
         };
         if ext.gone {
             return false;
         }
-        match ext.host.emit(event) {
+        match make(&ext.host) {
             Ok((id, line)) => {
-                ext.pending.insert(id, pending);
+                ext.pending.insert(id, route);
                 let if_lost = IfLost::Request(id);
                 self.outbox.push(Effect::Host { line, if_lost });
                 true
             }
             Err(error) => {
-                tracing::error!(%error, "cannot send an event to the extension host");
+                tracing::error!(%error, "cannot send a request to the extension host");
                 false
             }
         }
@@ -196,7 +185,16 @@ impl State {
     /// Sends `event` to the host when some live extension handles it, its handlers' `done` to
     /// go to the operation `route`; false when nothing waits for them.
     pub(super) fn send_op_event(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
-        handles_event(&self.extensions, event.kind()) && self.send_event(Pending::Op(route), event)
+        handles_event(&self.extensions, event.kind())
+            && self.send_request(route, |host| host.emit(event))
+    }
+
+    /// Asks the handlers of `event` that decide what follows (`intercept`) when some live
+    /// extension handles it, their decision to go to the operation `route`; false when
+    /// nothing waits for them.
+    pub(super) fn ask_op(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        handles_event(&self.extensions, event.kind())
+            && self.send_request(route, |host| host.intercept(event))
     }
 
     /// The host, while it lives.
@@ -238,8 +236,8 @@ impl State {
                     .extensions
                     .as_mut()
                     .and_then(|ext| ext.pending.remove(&id));
-                if let Some(pending) = pending {
-                    self.complete(pending, None);
+                if let Some(route) = pending {
+                    self.complete(route, None);
                 }
             }
             IfLost::Restart(key) => self.restart_without_reload(key),
@@ -258,7 +256,7 @@ impl State {
                     .as_mut()
                     .and_then(|ext| ext.pending.remove(&id));
                 match pending {
-                    Some(pending) => self.complete(pending, Some(reply)),
+                    Some(route) => self.complete(route, Some(reply)),
                     None => tracing::warn!(id, "a reply to no request of the session"),
                 }
             }
@@ -344,35 +342,31 @@ impl State {
         }
     }
 
-    /// Goes on with what waited for the handlers of a request (`reply`: their `done`; `None`
-    /// when the host has ended).
-    fn complete(&mut self, pending: Pending, reply: Option<HostReply>) {
-        match pending {
-            Pending::Settled => self.settle(),
-            Pending::Op(OpRoute::Replacement(key)) => {
+    /// Goes on with the operation `route` that waited for the reply to a request (`reply`:
+    /// their handlers' `done`, or `intercepted`; `None` when the host has ended).
+    fn complete(&mut self, route: OpRoute, reply: Option<HostReply>) {
+        match route {
+            OpRoute::Startup => self.start_up_handlers_done(),
+            OpRoute::Settled => self.settle(),
+            OpRoute::ModelSelect(key) => self.model_select_done(key),
+            OpRoute::Replacement(key) => {
                 let cancelled = decided::<CancelResult>(reply).cancelled();
                 self.replacement_handlers_done(key, cancelled);
             }
-            Pending::Op(OpRoute::Reload(key)) => self.reload_shutdown_done(key),
-            Pending::Op(OpRoute::Restart(key)) => self.start_handlers(key),
-            Pending::Op(OpRoute::Command(key)) => self.extension_command_done(key),
-            Pending::Op(OpRoute::LoopEvent) => self.loop_event_handlers_done(),
-            Pending::Op(OpRoute::PromptInput(key)) => {
-                self.prompt_input_done(key, decided(reply));
-            }
-            Pending::Op(OpRoute::PromptBeforeStart(key)) => {
+            OpRoute::Reload(key) => self.reload_shutdown_done(key),
+            OpRoute::Restart(key) => self.start_handlers(key),
+            OpRoute::Command(key) => self.extension_command_done(key),
+            OpRoute::LoopEvent => self.loop_event_handlers_done(),
+            OpRoute::PromptInput(key) => self.prompt_input_done(key, decided(reply)),
+            OpRoute::PromptBeforeStart(key) => {
                 self.prompt_before_start_done(key, decided(reply));
             }
-            Pending::Op(OpRoute::UserMessage(key)) => {
+            OpRoute::UserMessage(key) => {
                 self.user_message_before_start_done(key, decided(reply));
             }
-            Pending::Op(OpRoute::Compaction(key)) => self.compact_handlers_done(key),
-            Pending::Op(OpRoute::Bash(key)) => {
-                self.user_bash_handlers_done(key, decided(reply));
-            }
-            Pending::Respond(id, command, data) => self.respond(id, command, &data),
-            Pending::ModelSet(reply) => self.reply_to_host(&reply, true),
-            Pending::Startup => self.ops.startup = Startup::Done,
+            OpRoute::BeforeCompact(key) => self.before_compact_done(key, decided(reply)),
+            OpRoute::Compaction(key) => self.compact_handlers_done(key),
+            OpRoute::Bash(key) => self.user_bash_handlers_done(key, decided(reply)),
         }
     }
 
@@ -383,10 +377,10 @@ impl State {
         };
         tracing::error!("the extension host ended; extensions are disabled from now on");
         ext.gone = true;
-        let mut pending: Vec<(u64, Pending)> = ext.pending.drain().collect();
+        let mut pending: Vec<(u64, OpRoute)> = ext.pending.drain().collect();
         pending.sort_by_key(|(id, _)| *id);
-        for (_, pending) in pending {
-            self.complete(pending, None);
+        for (_, route) in pending {
+            self.complete(route, None);
         }
         self.restart_without_host();
     }

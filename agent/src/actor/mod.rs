@@ -13,6 +13,8 @@ mod commands;
 mod compaction;
 mod extensions;
 mod flush;
+#[cfg(test)]
+mod host_tests;
 mod input;
 mod later_releases;
 mod ops;

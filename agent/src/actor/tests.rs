@@ -21,12 +21,19 @@ use crate::rpc::InputLine;
 /// A session in a folder of its own, with an empty agent folder and an in-memory store.
 fn session() -> (TempDir, State) {
     let dir = tempfile::tempdir().unwrap();
+    let state = session_in(&dir, None);
+    (dir, state)
+}
+
+/// A session in `dir` (its agent folder `agent/`, with whatever settings are there, and its
+/// working folder `work/`), with an in-memory store and the extension host given.
+pub(super) fn session_in(dir: &TempDir, extensions: Option<crate::extensions::Host>) -> State {
     let agent_dir = dir.path().join("agent");
     let cwd = dir.path().join("work");
     std::fs::create_dir_all(&agent_dir).unwrap();
     std::fs::create_dir_all(&cwd).unwrap();
     let config = crate::config::Config::load(agent_dir, cwd.clone(), false);
-    let state = State::new(ActorInit {
+    State::new(ActorInit {
         config,
         name: None,
         scoped_models: Vec::new(),
@@ -34,14 +41,13 @@ fn session() -> (TempDir, State) {
         cli_thinking_level: None,
         store: crate::store::SessionStore::in_memory(&cwd),
         resources: crate::resources::ResourceOptions::default(),
-        extensions: None,
+        extensions,
         rpc_release: crate::release::RpcRelease::DEFAULT,
         builtin_commands: Vec::new(),
-    });
-    (dir, state)
+    })
 }
 
-fn line(text: &str, more_in_read: bool) -> InputLine {
+pub(super) fn line(text: &str, more_in_read: bool) -> InputLine {
     InputLine {
         line: Ok(text.to_owned()),
         more_in_read,
@@ -50,7 +56,7 @@ fn line(text: &str, more_in_read: bool) -> InputLine {
 
 /// The effects asked for since the last call, each as what the client (or the loop) would
 /// see: a record as its JSON, held answers as theirs, the rest named.
-fn effects(state: &mut State) -> Vec<Value> {
+pub(super) fn effects(state: &mut State) -> Vec<Value> {
     state.outbox.take().into_iter().map(describe).collect()
 }
 
@@ -84,7 +90,7 @@ fn run_report(message: RunMessage) -> TaskReport<TaskEvent> {
     }
 }
 
-fn assistant(text: &str) -> AgentMessage {
+pub(super) fn assistant(text: &str) -> AgentMessage {
     AgentMessage::Assistant(AssistantMessage {
         content: vec![pi_rpc_protocol::content::AssistantContent::Text(
             pi_rpc_protocol::content::TextContent::new(text.to_owned()),

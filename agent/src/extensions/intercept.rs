@@ -1,16 +1,15 @@
-//! The extensions' handlers whose answers change what follows, asked with one request each
-//! (`intercept`, answered by `intercepted`): `tool_call` and `tool_result` around a run's tool
-//! calls, `context` before each model request, `session_before_compact`, and the provider hooks
-//! around each model call. Each is asked only when some extension handles it.
+//! The extensions' handlers whose answers change what follows, asked by a run with one request
+//! each (`intercept`, answered by `intercepted`): `tool_call` and `tool_result` around a run's
+//! tool calls, `context` before each model request, and the provider hooks around each model
+//! call. Each is asked only when some extension handles it. (A compaction's
+//! `session_before_compact` is the actor's to ask: `Host::intercept`.)
 
 use pi_rpc_protocol::message::AgentMessage;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::client::HostClient;
-use super::protocol::{
-    BeforeCompactResult, ContextResult, HostEvent, ProviderRequestResult, ToHost, ToolCallDecision,
-};
+use super::protocol::{ContextResult, HostEvent, ProviderRequestResult, ToHost, ToolCallDecision};
 use super::tools::{HOST_GONE, split_result};
 use crate::agent_loop::BeforeCall;
 use crate::provider::hooks::HookFuture;
@@ -23,18 +22,6 @@ impl HostClient {
         let reply = self.ask(|id| ToHost::Intercept { id, event }).await.ok()?;
         let reply = reply.await.ok()?;
         Some(reply.decision().unwrap_or_default())
-    }
-
-    /// Runs the `session_before_compact` handlers of a compaction: cancelled, or the
-    /// compaction an extension made; `None` to go on (also when nothing handles it or the host
-    /// is gone).
-    pub async fn before_compact(&self, event: &HostEvent<'_>) -> Option<BeforeCompactResult> {
-        if !self.handles("session_before_compact") {
-            return None;
-        }
-        self.intercept::<BeforeCompactResult>(event)
-            .await
-            .filter(BeforeCompactResult::decides)
     }
 
     /// Runs the `context` handlers on the messages of the next model request: they may

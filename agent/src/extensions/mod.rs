@@ -228,7 +228,7 @@ pub enum UiMode {
 pub struct Host {
     // Killed when dropped: the host ends with the agent.
     _child: Child,
-    /// The one client of the host (runs, compactions and `bash` commands hold clones).
+    /// The one client of the host (runs and `bash` commands hold clones).
     client: HostClient,
     messages: mpsc::Receiver<HostInput>,
     /// Registered commands, in pi's order.
@@ -427,7 +427,7 @@ impl Host {
     }
 
     /// The host's client: the tools extensions registered and their handlers around tool
-    /// calls, model calls and compactions, to hand to a run (it sees later registrations too).
+    /// calls and model calls, to hand to a run (it sees later registrations too).
     pub fn client(&self) -> HostClient {
         self.client.clone()
     }
@@ -443,6 +443,16 @@ impl Host {
         let (id, line) = self
             .client
             .actor_request(|id| ToHost::Event { id, event })?;
+        Ok((id, HostLine::request(id, line)))
+    }
+
+    /// Asks the handlers of `event` that decide what follows (`session_before_compact`): the
+    /// request's id (their decision, `intercepted`, comes as [`HostInput::Reply`] with it) and
+    /// its line.
+    pub fn intercept(&self, event: &HostEvent<'_>) -> Result<(u64, HostLine), SendError> {
+        let (id, line) = self
+            .client
+            .actor_request(|id| ToHost::Intercept { id, event })?;
         Ok((id, HostLine::request(id, line)))
     }
 

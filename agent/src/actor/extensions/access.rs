@@ -1,5 +1,5 @@
 //! What the session asks of its extensions without waiting for them: whether some extension
-//! handles an event, the host client and hooks a run, compaction or `bash` command takes, and
+//! handles an event, the host client and hooks a run or `bash` command takes, and
 //! the host's next message or reply.
 
 use super::Extensions;
@@ -12,9 +12,8 @@ pub(in crate::actor) fn handles_event(extensions: &Option<Extensions>, kind: &st
         .is_some_and(|ext| !ext.gone && ext.host.handles(kind))
 }
 
-/// The live host's client: what extensions do for a run (its hooks), a compaction
-/// (`session_before_compact`), a model call (provider hooks) and a `bash` command, and the
-/// tools they registered; `None` without a live host.
+/// The live host's client: what extensions do for a run (its hooks), a model call (provider
+/// hooks) and a `bash` command, and the tools they registered; `None` without a live host.
 pub(in crate::actor) fn host_client(extensions: &Option<Extensions>) -> Option<HostClient> {
     extensions
         .as_ref()

@@ -5,7 +5,7 @@
 use pi_rpc_protocol::command::ExtensionUiResponse;
 use serde_json::Value;
 
-use super::{Pending, State};
+use super::State;
 use crate::actor::ops::ids::OpRoute;
 use crate::actor::outbox::{Effect, IfLost};
 
@@ -25,7 +25,7 @@ impl State {
         }
         match ext.host.run_command(name, args) {
             Ok((id, line)) => {
-                ext.pending.insert(id, Pending::Op(route));
+                ext.pending.insert(id, route);
                 let if_lost = IfLost::Request(id);
                 self.outbox.push(Effect::Host { line, if_lost });
                 true

@@ -6,7 +6,7 @@
 //! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client. (A command's
 //! `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()` `ops/reload.rs`'s.)
 
-use super::{Pending, State};
+use super::State;
 use crate::actor::waiting::Target;
 use crate::extensions::ReplyValue;
 
@@ -58,7 +58,7 @@ impl State {
 
     /// `pi.setModel(model)`: false when the model has no credentials (or is unknown); else the
     /// model is set as `set_model` sets it, and the call resolves after the `model_select`
-    /// handlers (source `set`).
+    /// handlers (source `set`; `ops/model_select.rs`).
     pub(in crate::actor) fn extension_set_model(
         &mut self,
         reply: String,
@@ -77,13 +77,7 @@ impl State {
         };
         let previous = self.model.clone();
         self.switch_model(model, None);
-        if let Some(event) = self.model_select_event(previous.as_ref(), "set") {
-            let pending = Pending::ModelSet(reply.clone());
-            if self.send_event(pending, &event) {
-                return;
-            }
-        }
-        self.reply_to_host(&reply, true);
+        self.resolve_after_model_select(reply, previous.as_ref());
     }
 
     /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the

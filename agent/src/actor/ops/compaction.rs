@@ -7,19 +7,25 @@
 //! | requested (manual) | the agent is busy, something to compact | `AwaitingSettle` | the run (and a retry wait) cancelled (`settle.rs` holds the key) |
 //! | requested (manual), `AwaitingSettle` settled | another compaction summarises | ended | `compaction_start`, `compaction_end` failed, the error answered |
 //! | requested (manual), `AwaitingSettle` settled | nothing to summarise | ended | the same ("Nothing to compact", "Already compacted") |
-//! | requested (manual), `AwaitingSettle` settled | otherwise | `Summarizing` | `compaction_start`, a `Compaction` task spawned (it asks the `session_before_compact` handlers first) |
-//! | requested (automatic) | nothing summarises, something to summarise | `Summarizing` | a `Compaction` task spawned, `compaction_start`; a prompt that started it waits (prompts are refused meanwhile) |
+//! | requested (manual), `AwaitingSettle` settled | otherwise | begun | `compaction_start` |
+//! | requested (automatic) | nothing summarises, something to summarise | begun | `compaction_start` (after what begun asks for); a prompt that started it waits (prompts are refused meanwhile) |
+//! | begun | some extension handles `session_before_compact` | `AskingExtensions` | the event goes to the host (`intercept`) |
+//! | begun | otherwise | `Summarizing` | a `Compaction` task spawned |
+//! | `AskingExtensions` | a handler cancels (or the session was replaced meanwhile) | ended(aborted) | |
+//! | `AskingExtensions` | a handler gives the compaction | saved | no model call; `fromExtension` |
+//! | `AskingExtensions` | nothing decided (also: a handler threw, the host ended) | `Summarizing` | a `Compaction` task spawned |
+//! | `AskingExtensions`, `Summarizing` | `abort` (a manual one, from 0.85.0) | ended(aborted) | the task forgotten, a late decision ignored |
 //! | `Summarizing` | the task's `summarization_retry_*` | same | written |
-//! | `Summarizing` | `abort` (a manual one, from 0.85.0) | ended(aborted) | the task forgotten |
 //! | `Summarizing` | the summary failed or was cancelled (or the session was replaced meanwhile) | ended(error) | |
-//! | `Summarizing` | the summary (the model's or an extension's) | saved | the `compaction` entry appended, the conversation rebuilt |
+//! | `Summarizing` | the model's summary | saved | |
+//! | saved | | | the `compaction` entry appended, the conversation rebuilt |
 //! | saved | some extension handles `session_compact` | `CompactHandlers` | the event goes to the host |
 //! | saved, `CompactHandlers` done | | ended | |
 //!
 //! Ended: `compaction_end`, then what follows: the answer (manual), the prompt that waited for
 //! it answered and started, the overflowed turn retried (its failed message dropped), or the
-//! run's end (continue or settle). `isCompacting` is "a compaction summarises"; prompts are
-//! refused while a manual one summarises or a prompt waits for one.
+//! run's end (continue or settle). `isCompacting` is "a compaction asks its extensions or
+//! summarises"; prompts are refused while a manual one does or a prompt waits for one.
 
 use std::collections::BTreeMap;
 
@@ -31,20 +37,32 @@ use pi_rpc_protocol::{RequestId, Response};
 use super::ids::{OpKey, OpRoute};
 use super::settle::AfterSettle;
 use crate::actor::State;
-use crate::actor::compaction::{Finished, end_event, end_event_retrying};
+use crate::actor::compaction::{Finished, before_compact_event, end_event, end_event_retrying};
 use crate::actor::tasks::TaskKind;
+use crate::compaction::Preparation;
 use crate::compaction::summarize::SummaryError;
-use crate::extensions::HostEvent;
+use crate::extensions::{BeforeCompactResult, HostEvent};
 
 /// Where a compaction is.
 #[derive(Debug)]
 enum Stage {
     /// A manual compaction waits for the run it stopped to settle.
     AwaitingSettle { instructions: Option<String> },
+    /// The `session_before_compact` handlers decide whether and how it goes on.
+    AskingExtensions(Box<Asking>),
     /// Its task summarises.
     Summarizing,
     /// Saved; the `session_compact` handlers run.
     CompactHandlers(Box<CompactionResult>),
+}
+
+/// What a compaction asking its extensions goes on with.
+#[derive(Debug)]
+struct Asking {
+    preparation: Preparation,
+    instructions: Option<String>,
+    /// The session generation it was asked in (a replaced session drops the compaction).
+    generation: u64,
 }
 
 /// What follows a compaction's end.
@@ -95,9 +113,9 @@ impl Compactions {
         self.started == self.started_at_run_start
     }
 
-    /// `isCompacting`: a compaction summarises.
+    /// `isCompacting`: a compaction asks its extensions or summarises.
     pub(in crate::actor) fn is_active(&self) -> bool {
-        self.ops.values().any(Compaction::summarizing)
+        self.ops.values().any(Compaction::compacting)
     }
 
     /// Whether prompts are refused: a manual compaction summarises, or a prompt waits for the
@@ -105,7 +123,7 @@ impl Compactions {
     pub(in crate::actor) fn blocks_prompts(&self) -> bool {
         self.next_prompt.is_some()
             || self.ops.values().any(|op| match op.then {
-                Then::Answer(_) => op.summarizing(),
+                Then::Answer(_) => op.compacting(),
                 Then::Prompt(..) => true,
                 Then::Run => false,
             })
@@ -119,8 +137,14 @@ impl Compactions {
         self.next_prompt = prompt;
     }
 
-    /// A compaction starts summarising (an automatic one takes the prompt that waits).
-    fn summarizing(&mut self, key: OpKey, reason: CompactionReason, will_retry: bool, then: Then) {
+    /// A compaction begins at `stage` (an automatic one takes the prompt that waits).
+    fn begin(
+        &mut self,
+        key: OpKey,
+        (reason, will_retry): (CompactionReason, bool),
+        then: Then,
+        stage: Stage,
+    ) {
         let then = match (then, self.next_prompt.take()) {
             (Then::Run, Some((id, prompt))) => Then::Prompt(id, Box::new(prompt)),
             (then, prompt) => {
@@ -128,7 +152,6 @@ impl Compactions {
                 then
             }
         };
-        let stage = Stage::Summarizing;
         let op = Compaction {
             stage,
             reason,
@@ -139,9 +162,9 @@ impl Compactions {
         self.ops.insert(key, op);
     }
 
-    /// The manual compaction that summarises, for `abort`.
-    fn manual_summarizing(&self) -> Option<OpKey> {
-        let manual = |op: &Compaction| matches!(op.then, Then::Answer(_)) && op.summarizing();
+    /// The manual compaction that asks its extensions or summarises, for `abort`.
+    fn manual_compacting(&self) -> Option<OpKey> {
+        let manual = |op: &Compaction| matches!(op.then, Then::Answer(_)) && op.compacting();
         self.ops
             .iter()
             .find_map(|(key, op)| manual(op).then_some(*key))
@@ -149,8 +172,10 @@ impl Compactions {
 }
 
 impl Compaction {
-    fn summarizing(&self) -> bool {
-        matches!(self.stage, Stage::Summarizing)
+    /// Whether it asks its extensions or summarises (saved and ending is no longer
+    /// compacting).
+    fn compacting(&self) -> bool {
+        matches!(self.stage, Stage::AskingExtensions(_) | Stage::Summarizing)
     }
 
     /// The end event's error for a summary that failed with `error`.
@@ -230,8 +255,8 @@ impl State {
             return;
         };
         let key = self.ops.key();
-        (self.ops.compaction).summarizing(key, reason, false, Then::Answer(id));
-        self.spawn_summary(key, reason, false, instructions, preparation);
+        let then = Then::Answer(id);
+        self.begin_compaction(key, (reason, false), then, instructions, preparation);
     }
 
     fn fail_manual(&mut self, id: Option<RequestId>, error: &str) {
@@ -259,16 +284,79 @@ impl State {
             return false;
         };
         let key = self.ops.key();
-        (self.ops.compaction).summarizing(key, reason, will_retry, Then::Run);
-        self.spawn_summary(key, reason, will_retry, None, preparation);
+        self.begin_compaction(key, (reason, will_retry), Then::Run, None, preparation);
         self.emit(Event::CompactionStart(CompactionStartEvent { reason }));
         true
+    }
+
+    /// Compaction `key` begins: its `session_before_compact` handlers are asked when some
+    /// extension has them, else its summary task starts.
+    fn begin_compaction(
+        &mut self,
+        key: OpKey,
+        (reason, will_retry): (CompactionReason, bool),
+        then: Then,
+        instructions: Option<String>,
+        preparation: Preparation,
+    ) {
+        let event = before_compact_event(&preparation, instructions.as_deref(), reason, will_retry);
+        let asked = self.ask_op(OpRoute::BeforeCompact(key), &event);
+        let (stage, summary) = if asked {
+            let asking = Asking {
+                preparation,
+                instructions,
+                generation: self.tasks.generation(),
+            };
+            (Stage::AskingExtensions(Box::new(asking)), None)
+        } else {
+            (Stage::Summarizing, Some((instructions, preparation)))
+        };
+        (self.ops.compaction).begin(key, (reason, will_retry), then, stage);
+        if let Some((instructions, preparation)) = summary {
+            self.spawn_summary(key, reason, instructions, preparation);
+        }
+    }
+
+    /// The `session_before_compact` handlers of compaction `key` decided (the default when the
+    /// host ended or a handler threw): it ends cancelled, saves the compaction a handler
+    /// gave, or summarises.
+    pub(in crate::actor) fn before_compact_done(
+        &mut self,
+        key: OpKey,
+        decision: BeforeCompactResult,
+    ) {
+        let Some(op) = self.ops.compaction.ops.get_mut(&key) else {
+            // Ended meanwhile (`abort`).
+            return;
+        };
+        if !matches!(op.stage, Stage::AskingExtensions(_)) {
+            return;
+        }
+        let Stage::AskingExtensions(asking) = std::mem::replace(&mut op.stage, Stage::Summarizing)
+        else {
+            return;
+        };
+        let Asking {
+            preparation,
+            instructions,
+            generation,
+        } = *asking;
+        let reason = op.reason;
+        let current = self.tasks.generation();
+        if generation != current || decision.cancel.is_some() {
+            self.on_compaction_done(key, Finished::cancelled(), current);
+        } else if let Some(given) = decision.given() {
+            let finished = Finished::given(&preparation, given);
+            self.on_compaction_done(key, finished, current);
+        } else {
+            self.spawn_summary(key, reason, instructions, preparation);
+        }
     }
 
     /// Cancels the `compact` command's compaction in progress, reported as aborted (`abort`
     /// from 0.85.0). True when there was one.
     pub(in crate::actor) fn cancel_manual_compaction(&mut self) -> bool {
-        let Some(key) = self.ops.compaction.manual_summarizing() else {
+        let Some(key) = self.ops.compaction.manual_compacting() else {
             return false;
         };
         self.tasks.forget(TaskKind::Compaction);
@@ -277,8 +365,9 @@ impl State {
         true
     }
 
-    /// The compaction task's summary, or why there is none; `generation` is the session
-    /// generation the task started in (a replaced session drops the summary).
+    /// The compaction's summary (its task's, or an extension's), or why there is none;
+    /// `generation` is the session generation it started in (a replaced session drops the
+    /// summary).
     pub(in crate::actor) fn on_compaction_done(
         &mut self,
         key: OpKey,
@@ -288,7 +377,7 @@ impl State {
         let Some(op) = self.ops.compaction.ops.remove(&key) else {
             return;
         };
-        if !op.summarizing() {
+        if !op.compacting() {
             return;
         }
         let cancelled = Err(SummaryError::Cancelled);
@@ -427,10 +516,15 @@ mod tests {
         assert!(!compactions.blocks_prompts());
         compactions.ops.remove(&OpKey(1));
         let manual = CompactionReason::Manual;
-        compactions.summarizing(OpKey(1), manual, false, Then::Answer(None));
+        compactions.begin(
+            OpKey(1),
+            (manual, false),
+            Then::Answer(None),
+            Stage::Summarizing,
+        );
         assert!(compactions.is_active());
         assert!(compactions.blocks_prompts());
-        assert_eq!(compactions.manual_summarizing(), Some(OpKey(1)));
+        assert_eq!(compactions.manual_compacting(), Some(OpKey(1)));
         assert!(!compactions.none_since_run_start());
     }
 
@@ -440,9 +534,10 @@ mod tests {
         compactions.mark_run_start();
         compactions.set_next_prompt(Some((None, prompt())));
         assert!(compactions.blocks_prompts());
-        compactions.summarizing(OpKey(2), CompactionReason::Overflow, true, Then::Run);
+        let overflow = (CompactionReason::Overflow, true);
+        compactions.begin(OpKey(2), overflow, Then::Run, Stage::Summarizing);
         assert!(matches!(compactions.ops[&OpKey(2)].then, Then::Prompt(..)));
-        assert_eq!(compactions.manual_summarizing(), None);
+        assert_eq!(compactions.manual_compacting(), None);
         let saved = compactions.ops.get_mut(&OpKey(2)).unwrap();
         saved.stage = Stage::CompactHandlers(Box::new(result()));
         assert!(!compactions.is_active(), "saved: no longer compacting");
@@ -454,7 +549,8 @@ mod tests {
     #[test]
     fn an_automatic_compaction_after_a_run_leaves_prompts_alone() {
         let mut compactions = Compactions::default();
-        compactions.summarizing(OpKey(3), CompactionReason::Threshold, false, Then::Run);
+        let threshold = (CompactionReason::Threshold, false);
+        compactions.begin(OpKey(3), threshold, Then::Run, Stage::Summarizing);
         assert!(compactions.is_active());
         assert!(!compactions.blocks_prompts());
     }

@@ -7,9 +7,16 @@ use pi_rpc_protocol::RequestId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(in crate::actor) struct OpKey(pub(in crate::actor) u64);
 
-/// The operation a host request's reply (its handlers' `done`) goes to.
-#[derive(Debug, Clone, Copy)]
+/// The operation a host request's reply (its handlers' `done`) goes to: whatever waits for
+/// the host is an operation's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::actor) enum OpRoute {
+    /// The `session_start` handlers at start-up (`settle.rs`).
+    Startup,
+    /// The `agent_settled` handlers (`settle.rs`).
+    Settled,
+    /// A model change's `model_select` handlers (`model_select.rs`).
+    ModelSelect(OpKey),
     /// A replacement's `session_before_*` or `session_shutdown` handlers.
     Replacement(OpKey),
     /// A `ctx.reload()`'s `session_shutdown` handlers.
@@ -28,6 +35,9 @@ pub(in crate::actor) enum OpRoute {
     PromptBeforeStart(OpKey),
     /// A `bash` command's `user_bash` handlers.
     Bash(OpKey),
+    /// A compaction's `session_before_compact` handlers, which decide whether and how it goes
+    /// on.
+    BeforeCompact(OpKey),
     /// A saved compaction's `session_compact` handlers.
     Compaction(OpKey),
 }

@@ -1,8 +1,9 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
 //! transitions written at its top (`settle`, `replacement`, `reload`, `extension_command`,
-//! `prompt_start`, `agent_loop`, `retry_wait`, `bash`, `compaction`); the loop's input gates are
-//! their conjunction. A host request an operation waits for names it by its key
-//! (`ids::OpRoute`), and what waits for the agent to settle too.
+//! `prompt_start`, `agent_loop`, `retry_wait`, `bash`, `compaction`, `model_select`); the loop's
+//! input gates are their conjunction. Every host request the actor waits for names the
+//! operation it goes to (`ids::OpRoute`), and what waits for the agent to settle names its
+//! key too.
 
 pub(super) mod agent_loop;
 pub(super) mod bash;
@@ -10,6 +11,7 @@ pub(super) mod compaction;
 pub(super) mod extension_command;
 pub(super) mod gates;
 pub(super) mod ids;
+pub(super) mod model_select;
 pub(super) mod prompt_start;
 pub(super) mod reload;
 pub(super) mod replacement;
@@ -48,6 +50,8 @@ pub(super) struct Operations {
     pub(super) bash: BTreeMap<OpKey, bash::ShellCommand>,
     /// Compactions in flight.
     pub(super) compaction: compaction::Compactions,
+    /// Model changes whose answers wait for their `model_select` handlers.
+    pub(super) model_selects: BTreeMap<OpKey, model_select::AfterModelSelect>,
 }
 
 impl Operations {

@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | `Open` | `abort`, a replacement or `compact` stops a busy agent | `Awaiting([w])` | the run and any retry wait are cancelled; the command waits |
 //! | `Awaiting(ws)` | another such command | `Awaiting(ws + w)` | |
-//! | `Open`, `Awaiting(ws)` | the run is over, nothing queued, some extension handles `agent_settled` | `Handlers(ws)` | `agent_settled` goes to the host; lines wait |
+//! | `Open`, `Awaiting(ws)` | the run is over, nothing queued, some extension handles `agent_settled` | `Handlers(ws)` | `agent_settled` goes to the host (route `Settled`); lines wait |
 //! | `Open`, `Awaiting(ws)` | the same, no handlers | `Open` | settles (below) |
 //! | `Handlers(ws)` | the handlers are done (or the host ended) | `Open` | settles (below) |
 //! | any | `ctx.waitForIdle()`: the agent streams or `Handlers` | same | the call waits for the next settle |
@@ -20,14 +20,15 @@
 //!
 //! | state | input | next | what happens |
 //! |---|---|---|---|
-//! | `Done` | start-up, some extension handles `session_start` | `Handlers` | `session_start` (reason `startup`); lines wait |
+//! | `Done` | start-up, some extension handles `session_start` | `Handlers` | `session_start` (reason `startup`; route `Startup`); lines wait |
 //! | `Handlers` | the handlers are done (or the host ended) | `Done` | lines are read |
 
 use pi_rpc_protocol::{RequestId, Response};
 
 use super::gates::Gates;
-use super::ids::OpKey;
+use super::ids::{OpKey, OpRoute};
 use crate::actor::State;
+use crate::extensions::HostEvent;
 
 /// The `session_start` handlers at start-up.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -142,10 +143,27 @@ impl Settle {
 }
 
 impl State {
+    /// At start-up: `session_start` (reason `startup`) to its handlers, when some extension
+    /// has them; lines wait until they are done.
+    pub(in crate::actor) fn start_up_handlers(&mut self) {
+        let event = HostEvent::SessionStart {
+            reason: "startup",
+            previous_session_file: None,
+        };
+        if self.send_op_event(OpRoute::Startup, &event) {
+            self.ops.startup = Startup::Handlers;
+        }
+    }
+
+    /// The start-up `session_start` handlers are done (or the host ended): lines are read.
+    pub(in crate::actor) fn start_up_handlers_done(&mut self) {
+        self.ops.startup = Startup::Done;
+    }
+
     /// The agent is idle and nothing is queued: `agent_settled`, after its handlers when some
-    /// extension has them.
+    /// extension has them (then [`State::settle`] follows when they are done).
     pub(in crate::actor) fn settle_or_hold(&mut self) {
-        if self.hold_settled_for_extensions() {
+        if self.send_op_event(OpRoute::Settled, &HostEvent::AgentSettled) {
             self.ops.settle.handlers_started();
             return;
         }

@@ -114,11 +114,6 @@ pub struct BeforeCompactResult {
 }
 
 impl BeforeCompactResult {
-    /// Whether it decides anything (else the compaction goes on as prepared).
-    pub fn decides(&self) -> bool {
-        self.cancel.is_some() || self.compaction.is_some()
-    }
-
     /// The compaction given, read leniently (whatever it is, it replaces the summary call).
     pub fn given(&self) -> Option<CompactionGiven> {
         let compaction = self.compaction.as_ref()?;

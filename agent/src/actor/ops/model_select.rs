@@ -1,0 +1,99 @@
+//! A model change whose answer waits for the `model_select` handlers, as in the reference:
+//! the `set_model` and `cycle_model` commands (answered with their data) and an extension's
+//! `pi.setModel` (its call resolved `true`).
+//!
+//! | state | input | next | what happens |
+//! |---|---|---|---|
+//! | changed | the model is the one it was, or no extension handles `model_select` | answered | at once |
+//! | changed | otherwise | `Handlers` | `model_select` goes to the host (source `set` or `cycle`) |
+//! | `Handlers` | the handlers are done (or the host ended) | answered | the command's answer, or the call resolved `true` |
+
+use pi_rpc_protocol::RequestId;
+use pi_rpc_protocol::model::Model;
+use serde_json::Value;
+
+use super::ids::{OpKey, OpRoute};
+use crate::actor::State;
+use crate::actor::extensions::handles_event;
+use crate::extensions::HostEvent;
+use crate::model_resolver::same_model;
+
+/// What a model change whose `model_select` handlers run answers once they are done.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::actor) enum AfterModelSelect {
+    /// The client's command (its id and name), answered with its data.
+    Respond(Option<RequestId>, &'static str, Value),
+    /// An extension's `pi.setModel` (the host's reply id), resolved `true`.
+    ResolveSetModel(String),
+}
+
+impl State {
+    /// Answers `set_model` or `cycle_model` (`source` `set` or `cycle`) with `data`, after the
+    /// `model_select` handlers when the model changed from `previous`.
+    pub(in crate::actor) fn respond_after_model_select<T: serde::Serialize>(
+        &mut self,
+        id: Option<RequestId>,
+        command: &'static str,
+        data: &T,
+        previous: Option<&Model>,
+        source: &'static str,
+    ) {
+        match self.announce_model_select(previous, source) {
+            Some(key) => {
+                let data = serde_json::to_value(data).unwrap_or(Value::Null);
+                let after = AfterModelSelect::Respond(id, command, data);
+                self.ops.model_selects.insert(key, after);
+            }
+            None => self.respond(id, command, data),
+        }
+    }
+
+    /// Resolves an extension's `pi.setModel` (its reply id) `true`, after the `model_select`
+    /// handlers (source `set`) when the model changed from `previous`.
+    pub(in crate::actor) fn resolve_after_model_select(
+        &mut self,
+        reply: String,
+        previous: Option<&Model>,
+    ) {
+        match self.announce_model_select(previous, "set") {
+            Some(key) => {
+                let after = AfterModelSelect::ResolveSetModel(reply);
+                self.ops.model_selects.insert(key, after);
+            }
+            None => self.reply_to_host(&reply, true),
+        }
+    }
+
+    /// The `model_select` handlers of the change `key` are done (or the host ended).
+    pub(in crate::actor) fn model_select_done(&mut self, key: OpKey) {
+        match self.ops.model_selects.remove(&key) {
+            Some(AfterModelSelect::Respond(id, command, data)) => {
+                self.respond(id, command, &data);
+            }
+            Some(AfterModelSelect::ResolveSetModel(reply)) => self.reply_to_host(&reply, true),
+            None => {}
+        }
+    }
+
+    /// Sends `model_select` to its handlers when the model changed from `previous` and some
+    /// extension handles it: the key of the change that waits for them.
+    fn announce_model_select(
+        &mut self,
+        previous: Option<&Model>,
+        source: &'static str,
+    ) -> Option<OpKey> {
+        let model = self.model.as_ref()?;
+        let changed = previous.is_none_or(|previous| !same_model(previous, model));
+        if !changed || !handles_event(&self.extensions, "model_select") {
+            return None;
+        }
+        let event = HostEvent::ModelSelect {
+            model: Box::new(model.clone()),
+            previous_model: previous.cloned().map(Box::new),
+            source,
+        };
+        let key = self.ops.key();
+        self.send_op_event(OpRoute::ModelSelect(key), &event)
+            .then_some(key)
+    }
+}
