@@ -250,7 +250,7 @@ async fn extension_flags_missing_a_value_or_unregistered_are_reported_as_the_ref
 }
 
 /// Writes an extension registering the provider `proxy` (and `bad` without a base URL when
-/// `with_bad`) in its factory, and trying to register `late` from `session_start`.
+/// `with_bad`) in its factory, and `late`, without a base URL either, from `session_start`.
 fn providers_extension(env: &TestEnv, with_bad: bool) -> Result<String> {
     let path = env.work_dir().join("providers.ts");
     let bad = if with_bad {
@@ -264,7 +264,7 @@ fn providers_extension(env: &TestEnv, with_bad: bool) -> Result<String> {
             "export default function (pi) {{\n\
              \tpi.registerProvider(\"proxy\", {{ baseUrl: \"http://127.0.0.1:9\", apiKey: \"k\", api: \"anthropic-messages\", models: [{{ id: \"proxy-model\" }}] }});\n\
              {bad}\
-             \tpi.on(\"session_start\", () => pi.registerProvider(\"late\", {{ baseUrl: \"http://127.0.0.1:9\" }}));\n\
+             \tpi.on(\"session_start\", () => pi.registerProvider(\"late\", {{ apiKey: \"k\", api: \"anthropic-messages\", models: [{{ id: \"l\" }}] }}));\n\
              }}\n"
         ),
     )?;
@@ -272,7 +272,7 @@ fn providers_extension(env: &TestEnv, with_bad: bool) -> Result<String> {
 }
 
 #[tokio::test]
-async fn providers_registered_while_loading_can_be_chosen_and_later_ones_are_ignored_with_a_warning()
+async fn providers_registered_while_loading_can_be_chosen_and_a_later_refusal_is_the_handlers_error()
 -> Result<()> {
     let Some(node) = extensions_support::node() else {
         return Ok(());
@@ -287,13 +287,16 @@ async fn providers_registered_while_loading_can_be_chosen_and_later_ones_are_ign
         "-e",
         &extension,
     ];
-    let (code, _, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;
+    let (code, stdout, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;
     assert_eq!(code, 0, "stderr: {stderr}");
     assert!(!stderr.contains("not found"), "{stderr}");
-    assert!(
-        stderr.contains("pi.registerProvider() / pi.unregisterProvider() take effect only while the extensions load"),
-        "{stderr}"
-    );
+    let refused = json!({
+        "type": "extension_error",
+        "extensionPath": extension,
+        "event": "session_start",
+        "error": "Provider late: \"baseUrl\" is required when defining custom models.",
+    });
+    assert_eq!(stdout, format!("{refused}\n"));
     let extension = providers_extension(&env, true)?;
     let args = ["--provider", "proxy", "--model", "nope", "-e", &extension];
     let (code, _, stderr) = run(&env, &args, &[("PI_AGENT_NODE", &node)]).await?;

@@ -319,6 +319,11 @@ impl State {
                 }
                 self.tools_registered(&before);
             }
+            HostMessage::RegisterProvider {
+                registration,
+                origin,
+            } => self.extension_register_provider(&registration, origin),
+            HostMessage::UnregisterProvider { name } => self.extension_unregister_provider(&name),
             HostMessage::SetActiveTools { names } => self.set_active_tools(names),
             HostMessage::SetModel {
                 id,

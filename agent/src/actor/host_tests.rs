@@ -299,3 +299,63 @@ fn start_up_and_settle_handlers_hold_lines_until_their_reply() {
     assert_eq!(settled[0]["type"], json!("agent_settled"));
     assert!(state.gates().lines);
 }
+
+/// Hands the state a message from the host, as the host writes it.
+fn from_host(state: &mut State, message: Value) {
+    let message = serde_json::from_value(message).unwrap();
+    state.on_host_input(Some(HostInput::Message(message)));
+}
+
+/// `pi.registerProvider(name, config)` from the command `/add`, after loading.
+fn register_from_command(state: &mut State, name: &str, config: Value) {
+    let origin = json!({"extensionPath": "command:add", "event": "command"});
+    from_host(
+        state,
+        json!({"type": "register_provider", "name": name, "config": config,
+            "extensionPath": "/x/late.ts", "origin": origin}),
+    );
+}
+
+/// The ids of the models `get_available_models` lists.
+fn listed(state: &mut State) -> Vec<Value> {
+    state.on_read_line(line(r#"{"id":"l","type":"get_available_models"}"#, false));
+    let answer = effects(state).remove(0);
+    let models = answer["data"]["models"].as_array().unwrap().clone();
+    models.iter().map(|m| m["id"].clone()).collect()
+}
+
+#[test]
+fn providers_registered_after_loading_change_the_registry_at_once() {
+    let (_dir, _runtime, mut state) = session_with_host(&[], &[TWO_MODELS]);
+    let late = json!({
+        "baseUrl": "http://127.0.0.1:9/late", "apiKey": "k", "api": "anthropic-messages",
+        "models": [{"id": "late-1"}]
+    });
+    register_from_command(&mut state, "late", late);
+    assert_eq!(
+        effects(&mut state),
+        [json!("host")],
+        "the model state, again"
+    );
+    assert_eq!(listed(&mut state), ["mock-1", "mock-2", "late-1"]);
+    let set = r#"{"id":"s","type":"set_model","provider":"late","modelId":"late-1"}"#;
+    state.on_read_line(line(set, false));
+    assert_eq!(answers(&effects(&mut state))[0]["success"], json!(true));
+
+    // Refused: nothing changes; the error is the handler's the call came from.
+    let broken = json!({"api": "anthropic-messages", "apiKey": "k", "models": [{"id": "z"}]});
+    register_from_command(&mut state, "broken", broken);
+    let refused = json!({"type": "extension_error", "extensionPath": "command:add",
+        "event": "command",
+        "error": "Provider broken: \"baseUrl\" is required when defining custom models."});
+    assert_eq!(effects(&mut state), [refused]);
+
+    // Taken back: gone from the registry, the session keeps the model it has.
+    from_host(
+        &mut state,
+        json!({"type": "unregister_provider", "name": "late"}),
+    );
+    assert_eq!(effects(&mut state), [json!("host")]);
+    assert_eq!(listed(&mut state), ["mock-1", "mock-2"]);
+    assert_eq!(state.model.as_ref().map(|m| m.id.as_str()), Some("late-1"));
+}

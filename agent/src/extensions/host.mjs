@@ -54,6 +54,9 @@
 //                                                on a reload, error: the failures in one text
 //   {type:"registered", commands, tools, events}  as "loaded", when an extension registers a
 //                                                command, tool or handler after loading
+//   {type:"register_provider", name, config, extensionPath, origin:{extensionPath, event}}
+//   {type:"unregister_provider", name}            pi.registerProvider / unregisterProvider
+//                                                after loading (host_providers.mjs)
 //   {type:"ui", request:{method, ...}}           an extension_ui_request, without type and id
 //   {type:"extension_error", extensionPath, event, error}
 //   {type:"append_entry", customType, data}
@@ -324,7 +327,7 @@ async function eachHandler(type, run) {
 	for (const extension of extensions) {
 		for (const handler of extension.handlers.get(type) ?? []) {
 			try {
-				if ((await run(handler)) === false) return;
+				if ((await handlerCall({ extensionPath: extension.path, event: type }, () => run(handler))) === false) return;
 			} catch (error) {
 				send({ type: "extension_error", extensionPath: extension.path, event: type, error: errorText(error) });
 			}
@@ -367,7 +370,7 @@ async function runCommand(name, args) {
 	const found = commands().find((entry) => entry.name === name);
 	if (!found) return;
 	try {
-		await found.command.handler(args, commandContext());
+		await handlerCall({ extensionPath: `command:${name}`, event: "command" }, () => found.command.handler(args, commandContext()));
 	} catch (error) {
 		send({ type: "extension_error", extensionPath: `command:${name}`, event: "command", error: errorText(error) });
 	}

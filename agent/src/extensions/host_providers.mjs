@@ -2,8 +2,21 @@
 // and `pi.unregisterProvider`. As in pi, the calls the factories make are queued and applied
 // once the extensions are loaded, before the start-up model is chosen: the host hands the queue
 // to the agent with "loaded", and the agent adds the providers to its model registry. Calls
-// made later (from a handler or a command) need the agent to change its registry while it
-// runs, which it cannot do yet: they are ignored with a warning.
+// made later (from a handler, a command or a tool) go to the agent at once
+// ("register_provider" / "unregister_provider"), which changes its registry and sends the
+// model state again. pi throws a refused registration into its caller; the agent only learns
+// of it after the call, and reports it as the caller's uncaught throw would be (the handler
+// the call came from, known through `origin`).
+
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** The handler running (`{extensionPath, event}` as its throws are reported), across awaits. */
+const origin = new AsyncLocalStorage();
+
+/** Runs `call` (a handler or a command) as the origin of the provider calls it makes. */
+function handlerCall(from, call) {
+	return origin.run(from, call);
+}
 
 /**
  * `pi.registerProvider(name, config)` calls made while the factories run, in order (pi queues
@@ -12,8 +25,6 @@
 let pendingProviders = [];
 /** Whether the factories run now (start-up or a reload). */
 let loadingFactories = false;
-const LATE_PROVIDER =
-	"pi.registerProvider() / pi.unregisterProvider() take effect only while the extensions load (from their factories) for now; ignored";
 
 /**
  * A provider config as the agent takes it (JSON): pi's config-object form. What only runs in
@@ -40,17 +51,22 @@ function registerProvider(extension, nameOrProvider, config) {
 		return;
 	}
 	if (!config) throw new Error("Provider config is required when registering by name");
-	if (!loadingFactories) {
-		warnOnce("registerProvider", LATE_PROVIDER);
+	const registration = { name: nameOrProvider, config: providerConfig(nameOrProvider, config), extensionPath: extension.path };
+	if (loadingFactories) {
+		pendingProviders.push(registration);
 		return;
 	}
-	pendingProviders.push({ name: nameOrProvider, config: providerConfig(nameOrProvider, config), extensionPath: extension.path });
+	const from = origin.getStore() ?? { extensionPath: extension.path, event: "register_provider" };
+	send({ type: "register_provider", ...registration, origin: from });
 }
 
-/** `pi.unregisterProvider(name)`: while the factories run, it drops the calls queued so far, as in pi. */
+/**
+ * `pi.unregisterProvider(name)`: while the factories run, it drops the calls queued so far, as
+ * in pi; later, the agent takes the provider's registrations back.
+ */
 function unregisterProvider(name) {
 	if (!loadingFactories) {
-		warnOnce("unregisterProvider", LATE_PROVIDER);
+		send({ type: "unregister_provider", name });
 		return;
 	}
 	pendingProviders = pendingProviders.filter((registration) => registration.name !== name);

@@ -22,8 +22,8 @@ pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
-    OutgoingCustomMessage, ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue,
-    UserBashResult,
+    OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration, RegisteredCommand,
+    RegisteredTool, ReplyValue, UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;

@@ -3,12 +3,16 @@
 //! every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
 //! session as the `set_model` / `set_thinking_level` commands do; and a command's
 //! `ctx.newSession()`, `ctx.switchSession()` and `ctx.fork()`, read into a replacement
-//! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client. (A command's
-//! `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()` `ops/reload.rs`'s.)
+//! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client; and
+//! `pi.registerProvider` / `pi.unregisterProvider` after loading, which change the model
+//! registry at once. (A command's `ctx.waitForIdle()` is `ops/settle.rs`'s, its `ctx.reload()`
+//! `ops/reload.rs`'s.)
+
+use pi_rpc_protocol::event::{Event, ExtensionErrorEvent};
 
 use super::State;
 use crate::actor::waiting::Target;
-use crate::extensions::ReplyValue;
+use crate::extensions::{ProviderCallOrigin, ProviderRegistration, ReplyValue};
 
 impl State {
     /// Tells the host the model, the thinking level and the levels the model supports, for its
@@ -43,6 +47,52 @@ impl State {
             with_models.then_some((models.as_slice(), available.as_slice())),
         );
         self.tell_host("cannot tell the extension host the model", Some(line));
+    }
+
+    /// `pi.registerProvider(name, config)` after loading: the provider is registered at once,
+    /// as the reference does. A registration that cannot be composed changes nothing and is
+    /// reported as an `extension_error` of the handler the call came from (`origin`), as the
+    /// throw the reference makes in the call would be when the handler lets it through.
+    pub(in crate::actor) fn extension_register_provider(
+        &mut self,
+        registration: &ProviderRegistration,
+        origin: ProviderCallOrigin,
+    ) {
+        let registered = self
+            .config
+            .registry
+            .register_extension_provider(&registration.name, &registration.config);
+        match registered {
+            Ok(()) => self.providers_changed(),
+            Err(error) => self.emit(Event::ExtensionError(ExtensionErrorEvent {
+                extension_path: origin.extension_path,
+                event: origin.event,
+                error: error.to_string(),
+            })),
+        }
+    }
+
+    /// `pi.unregisterProvider(name)` after loading: what the extensions registered for the
+    /// provider is taken back at once.
+    pub(in crate::actor) fn extension_unregister_provider(&mut self, name: &str) {
+        self.config.registry.unregister_extension_provider(name);
+        self.providers_changed();
+    }
+
+    /// The model registry changed: the session's model is taken from it again when it still
+    /// has it (the reference keeps a model its registry lost), and the host gets every model
+    /// again for `ctx.modelRegistry`.
+    pub(in crate::actor) fn providers_changed(&mut self) {
+        let refreshed = self.model.as_ref().and_then(|current| {
+            self.config
+                .registry
+                .find(&current.provider, &current.id)
+                .cloned()
+        });
+        if let Some(model) = refreshed {
+            self.model = Some(model);
+        }
+        self.send_model_state_with(true);
     }
 
     /// Answers the host's call `id` with `value`.

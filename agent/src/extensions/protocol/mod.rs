@@ -74,6 +74,16 @@ pub struct ProviderRegistration {
     pub extension_path: String,
 }
 
+/// The handler a late `pi.registerProvider` call came from, as an `extension_error` names it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderCallOrigin {
+    /// The extension's file, or `command:<name>`.
+    pub extension_path: String,
+    /// The event, `command`, or `register_provider` outside any handler.
+    pub event: String,
+}
+
 /// A tool an extension registered, as the host reports it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct RegisteredTool {
@@ -171,6 +181,21 @@ pub enum HostMessage {
         /// Whether an idle agent starts a run with it.
         #[serde(default, rename = "triggerTurn")]
         trigger_turn: bool,
+    },
+    /// `pi.registerProvider(name, config)` after loading (from a handler, a command or a
+    /// tool): applied to the model registry at once.
+    RegisterProvider {
+        /// The registration.
+        #[serde(flatten)]
+        registration: ProviderRegistration,
+        /// Where a refusal is reported: the handler the call came from, as its uncaught throw
+        /// would be.
+        origin: ProviderCallOrigin,
+    },
+    /// `pi.unregisterProvider(name)` after loading: the provider's registrations are taken back.
+    UnregisterProvider {
+        /// The provider's name.
+        name: String,
     },
     /// `pi.setActiveTools(names)`: the tools to offer from now on (names of known tools only).
     SetActiveTools {
