@@ -306,8 +306,9 @@ impl State {
                 tools,
                 events,
                 error,
+                providers,
                 ..
-            } => self.reloaded(commands, &tools, events, error),
+            } => self.reloaded(commands, &tools, events, &providers, error),
             HostMessage::Registered {
                 commands,
                 tools,

@@ -130,8 +130,9 @@ impl ModelRegistry {
 
     /// Registers the provider `name` of an extension (`pi.registerProvider(name, config)`) on
     /// top of the provider of that name, as the reference does: a second registration of a
-    /// name merges its given fields over the first. A registration that cannot be composed
-    /// changes nothing.
+    /// name merges its given fields over the first. A registration that cannot be composed on
+    /// its own over the provider below (as the reference checks it, before merging) changes
+    /// nothing.
     pub fn register_extension_provider(
         &mut self,
         name: &str,
@@ -145,6 +146,7 @@ impl ModelRegistry {
             }
             None => (Map::new(), self.provider(name).cloned()),
         };
+        extension::compose(name, below.as_ref(), config)?;
         merged.extend(
             config
                 .iter()
@@ -181,6 +183,15 @@ impl ModelRegistry {
                 self.providers.remove(index);
             }
             (None, _) => {}
+        }
+    }
+
+    /// Takes back everything the extensions registered, the last registration first: the
+    /// providers are as built in and as `models.json` made them.
+    pub fn clear_extension_providers(&mut self) {
+        while let Some(layer) = self.extension_layers.last() {
+            let name = layer.name.clone();
+            self.unregister_extension_provider(&name);
         }
     }
 

@@ -29,7 +29,9 @@ use super::gates::Gates;
 use super::ids::{Answer, OpKey, OpRoute};
 use crate::actor::State;
 use crate::actor::outbox::{Effect, IfLost};
-use crate::extensions::{HostEvent, RegisteredCommand, RegisteredTool, ReplyValue};
+use crate::extensions::{
+    HostEvent, ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue,
+};
 
 /// Where a restart is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,12 +170,16 @@ impl State {
     }
 
     /// The extensions are loaded afresh (`Loaded` from the host): the oldest reloading restart
-    /// goes on.
+    /// goes on. The providers their factories registered are applied as the reference does:
+    /// over the registry as it is for `ctx.reload()` (what was registered later stays), over
+    /// the registry as its files make it for a session replacement (the reference builds a new
+    /// one).
     pub(in crate::actor) fn reloaded(
         &mut self,
         commands: Vec<RegisteredCommand>,
         tools: &[RegisteredTool],
         events: Vec<String>,
+        providers: &[ProviderRegistration],
         error: Option<String>,
     ) {
         let reloading = self
@@ -189,9 +195,20 @@ impl State {
             tracing::error!(%error, "the extensions failed to load again");
         }
         ext.host_mut().loaded(commands, tools, events);
+        let replaced = self
+            .ops
+            .restarts
+            .get(&key)
+            .is_some_and(|restart| restart.reason != "reload");
+        if replaced {
+            self.config.registry.clear_extension_providers();
+        }
+        for refused in crate::extensions::apply_providers(providers, &mut self.config.registry) {
+            tracing::error!(error = %refused, "a provider the extensions registered again");
+        }
         self.reset_active_tools();
         self.send_tools_state();
-        self.send_model_state_with(true);
+        self.providers_changed();
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();
         }

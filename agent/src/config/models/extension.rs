@@ -372,6 +372,46 @@ mod tests {
     }
 
     #[test]
+    fn a_second_registration_is_checked_on_its_own_before_it_merges() {
+        let mut registry = registry(mock_provider());
+        let first = config(json!({"baseUrl": "http://one", "apiKey": "k",
+            "api": "anthropic-messages", "models": [{"id": "a"}]}));
+        registry
+            .register_extension_provider("proxy", &first)
+            .unwrap();
+        // Valid merged over the first, but not alone (models without a baseUrl): refused.
+        let again = config(json!({"apiKey": "k", "api": "anthropic-messages",
+            "models": [{"id": "b"}]}));
+        assert!(matches!(
+            registry.register_extension_provider("proxy", &again),
+            Err(ExtensionProviderError::Compose(
+                ProviderConfigError::NoBaseUrl(_)
+            ))
+        ));
+        assert_eq!(registry.find("proxy", "a").unwrap().base_url, "http://one");
+        assert!(registry.find("proxy", "b").is_none());
+    }
+
+    #[test]
+    fn clearing_takes_back_every_registration_as_the_files_made_the_registry() {
+        let mut registry = registry(mock_provider());
+        let over = config(json!({"baseUrl": "http://over"}));
+        registry.register_extension_provider("mock", &over).unwrap();
+        let proxy = config(json!({"baseUrl": "http://one", "apiKey": "k",
+            "api": "anthropic-messages", "models": [{"id": "a"}]}));
+        registry
+            .register_extension_provider("proxy", &proxy)
+            .unwrap();
+        registry.register_extension_provider("mock", &over).unwrap();
+        registry.clear_extension_providers();
+        assert_eq!(ids(&registry), ["mock/m1", "mock/m2"]);
+        assert_eq!(
+            registry.find("mock", "m1").unwrap().base_url,
+            "http://127.0.0.1:1"
+        );
+    }
+
+    #[test]
     fn models_of_an_existing_provider_take_their_api_from_the_model_below() {
         let mut registry = registry(mock_provider());
         let given = config(json!({"models": [{"id": "m2", "name": "Two"}, {"id": "m3"}]}));
