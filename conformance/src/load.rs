@@ -172,10 +172,11 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
             continue;
         }
         for version in registry.versions() {
-            let on =
-                |err: &dyn std::fmt::Display| step_error(format!("on release {version}: {err}"));
-            if let Some(resolved) = release::resolve::step(step, version).map_err(|e| on(&e))? {
-                check_step(&resolved).map_err(|e| on(&e))?;
+            let on = |err: StepError| step_error(format!("on release {version}: {err}"));
+            if let Some(resolved) =
+                release::resolve::step(step, version).map_err(|e| on(e.into()))?
+            {
+                check_step(&resolved).map_err(on)?;
             }
         }
     }
@@ -304,6 +305,8 @@ enum StepError {
     Pattern(#[from] LintError),
     #[error(transparent)]
     Hex(#[from] HexError),
+    #[error(transparent)]
+    Release(#[from] release::ResolveError),
 }
 
 /// Lints the patterns inside one expectation item (the `$` item keys themselves are checked by
