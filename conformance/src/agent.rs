@@ -11,12 +11,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-use crate::release::Version;
+use crate::release::{RegistryError, Version, VersionError};
+
+mod line;
+
+pub use line::{Framer, LineError, MAX_LINE_BYTES, parse_line};
 
 /// Stdout beyond this many bytes is a flood: the runner stops reading and kills the agent.
 pub const MAX_STDOUT_BYTES: usize = 64 * 1024 * 1024;
-/// A line longer than this is reported as a framing error.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Stderr kept for the transcript.
 const MAX_STDERR_BYTES: usize = 1024 * 1024;
 
@@ -38,6 +40,12 @@ pub enum AgentError {
     /// The release asked for is not one the runner knows.
     #[error("{0}")]
     UnknownRelease(String),
+    /// The release asked for is not a release number.
+    #[error(transparent)]
+    BadRelease(#[from] VersionError),
+    /// The registry of releases is malformed.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
     /// Our agent binary was not found.
     #[error(
         "the pi-agent binary was not found next to {0}: build it with `cargo build -p pi-agent`"
@@ -74,7 +82,7 @@ impl AgentCommand {
     /// Resolves `ours`, `reference`, `ours@RELEASE`, `reference@RELEASE`, or a whole command
     /// line, which speaks `release` (default: the registry's default release).
     pub fn resolve_at(spec: &str, release: Option<Version>) -> Result<Self, AgentError> {
-        let registry = crate::release::registry().map_err(AgentError::UnknownRelease)?;
+        let registry = crate::release::registry()?;
         let known = |version: Version| {
             if registry.versions().contains(&version) {
                 Ok(version)
@@ -96,7 +104,7 @@ impl AgentCommand {
                 .and_then(|rest| rest.strip_prefix('@'))
             {
                 Some(text) => {
-                    let version = text.parse().map_err(AgentError::UnknownRelease)?;
+                    let version: Version = text.parse()?;
                     Ok(Some(known(version)?))
                 }
                 None => Ok(None),
@@ -249,7 +257,7 @@ pub struct Record {
     /// Whether the line ended with LF (false only for a last line at EOF).
     pub lf: bool,
     /// The parsed JSON, or why the line is not a JSON record.
-    pub json: Result<Value, String>,
+    pub json: Result<Value, LineError>,
     /// Milliseconds since the agent started.
     pub at_ms: u64,
 }
@@ -270,51 +278,6 @@ pub enum Output {
     Eof,
     /// Stdout exceeded [`MAX_STDOUT_BYTES`].
     Flood,
-}
-
-/// Splits stdout into lines on LF only; the one place where framing is decided.
-#[derive(Debug, Default)]
-pub struct Framer {
-    pending: Vec<u8>,
-}
-
-impl Framer {
-    /// Feeds bytes; returns the complete lines (without LF) they finish.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
-        let mut lines = Vec::new();
-        for &byte in bytes {
-            if byte == b'\n' {
-                lines.push(std::mem::take(&mut self.pending));
-            } else {
-                self.pending.push(byte);
-            }
-        }
-        lines
-    }
-
-    /// The last line without LF at EOF, if any.
-    pub fn finish(&mut self) -> Option<Vec<u8>> {
-        if self.pending.is_empty() {
-            None
-        } else {
-            Some(std::mem::take(&mut self.pending))
-        }
-    }
-}
-
-/// Parses one line (without LF) into a JSON record, with the shared strict framing
-/// ([`pi_rpc_protocol::LineDecoder`]: one trailing CR stripped, UTF-8 and length checked).
-pub fn parse_line(raw: &[u8]) -> Result<Value, String> {
-    let mut decoder = pi_rpc_protocol::LineDecoder::with_max_line_bytes(MAX_LINE_BYTES);
-    let mut line = Vec::with_capacity(raw.len() + 1);
-    line.extend_from_slice(raw);
-    line.push(b'\n');
-    let text = decoder
-        .decode(&line)
-        .pop()
-        .unwrap_or_else(|| Ok(String::new()))
-        .map_err(|err| err.to_string())?;
-    serde_json::from_str(&text).map_err(|err| format!("not JSON: {err}"))
 }
 
 /// Everything seen on the agent's streams, kept for the transcript.
@@ -550,25 +513,6 @@ pub struct Elapsed;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn framer_splits_on_lf_only_in_any_chunking() {
-        let mut framer = Framer::default();
-        let mut lines = framer.push(b"a\r\nb\xe2\x80");
-        lines.extend(framer.push(b"\xa8c\nd"));
-        assert_eq!(
-            lines,
-            vec![b"a\r".to_vec(), "b\u{2028}c".as_bytes().to_vec()]
-        );
-        assert_eq!(framer.finish(), Some(b"d".to_vec()));
-    }
-
-    #[test]
-    fn lines_parse_with_the_shared_framing() {
-        assert_eq!(parse_line(b"{\"a\":1}\r"), Ok(serde_json::json!({"a": 1})));
-        assert!(parse_line(b"\xff").unwrap_err().contains("UTF-8"));
-        assert!(parse_line(b"").unwrap_err().starts_with("not JSON"));
-    }
 
     #[test]
     fn command_lines_split_like_a_shell() {

@@ -6,6 +6,10 @@ use serde_json::Value;
 use crate::agent::Record;
 use crate::pattern::{self, Captures, MatchOptions, Vars};
 
+mod error;
+
+pub use error::ItemError;
+
 /// One item of an expectation.
 #[derive(Debug, Clone)]
 pub enum Item {
@@ -32,8 +36,8 @@ pub enum Item {
 }
 
 impl Item {
-    /// Parses one item of an `expect` list; the error is a sentence.
-    pub fn parse(value: &Value) -> Result<Self, String> {
+    /// Parses one item of an `expect` list.
+    pub fn parse(value: &Value) -> Result<Self, ItemError> {
         let Some(map) = value.as_object() else {
             return Ok(Item::Record(value.clone()));
         };
@@ -45,28 +49,28 @@ impl Item {
             return Ok(Item::Record(value.clone()));
         };
         if map.len() != 1 {
-            return Err(format!("`{key}` must be the only key of its item"));
+            return Err(ItemError::NotAlone((*key).clone()));
         }
         let inner = &map[key.as_str()];
         match key.as_str() {
             "$unordered" => match inner.as_array() {
                 Some(items) if !items.is_empty() => Ok(Item::Unordered(items.clone())),
-                _ => Err("`$unordered` takes a non-empty list of record patterns".into()),
+                _ => Err(ItemError::Unordered),
             },
             "$skip_until" => Ok(Item::SkipUntil(inner.clone())),
             "$raw" => match inner.as_str() {
                 Some(text) => Ok(Item::Raw(text.to_owned())),
-                None => Err("`$raw` takes the line as a string".into()),
+                None => Err(ItemError::Raw),
             },
             "$either" => {
                 let strict = inner
                     .get("strict")
                     .cloned()
-                    .ok_or("`$either` needs `strict`: the conforming record")?;
+                    .ok_or(ItemError::EitherStrict)?;
                 let alternatives = match inner.get("allow") {
                     Some(Value::Array(items)) if !items.is_empty() => items.clone(),
                     Some(one @ Value::Object(_)) => vec![one.clone()],
-                    _ => return Err("`$either` needs `allow`: the tolerated records".into()),
+                    _ => return Err(ItemError::EitherAllow),
                 };
                 let mut allow = Vec::new();
                 let mut exits = Vec::new();
@@ -75,18 +79,14 @@ impl Item {
                         Some(spec) if alternative.as_object().is_some_and(|m| m.len() == 1) => {
                             exits.push(ExitAlternative::parse(spec)?);
                         }
-                        Some(_) => {
-                            return Err(format!(
-                                "`{EXIT_KEY}` must be the only key of its alternative"
-                            ));
-                        }
+                        Some(_) => return Err(ItemError::ExitNotAlone),
                         None => allow.push(alternative),
                     }
                 }
                 let reason = inner
                     .get("reason")
                     .and_then(Value::as_str)
-                    .ok_or("`$either` needs `reason`: why the alternative is tolerated")?
+                    .ok_or(ItemError::EitherReason)?
                     .to_owned();
                 Ok(Item::Either {
                     strict,
@@ -95,9 +95,7 @@ impl Item {
                     reason,
                 })
             }
-            other => Err(format!(
-                "unknown item key `{other}` (known: $unordered, $skip_until, $either, $raw, $partial)"
-            )),
+            other => Err(ItemError::UnknownKey(other.to_owned())),
         }
     }
 
@@ -129,20 +127,19 @@ pub struct ExitAlternative {
 }
 
 impl ExitAlternative {
-    /// Parses the value of `$exit`; the error is a sentence.
-    pub fn parse(spec: &Value) -> Result<Self, String> {
-        const SHAPE: &str = "`$exit` takes an exit code or {code, stderr_contains}";
+    /// Parses the value of `$exit`.
+    pub fn parse(spec: &Value) -> Result<Self, ItemError> {
         let code = |v: &Value| v.as_i64().and_then(|c| i32::try_from(c).ok());
         match spec {
             Value::Number(_) => Ok(Self {
-                code: code(spec).ok_or(SHAPE)?,
+                code: code(spec).ok_or(ItemError::ExitShape)?,
                 stderr_contains: Vec::new(),
             }),
             Value::Object(map) => {
                 if let Some(key) = map.keys().find(|k| *k != "code" && *k != "stderr_contains") {
-                    return Err(format!("{SHAPE}; unknown key `{key}`"));
+                    return Err(ItemError::ExitKey(key.clone()));
                 }
-                let code = map.get("code").and_then(code).ok_or(SHAPE)?;
+                let code = map.get("code").and_then(code).ok_or(ItemError::ExitShape)?;
                 let stderr_contains = match map.get("stderr_contains") {
                     None => Vec::new(),
                     Some(Value::String(text)) => vec![text.clone()],
@@ -150,17 +147,15 @@ impl ExitAlternative {
                         .iter()
                         .map(|i| i.as_str().map(str::to_owned))
                         .collect::<Option<_>>()
-                        .ok_or("`stderr_contains` takes a text or a list of texts")?,
-                    Some(_) => {
-                        return Err("`stderr_contains` takes a text or a list of texts".into());
-                    }
+                        .ok_or(ItemError::StderrContains)?,
+                    Some(_) => return Err(ItemError::StderrContains),
                 };
                 Ok(Self {
                     code,
                     stderr_contains,
                 })
             }
-            _ => Err(SHAPE.into()),
+            _ => Err(ItemError::ExitShape),
         }
     }
 
@@ -575,21 +570,20 @@ mod tests {
         ] {
             let parsed =
                 Item::parse(&json!({"$either": {"strict": {}, "allow": [bad], "reason": "r"}}));
-            assert!(parsed.unwrap_err().contains("$exit"));
+            assert!(parsed.unwrap_err().to_string().contains("$exit"));
         }
     }
 
     #[test]
     fn bad_items_are_explained() {
-        assert!(
-            Item::parse(&json!({"$unordered": []}))
-                .unwrap_err()
-                .contains("non-empty")
-        );
-        assert!(
-            Item::parse(&json!({"$nope": 1}))
-                .unwrap_err()
-                .contains("unknown item key")
+        let unordered = Item::parse(&json!({"$unordered": []})).unwrap_err();
+        assert_eq!(unordered, ItemError::Unordered);
+        assert!(unordered.to_string().contains("non-empty"));
+        let unknown = Item::parse(&json!({"$nope": 1})).unwrap_err();
+        assert_eq!(unknown, ItemError::UnknownKey("$nope".into()));
+        assert_eq!(
+            unknown.to_string(),
+            "unknown item key `$nope` (known: $unordered, $skip_until, $either, $raw, $partial)"
         );
     }
 }

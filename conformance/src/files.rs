@@ -6,14 +6,57 @@ use serde_json::Value;
 
 use crate::agent::{Framer, parse_line};
 use crate::expect::{self, Feed, Item, Matcher};
-use crate::load::decode_hex;
+use crate::load::{HexError, decode_hex};
 use crate::pattern::{self, Captures, Vars};
 use crate::release::Adjustments;
 use crate::scenario::{FileCheck, StdoutCheck};
 
+/// A checked path with a `*` that matches several files.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{count} files match {path}")]
+pub struct AmbiguousPath {
+    /// How many files match.
+    pub count: usize,
+    /// The path as written.
+    pub path: String,
+}
+
+/// Why a `file` check failed: a sentence, and a detail (a diff, the file) where there is one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FileCheckError {
+    /// The sentence.
+    pub message: String,
+    /// The diff or the file's text; empty when the sentence says it all.
+    pub detail: String,
+}
+
+/// Why a `stdout` check failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StdoutError {
+    /// A text that must occur does not.
+    #[error("stdout does not contain {0:?}")]
+    Missing(String),
+    /// A text that must not occur does.
+    #[error("stdout contains {0:?}")]
+    Present(String),
+    /// The bytes of `contains_hex` do not occur.
+    #[error("stdout does not contain the bytes {0}")]
+    MissingBytes(String),
+    /// A `contains_hex` text is not hex.
+    #[error(transparent)]
+    Hex(#[from] HexError),
+    /// A line ends with CR LF.
+    #[error("stdout has a CR LF line ending")]
+    CrLf,
+    /// The last line has no LF.
+    #[error("stdout does not end with LF")]
+    NoFinalLf,
+}
+
 /// Resolves a checked path: variables substituted, relative to the working folder, and a `*` in
 /// the last component matched against the folder's entries (exactly one must match).
-pub fn resolve(path: &str, vars: &Vars) -> Result<Option<PathBuf>, String> {
+pub fn resolve(path: &str, vars: &Vars) -> Result<Option<PathBuf>, AmbiguousPath> {
     let text = pattern::substitute_vars(path, vars);
     let cwd = vars.get("cwd").map(PathBuf::from).unwrap_or_default();
     let full = cwd.join(&text);
@@ -45,7 +88,18 @@ pub fn resolve(path: &str, vars: &Vars) -> Result<Option<PathBuf>, String> {
     match found.len() {
         0 => Ok(None),
         1 => Ok(found.pop()),
-        n => Err(format!("{n} files match {path}")),
+        count => Err(AmbiguousPath {
+            count,
+            path: path.to_owned(),
+        }),
+    }
+}
+
+/// A failed file check that the sentence says all of.
+fn plain(message: impl std::fmt::Display) -> FileCheckError {
+    FileCheckError {
+        message: message.to_string(),
+        detail: String::new(),
     }
 }
 
@@ -55,8 +109,8 @@ pub fn check(
     vars: &Vars,
     captures: &mut Captures,
     adjustments: &Adjustments,
-) -> Result<(), (String, String)> {
-    let plain = |m: String| (m, String::new());
+) -> Result<(), FileCheckError> {
+    let with = |message: String, detail: String| FileCheckError { message, detail };
     let mut path_text = check.path.clone();
     for (name, value) in captures.iter() {
         if let Some(text) = value.as_str() {
@@ -87,7 +141,7 @@ pub fn check(
                 .unified_diff()
                 .header("expected", "actual")
                 .to_string();
-            return Err((format!("{} differs", check.path), diff));
+            return Err(with(format!("{} differs", check.path), diff));
         }
         *captures = result.captures;
     }
@@ -119,13 +173,13 @@ pub fn check(
                 continue;
             };
             if matcher.is_done() {
-                return Err((
+                return Err(with(
                     format!("{}: unexpected line {}", check.path, index + 1),
                     format!("the file:\n{text}"),
                 ));
             }
             if let Feed::Mismatch(m) = matcher.feed(&record, vars, captures) {
-                return Err((
+                return Err(with(
                     format!("{}: line {} does not match", check.path, index + 1),
                     format!(
                         "{}\n\n{}",
@@ -137,7 +191,7 @@ pub fn check(
         }
         if !matcher.is_done() {
             let waiting = matcher.waiting_for().unwrap_or(Value::Null);
-            return Err((
+            return Err(with(
                 format!("{}: lines missing at the end", check.path),
                 serde_json::to_string_pretty(&waiting).unwrap_or_default(),
             ));
@@ -147,30 +201,30 @@ pub fn check(
 }
 
 /// Checks the raw bytes of stdout.
-pub fn check_stdout(check: &StdoutCheck, stdout: &[u8]) -> Result<(), String> {
+pub fn check_stdout(check: &StdoutCheck, stdout: &[u8]) -> Result<(), StdoutError> {
     let text = String::from_utf8_lossy(stdout);
     for needle in &check.contains {
         if !text.contains(needle.as_str()) {
-            return Err(format!("stdout does not contain {needle:?}"));
+            return Err(StdoutError::Missing(needle.clone()));
         }
     }
     for needle in &check.not_contains {
         if text.contains(needle.as_str()) {
-            return Err(format!("stdout contains {needle:?}"));
+            return Err(StdoutError::Present(needle.clone()));
         }
     }
     for hex in &check.contains_hex {
         let needle = decode_hex(hex)?;
         if !needle.is_empty() && !stdout.windows(needle.len()).any(|w| w == needle.as_slice()) {
-            return Err(format!("stdout does not contain the bytes {hex}"));
+            return Err(StdoutError::MissingBytes(hex.clone()));
         }
     }
     if check.lf_only.unwrap_or(false) {
         if stdout.windows(2).any(|w| w == b"\r\n") {
-            return Err("stdout has a CR LF line ending".into());
+            return Err(StdoutError::CrLf);
         }
         if !stdout.is_empty() && !stdout.ends_with(b"\n") {
-            return Err("stdout does not end with LF".into());
+            return Err(StdoutError::NoFinalLf);
         }
     }
     Ok(())

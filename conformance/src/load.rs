@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
-use crate::expect::Item;
+use crate::expect::{Item, ItemError};
 use serde_json::Value;
 
-use crate::pattern;
+use crate::pattern::{self, LintError};
 use crate::release;
 use crate::scenario::{ClientStep, Expect, JournalSpec, Scenario, Step};
 
@@ -137,7 +137,7 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
     if scenario.steps.is_empty() {
         return Err(at(0, "the scenario has no steps".into()));
     }
-    let registry = release::registry().map_err(|message| at(0, message))?;
+    let registry = release::registry().map_err(|err| at(0, err.to_string()))?;
     let line_of = |key: &str| {
         source
             .lines()
@@ -153,7 +153,7 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
     if let Some(range) = &scenario.releases {
         range
             .parse::<release::Range>()
-            .map_err(|message| top_level("releases:", message))?;
+            .map_err(|err| top_level("releases:", err.to_string()))?;
     }
     if let Some(unknown) = scenario
         .changes
@@ -168,12 +168,14 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
     for (index, step) in scenario.steps.iter().enumerate() {
         let step_error = |message: String| at(index, format!("step {}: {message}", index + 1));
         if !release::resolve::has_since(step) {
-            check_step(step).map_err(step_error)?;
+            check_step(step).map_err(|err| step_error(err.to_string()))?;
             continue;
         }
         for version in registry.versions() {
-            let on = |message: String| step_error(format!("on release {version}: {message}"));
-            if let Some(resolved) = release::resolve::step(step, version).map_err(on)? {
+            let on = |err: StepError| step_error(format!("on release {version}: {err}"));
+            if let Some(resolved) =
+                release::resolve::step(step, version).map_err(|e| on(e.into()))?
+            {
                 check_step(&resolved).map_err(on)?;
             }
         }
@@ -199,23 +201,22 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
                 ClientStep::Expect(expect) => Some((i, Step::Expect(expect.clone()))),
                 _ => None,
             });
+        let client_error = |message: String| LoadError {
+            file: file.to_owned(),
+            line,
+            column: line.map(|_| 1),
+            message,
+        };
         client
             .check(&sends)
-            .and_then(|()| {
-                expects.into_iter().try_for_each(|(i, step)| {
-                    check_step(&step).map_err(|m| format!("client step {}: {m}", i + 1))
-                })
-            })
-            .map_err(|message| LoadError {
-                file: file.to_owned(),
-                line,
-                column: line.map(|_| 1),
-                message,
-            })?;
+            .map_err(|err| client_error(err.to_string()))?;
+        for (i, step) in expects {
+            check_step(&step)
+                .map_err(|err| client_error(format!("client step {}: {err}", i + 1)))?;
+        }
     }
     let base = file.parent().unwrap_or(Path::new("."));
-    if let Err(message) =
-        crate::mock::script(scenario.mock.as_ref(), base, &file.display().to_string())
+    if let Err(err) = crate::mock::script(scenario.mock.as_ref(), base, &file.display().to_string())
     {
         let line = source
             .lines()
@@ -225,7 +226,7 @@ pub fn parse(file: &Path, source: String) -> Result<Loaded, LoadError> {
             file: file.to_owned(),
             line,
             column: line.map(|_| 1),
-            message: format!("the mock script is invalid: {message}"),
+            message: format!("the mock script is invalid: {err}"),
         });
     }
     Ok(Loaded {
@@ -286,9 +287,31 @@ const UNTAGGED_HINTS: [(&str, &str); 6] = [
     ),
 ];
 
+/// Why one step is malformed (the loader prefixes where it is).
+#[derive(Debug, thiserror::Error)]
+enum StepError {
+    #[error("`expect` needs records or `until`")]
+    NothingExpected,
+    #[error("item {number}: {source}")]
+    Item {
+        number: usize,
+        source: Box<StepError>,
+    },
+    #[error("`$exit` alternatives apply to `expect` steps only")]
+    ExitOutsideExpect,
+    #[error(transparent)]
+    Shape(#[from] ItemError),
+    #[error(transparent)]
+    Pattern(#[from] LintError),
+    #[error(transparent)]
+    Hex(#[from] HexError),
+    #[error(transparent)]
+    Release(#[from] release::ResolveError),
+}
+
 /// Lints the patterns inside one expectation item (the `$` item keys themselves are checked by
 /// [`Item::parse`]).
-fn lint_item(item: &Value) -> Result<(), String> {
+fn lint_item(item: &Value) -> Result<(), StepError> {
     match Item::parse(item)? {
         Item::Record(p) | Item::SkipUntil(p) => pattern::lint(&p),
         Item::Unordered(group) => group.iter().try_for_each(pattern::lint),
@@ -297,9 +320,10 @@ fn lint_item(item: &Value) -> Result<(), String> {
             .try_for_each(pattern::lint),
         Item::Raw(text) => pattern::lint(&Value::String(text)),
     }
+    .map_err(StepError::from)
 }
 
-fn check_step(step: &Step) -> Result<(), String> {
+fn check_step(step: &Step) -> Result<(), StepError> {
     match step {
         Step::Expect(expect) => {
             let full = match expect {
@@ -307,26 +331,30 @@ fn check_step(step: &Step) -> Result<(), String> {
                 Expect::Full(full) => full.clone(),
             };
             if full.records.is_empty() && full.until.is_none() {
-                return Err("`expect` needs records or `until`".into());
+                return Err(StepError::NothingExpected);
             }
             for (i, item) in full.records.iter().enumerate() {
-                Item::parse(item).map_err(|m| format!("item {}: {m}", i + 1))?;
-                lint_item(item).map_err(|m| format!("item {}: {m}", i + 1))?;
+                let numbered = |source: StepError| StepError::Item {
+                    number: i + 1,
+                    source: Box::new(source),
+                };
+                Item::parse(item).map_err(|e| numbered(e.into()))?;
+                lint_item(item).map_err(numbered)?;
             }
             for pattern in full.ignore.iter().chain(&full.until) {
                 pattern::lint(pattern)?;
             }
             Ok(())
         }
-        Step::SendHex(hex) => decode_hex(hex).map(|_| ()),
+        Step::SendHex(hex) => Ok(decode_hex(hex).map(|_| ())?),
         Step::Journal(JournalSpec::List(entries) | JournalSpec::Full { entries, .. }) => {
-            entries.iter().try_for_each(pattern::lint)
+            Ok(entries.iter().try_for_each(pattern::lint)?)
         }
         Step::File(check) => check.jsonl.iter().flatten().try_for_each(|item| {
             if let Item::Either { exits, .. } = Item::parse(item)?
                 && !exits.is_empty()
             {
-                return Err("`$exit` alternatives apply to `expect` steps only".into());
+                return Err(StepError::ExitOutsideExpect);
             }
             lint_item(item)
         }),
@@ -334,17 +362,27 @@ fn check_step(step: &Step) -> Result<(), String> {
     }
 }
 
+/// Why a `send_hex` or `contains_hex` text is not hex.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HexError {
+    /// The digits do not pair up.
+    #[error("hex {0:?} has an odd number of digits")]
+    OddDigits(String),
+    /// A character is not a hex digit.
+    #[error("hex {0:?} has a non-hex digit")]
+    NotHex(String),
+}
+
 /// Decodes hex with optional spaces: `"ff fe 0a"`.
-pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+pub fn decode_hex(text: &str) -> Result<Vec<u8>, HexError> {
     let digits: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     if !digits.len().is_multiple_of(2) {
-        return Err(format!("hex {text:?} has an odd number of digits"));
+        return Err(HexError::OddDigits(text.to_owned()));
     }
     (0..digits.len())
         .step_by(2)
         .map(|i| {
-            u8::from_str_radix(&digits[i..i + 2], 16)
-                .map_err(|_| format!("hex {text:?} has a non-hex digit"))
+            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| HexError::NotHex(text.to_owned()))
         })
         .collect()
 }
@@ -398,19 +436,25 @@ pub fn matches_filter(scenario: &Scenario, filters: &[String]) -> bool {
         })
 }
 
+/// Why a `--shard` value is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// Not two numbers around a `/`.
+    #[error("shard {0:?} is not K/N")]
+    NotKOfN(String),
+    /// K is 0 or above N, or N is 0.
+    #[error("shard {0:?}: K must be between 1 and N")]
+    OutOfRange(String),
+}
+
 /// Parses `K/N` (1-based K).
-pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text
-        .split_once('/')
-        .ok_or_else(|| format!("shard {text:?} is not K/N"))?;
-    let k: usize = k
-        .parse()
-        .map_err(|_| format!("shard {text:?} is not K/N"))?;
-    let n: usize = n
-        .parse()
-        .map_err(|_| format!("shard {text:?} is not K/N"))?;
+pub fn parse_shard(text: &str) -> Result<(usize, usize), ShardError> {
+    let not_k_of_n = || ShardError::NotKOfN(text.to_owned());
+    let (k, n) = text.split_once('/').ok_or_else(not_k_of_n)?;
+    let k: usize = k.parse().map_err(|_| not_k_of_n())?;
+    let n: usize = n.parse().map_err(|_| not_k_of_n())?;
     if n == 0 || k == 0 || k > n {
-        return Err(format!("shard {text:?}: K must be between 1 and N"));
+        return Err(ShardError::OutOfRange(text.to_owned()));
     }
     Ok((k, n))
 }

@@ -6,6 +6,22 @@ use std::time::Duration;
 use mock_llm::{MockServer, Script};
 use serde_json::Value;
 
+/// Why a scenario's mock cannot be built or driven.
+#[derive(Debug, thiserror::Error)]
+pub enum MockError {
+    /// `{quirk: NAME}` names no quirk.
+    #[error("no quirk named `{name}` (known: {known})")]
+    UnknownQuirk {
+        /// The name written.
+        name: String,
+        /// The known quirks, comma separated.
+        known: String,
+    },
+    /// The mock library refused the script, could not start, or has no such gate.
+    #[error(transparent)]
+    Mock(#[from] mock_llm::Error),
+}
+
 /// A mock LLM started for one scenario.
 pub struct MockHost {
     server: MockServer,
@@ -15,7 +31,7 @@ pub struct MockHost {
 /// a bare list of responses, `{reply: TEXT}`, `{file: PATH}` relative to `base`, or
 /// `{quirk: NAME}`. Without a value, the script is empty: any request is an error the journal
 /// records.
-pub fn script(spec: Option<&Value>, base: &Path, origin: &str) -> Result<Script, String> {
+pub fn script(spec: Option<&Value>, base: &Path, origin: &str) -> Result<Script, MockError> {
     let Some(spec) = spec else {
         return Ok(Script::default());
     };
@@ -26,14 +42,12 @@ pub fn script(spec: Option<&Value>, base: &Path, origin: &str) -> Result<Script,
             .and_then(Value::as_str)
     };
     if let Some(file) = only("file") {
-        return Script::from_file(&base.join(file)).map_err(|e| e.to_string());
+        return Ok(Script::from_file(&base.join(file))?);
     }
     if let Some(name) = only("quirk") {
-        return mock_llm::quirk(name).ok_or_else(|| {
-            format!(
-                "no quirk named `{name}` (known: {})",
-                mock_llm::quirk_names().join(", ")
-            )
+        return mock_llm::quirk(name).ok_or_else(|| MockError::UnknownQuirk {
+            name: name.to_owned(),
+            known: mock_llm::quirk_names().join(", "),
         });
     }
     if let Some(text) = only("reply") {
@@ -43,14 +57,14 @@ pub fn script(spec: Option<&Value>, base: &Path, origin: &str) -> Result<Script,
         Value::Array(_) => serde_json::json!({"responses": spec}),
         other => other.clone(),
     };
-    Script::from_json_value(value, origin).map_err(|e| e.to_string())
+    Ok(Script::from_json_value(value, origin)?)
 }
 
 impl MockHost {
     /// Starts a mock with the scenario's `mock:` value (see [`script`]).
-    pub async fn start(spec: Option<&Value>, base: &Path, origin: &str) -> Result<Self, String> {
+    pub async fn start(spec: Option<&Value>, base: &Path, origin: &str) -> Result<Self, MockError> {
         let script = script(spec, base, origin)?;
-        let server = MockServer::start(script).await.map_err(|e| e.to_string())?;
+        let server = MockServer::start(script).await?;
         Ok(Self { server })
     }
 
@@ -75,8 +89,8 @@ impl MockHost {
     }
 
     /// Releases a gate of the script.
-    pub fn release_gate(&self, name: &str) -> Result<(), String> {
-        self.server.release_gate(name).map_err(|e| e.to_string())
+    pub fn release_gate(&self, name: &str) -> Result<(), MockError> {
+        Ok(self.server.release_gate(name)?)
     }
 
     /// Stops the server.

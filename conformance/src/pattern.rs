@@ -101,20 +101,57 @@ pub fn display_pattern(pattern: &Value) -> Value {
 /// Run variables a pattern may name.
 pub const VAR_NAMES: [&str; 5] = ["cwd", "home", "agent_dir", "session_dir", "mock_url"];
 
+/// Why a pattern is refused before anything runs; each names the path (`$.a[0].b`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LintError {
+    /// An object has a `$` key other than `$partial`.
+    #[error("{path}: unknown key `{key}` (did you mean `$partial`?)")]
+    UnknownKey {
+        /// Where.
+        path: String,
+        /// The key.
+        key: String,
+    },
+    /// A `{{regex:...}}` does not compile.
+    #[error("{path}: bad regex /{regex}/: {source}")]
+    BadRegex {
+        /// Where.
+        path: String,
+        /// The expression.
+        regex: String,
+        /// Why it does not compile.
+        source: regex::Error,
+    },
+    /// A placeholder names no known kind.
+    #[error(
+        "{path}: unknown placeholder `{{{{{kind}}}}}` (known: any, string, nonempty, number, \
+         integer, bool, object, array, null, uuid, uuidv7, id8, timestamp, regex:..., absent, \
+         ..., $NAME, {vars})",
+        vars = VAR_NAMES.join(", ")
+    )]
+    UnknownPlaceholder {
+        /// Where.
+        path: String,
+        /// The kind written.
+        kind: String,
+    },
+}
+
 /// Checks a pattern before anything runs: every placeholder known, every regex valid, no
-/// unknown `$` key in an object. The error is a sentence naming the path.
-pub fn lint(pattern: &Value) -> Result<(), String> {
+/// unknown `$` key in an object.
+pub fn lint(pattern: &Value) -> Result<(), LintError> {
     lint_at(pattern, "$")
 }
 
-fn lint_at(pattern: &Value, path: &str) -> Result<(), String> {
+fn lint_at(pattern: &Value, path: &str) -> Result<(), LintError> {
     match pattern {
         Value::Object(map) => {
             for (key, value) in map {
                 if key.starts_with('$') && key != PARTIAL_KEY {
-                    return Err(format!(
-                        "{path}: unknown key `{key}` (did you mean `$partial`?)"
-                    ));
+                    return Err(LintError::UnknownKey {
+                        path: path.to_owned(),
+                        key: key.clone(),
+                    });
                 }
                 lint_at(value, &format!("{path}.{key}"))?;
             }
@@ -129,7 +166,7 @@ fn lint_at(pattern: &Value, path: &str) -> Result<(), String> {
     }
 }
 
-fn lint_text(text: &str, path: &str) -> Result<(), String> {
+fn lint_text(text: &str, path: &str) -> Result<(), LintError> {
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         let after = &rest[start + 2..];
@@ -143,15 +180,19 @@ fn lint_text(text: &str, path: &str) -> Result<(), String> {
         }
         match parse_placeholder(&format!("{{{{{inner}}}}}")) {
             Some(Placeholder::Regex(re)) => {
-                Regex::new(&re).map_err(|e| format!("{path}: bad regex /{re}/: {e}"))?;
+                if let Err(source) = Regex::new(&re) {
+                    return Err(LintError::BadRegex {
+                        path: path.to_owned(),
+                        regex: re,
+                        source,
+                    });
+                }
             }
             Some(Placeholder::Kind { kind, .. }) if kind_matches(&kind, &Value::Null).is_err() => {
-                return Err(format!(
-                    "{path}: unknown placeholder `{{{{{kind}}}}}` (known: any, string, nonempty, \
-                     number, integer, bool, object, array, null, uuid, uuidv7, id8, timestamp, \
-                     regex:..., absent, ..., $NAME, {})",
-                    VAR_NAMES.join(", ")
-                ));
+                return Err(LintError::UnknownPlaceholder {
+                    path: path.to_owned(),
+                    kind,
+                });
             }
             _ => {}
         }
@@ -221,16 +262,19 @@ mod tests {
         assert!(
             lint(&json!({"a": "{{uuuid}}"}))
                 .unwrap_err()
+                .to_string()
                 .starts_with("$.a: unknown placeholder")
         );
         assert!(
             lint(&json!({"b": {"$partal": true}}))
                 .unwrap_err()
+                .to_string()
                 .contains("`$partal`")
         );
         assert!(
             lint(&json!(["{{regex:(}}"]))
                 .unwrap_err()
+                .to_string()
                 .contains("bad regex")
         );
     }

@@ -14,19 +14,24 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+mod error;
 pub mod resolve;
 
+pub use error::{RangeError, RegistryError, ResolveError, VersionError};
 pub use resolve::{Adjustments, bounds, for_release};
+
+/// The key of a release-conditional pattern.
+pub const SINCE_KEY: &str = "$since";
 
 /// A release number, `MAJOR.MINOR.PATCH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Version(pub u32, pub u32, pub u32);
 
 impl FromStr for Version {
-    type Err = String;
+    type Err = VersionError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("`{text}` is not a release number such as 0.84.1");
+        let bad = || VersionError(text.to_owned());
         let mut parts = text.trim().split('.').map(|part| part.parse::<u32>());
         let version = match (parts.next(), parts.next(), parts.next(), parts.next()) {
             (Some(Ok(a)), Some(Ok(b)), Some(Ok(c)), None) => Version(a, b, c),
@@ -87,7 +92,7 @@ impl Range {
 }
 
 impl FromStr for Range {
-    type Err = String;
+    type Err = RangeError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let mut bounds = Vec::new();
@@ -110,15 +115,14 @@ impl FromStr for Range {
                     word.strip_prefix('=').unwrap_or(word),
                 )
             };
-            let version = rest
-                .parse()
-                .map_err(|e| format!("release range `{text}`: {e}"))?;
+            let version = rest.parse().map_err(|source| RangeError::Version {
+                range: text.to_owned(),
+                source,
+            })?;
             bounds.push((side, inclusive, version));
         }
         if bounds.is_empty() && text.trim() != "*" {
-            return Err(format!(
-                "release range `{text}` is empty: write `*` for every release"
-            ));
+            return Err(RangeError::Empty(text.to_owned()));
         }
         Ok(Self {
             text: text.trim().to_owned(),
@@ -262,43 +266,37 @@ pub struct Registry {
 /// The registry's source, `conformance/releases.yaml`.
 pub const REGISTRY_YAML: &str = include_str!("../releases.yaml");
 
-static REGISTRY: LazyLock<Result<Registry, String>> =
+static REGISTRY: LazyLock<Result<Registry, RegistryError>> =
     LazyLock::new(|| parse_registry(REGISTRY_YAML));
 
 /// The registry built into the runner. Its validity is checked by the crate's tests, so an
 /// invalid one is a build that cannot pass them; callers still get the error as a value.
-pub fn registry() -> Result<&'static Registry, String> {
+pub fn registry() -> Result<&'static Registry, RegistryError> {
     REGISTRY.as_ref().map_err(Clone::clone)
 }
 
 /// Parses and checks a registry: releases sorted and unique, the default known, change ids
 /// unique, each change's release known, each rule of one kind.
-pub fn parse_registry(text: &str) -> Result<Registry, String> {
+pub fn parse_registry(text: &str) -> Result<Registry, RegistryError> {
     let registry: Registry =
-        serde_saphyr::from_str(text).map_err(|e| format!("releases.yaml: {e}"))?;
+        serde_saphyr::from_str(text).map_err(|e| RegistryError::Yaml(e.to_string()))?;
     let versions = registry.versions();
     if versions.windows(2).any(|pair| pair[0] >= pair[1]) {
-        return Err("releases.yaml: releases must be listed oldest first, once each".into());
+        return Err(RegistryError::Order);
     }
     if !versions.contains(&registry.default) {
-        return Err(format!(
-            "releases.yaml: the default release {} is not listed",
-            registry.default
-        ));
+        return Err(RegistryError::DefaultUnlisted(registry.default));
     }
     let mut ids = std::collections::BTreeSet::new();
     for change in &registry.changes {
         if !ids.insert(change.id.as_str()) {
-            return Err(format!(
-                "releases.yaml: change `{}` is listed twice",
-                change.id
-            ));
+            return Err(RegistryError::ChangeTwice(change.id.clone()));
         }
         if !versions.contains(&change.since) {
-            return Err(format!(
-                "releases.yaml: change `{}` names release {}, which is not listed",
-                change.id, change.since
-            ));
+            return Err(RegistryError::ChangeRelease {
+                change: change.id.clone(),
+                since: change.since,
+            });
         }
         for rule in &change.rules {
             let kinds = usize::from(rule.add.is_some())
@@ -306,11 +304,7 @@ pub fn parse_registry(text: &str) -> Result<Registry, String> {
                 + usize::from(!rule.omit_elements.is_empty())
                 + usize::from(!rule.omit_keys.is_empty());
             if kinds != 1 {
-                return Err(format!(
-                    "releases.yaml: a rule of change `{}` must have exactly one of `add`, \
-                     `omit_records`, `omit_elements` and `omit_keys`",
-                    change.id
-                ));
+                return Err(RegistryError::RuleKinds(change.id.clone()));
             }
         }
     }
@@ -385,12 +379,13 @@ mod tests {
     #[test]
     fn a_registry_out_of_order_or_with_a_mixed_rule_is_refused() {
         let unordered = "default: 0.84.1\nreleases:\n  - {version: 0.84.2, date: x}\n  - {version: 0.84.1, date: x}\nchanges: []\n";
-        assert!(
-            parse_registry(unordered)
-                .unwrap_err()
-                .contains("oldest first")
-        );
+        assert_eq!(parse_registry(unordered).unwrap_err(), RegistryError::Order);
         let mixed = "default: 0.84.1\nreleases:\n  - {version: 0.84.1, date: x}\nchanges:\n  - id: a\n    since: 0.84.1\n    title: t\n    rules:\n      - {add: {k: 1}, omit_records: [{type: x}]}\n";
-        assert!(parse_registry(mixed).unwrap_err().contains("exactly one"));
+        assert!(
+            parse_registry(mixed)
+                .unwrap_err()
+                .to_string()
+                .contains("exactly one")
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::agent::{AgentCommand, AgentProcess, Record};
 use crate::load::Loaded;
 use crate::mock::MockHost;
 use crate::pattern::{Captures, Vars};
-use crate::release::{Adjustments, Range, Version};
+use crate::release::{Adjustments, Range, ResolveError, Version};
 use crate::scenario::Scenario;
 
 mod collect;
@@ -88,8 +88,8 @@ pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOpt
             );
             return outcome;
         }
-        Err(message) => {
-            outcome.message = message;
+        Err(err) => {
+            outcome.message = err.to_string();
             return outcome;
         }
     };
@@ -150,13 +150,16 @@ fn on_release(
     loaded: &Loaded,
     release: Version,
     options: RunOptions,
-) -> Result<Option<(Loaded, Adjustments)>, String> {
+) -> Result<Option<(Loaded, Adjustments)>, ResolveError> {
     if !options.outside && !in_releases(&loaded.scenario, release) {
         return Ok(None);
     }
     let registry = crate::release::registry()?;
     let (scenario, adjustments) = crate::release::for_release(&loaded.scenario, release, registry)
-        .map_err(|message| format!("on release {release}: {message}"))?;
+        .map_err(|source| ResolveError::OnRelease {
+            release,
+            source: Box::new(source),
+        })?;
     Ok(Some((
         Loaded {
             scenario,

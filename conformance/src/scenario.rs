@@ -13,7 +13,8 @@ use serde_json::Value;
 mod client;
 
 pub use client::{
-    ClientSpec, ClientStep, Departure, DepartureKind, OutcomeCheck, StderrText, action_name,
+    ClientSpec, ClientSpecError, ClientStep, Departure, DepartureKind, OutcomeCheck, StderrText,
+    action_name,
 };
 
 /// One scenario: a fresh agent process, its own mock LLM, and a list of steps.

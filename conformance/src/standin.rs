@@ -20,7 +20,7 @@ pub use report::{Extra, Report, Status, StepReport};
 pub use serve::serve;
 
 /// Why a scenario cannot be stood in for.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// The scenario does not pass against the agent, so there is no transcript to trust.
     #[error("the scenario does not pass against {agent} ({verdict}: {message}); nothing to replay")]
@@ -48,14 +48,19 @@ pub enum Timing {
     Recorded,
 }
 
+/// A `--timing` value that names no timing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown timing {0:?}: `recorded` or `none`")]
+pub struct UnknownTiming(pub String);
+
 impl FromStr for Timing {
-    type Err = String;
+    type Err = UnknownTiming;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text {
             "none" => Ok(Self::None),
             "recorded" => Ok(Self::Recorded),
-            other => Err(format!("unknown timing {other:?}: `recorded` or `none`")),
+            other => Err(UnknownTiming(other.to_owned())),
         }
     }
 }

@@ -87,6 +87,7 @@ fn main() {
         (
             "reference",
             pi_conformance::release::registry()
+                .map_err(|e| e.to_string())
                 .and_then(|registry| find_reference(registry.default).map_err(|e| e.to_string()))
                 .and_then(|_| AgentCommand::resolve("reference").map_err(|e| e.to_string())),
         ),

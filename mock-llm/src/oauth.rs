@@ -115,7 +115,7 @@ fn google(grant: &str, fields: &BTreeMap<String, String>, serial: usize) -> Answ
         "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
             let assertion = fields.get("assertion").map(String::as_str).unwrap_or("");
             if let Err(why) = check_assertion(assertion) {
-                return refused(400, "invalid_grant", &why);
+                return refused(400, "invalid_grant", &why.to_string());
             }
         }
         "refresh_token" => match fields.get("refresh_token").map(String::as_str) {
@@ -147,41 +147,60 @@ fn google(grant: &str, fields: &BTreeMap<String, String>, serial: usize) -> Answ
     }
 }
 
+/// Why a service account's assertion is refused; the text is the `error_description` sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum AssertionError {
+    #[error("The assertion is not a JWT of three parts")]
+    NotThreeParts,
+    #[error("A JWT part is not base64url")]
+    NotBase64Url,
+    #[error("A JWT part is not JSON")]
+    NotJson,
+    #[error("Invalid JWT: the algorithm must be RS256")]
+    Algorithm,
+    #[error("Invalid JWT: the claim `{0}` is missing")]
+    MissingClaim(&'static str),
+    #[error("Invalid JWT: `iat` and `exp` must span at most an hour")]
+    Lifetime,
+    #[error("Invalid JWT signature")]
+    Signature,
+}
+
 /// Checks a service account's assertion: a three-part RS256 JWT whose claims name the
 /// issuer, the scope, the audience and a lifetime of at most an hour.
-fn check_assertion(assertion: &str) -> Result<(), String> {
+fn check_assertion(assertion: &str) -> Result<(), AssertionError> {
     let parts: Vec<&str> = assertion.split('.').collect();
     let [header, claims, signature] = parts.as_slice() else {
-        return Err("The assertion is not a JWT of three parts".to_owned());
+        return Err(AssertionError::NotThreeParts);
     };
-    let decode = |part: &str| -> Result<Value, String> {
+    let decode = |part: &str| -> Result<Value, AssertionError> {
         let bytes = URL_SAFE_NO_PAD
             .decode(part)
-            .map_err(|_| "A JWT part is not base64url".to_owned())?;
-        serde_json::from_slice(&bytes).map_err(|_| "A JWT part is not JSON".to_owned())
+            .map_err(|_| AssertionError::NotBase64Url)?;
+        serde_json::from_slice(&bytes).map_err(|_| AssertionError::NotJson)
     };
     let header = decode(header)?;
     if header.get("alg").and_then(Value::as_str) != Some("RS256") {
-        return Err("Invalid JWT: the algorithm must be RS256".to_owned());
+        return Err(AssertionError::Algorithm);
     }
     let claims = decode(claims)?;
     for claim in ["iss", "scope", "aud"] {
         if claims.get(claim).and_then(Value::as_str).is_none() {
-            return Err(format!("Invalid JWT: the claim `{claim}` is missing"));
+            return Err(AssertionError::MissingClaim(claim));
         }
     }
     let iat = claims.get("iat").and_then(Value::as_i64);
     let exp = claims.get("exp").and_then(Value::as_i64);
     match (iat, exp) {
         (Some(iat), Some(exp)) if exp > iat && exp - iat <= 3600 => {}
-        _ => return Err("Invalid JWT: `iat` and `exp` must span at most an hour".to_owned()),
+        _ => return Err(AssertionError::Lifetime),
     }
     let signature = URL_SAFE_NO_PAD
         .decode(signature)
-        .map_err(|_| "Invalid JWT signature".to_owned())?;
+        .map_err(|_| AssertionError::Signature)?;
     // An RSA-2048 signature is 256 bytes.
     if signature.len() < 128 {
-        return Err("Invalid JWT signature".to_owned());
+        return Err(AssertionError::Signature);
     }
     Ok(())
 }
@@ -234,5 +253,27 @@ fn openai(grant: &str, fields: &BTreeMap<String, String>, serial: usize) -> Answ
             "scope": "openid profile email offline_access"
         }),
         issued: Some(token),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_malformed_assertion_is_refused_with_its_reason() {
+        assert_eq!(
+            check_assertion("a.b").unwrap_err().to_string(),
+            "The assertion is not a JWT of three parts"
+        );
+        assert_eq!(check_assertion("!.b.c"), Err(AssertionError::NotBase64Url));
+        let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"RS256"}"#);
+        let claims = URL_SAFE_NO_PAD.encode(br#"{"iss":"i","aud":"a"}"#);
+        assert_eq!(
+            check_assertion(&format!("{header}.{claims}.c"))
+                .unwrap_err()
+                .to_string(),
+            "Invalid JWT: the claim `scope` is missing"
+        );
     }
 }

@@ -323,7 +323,7 @@ async fn handle(
         .update(entry, |e| e.model = Some(info.model.clone()));
     let (response_index, response) = match shared.choose(&mut info) {
         Ok(chosen) => chosen,
-        Err(message) => return Ok(fail(format, 500, None, message)),
+        Err(unanswered) => return Ok(fail(format, 500, None, unanswered.to_string())),
     };
     shared
         .journal

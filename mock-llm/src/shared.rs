@@ -126,7 +126,7 @@ impl Shared {
     pub(crate) fn choose(
         &self,
         info: &mut RequestInfo,
-    ) -> std::result::Result<(usize, crate::script::Response), String> {
+    ) -> std::result::Result<(usize, crate::script::Response), NoResponse> {
         let mut state = self.lock();
         info.index = state.next_request;
         state.next_request += 1;
@@ -170,18 +170,41 @@ impl Shared {
             }
         }
         let total = script.responses.len();
-        let why = if exhausted == total {
-            format!("the script is exhausted (all {total} responses used)")
-        } else {
-            format!("no response with uses left matches ({exhausted} of {total} used up)")
-        };
-        Err(format!(
-            "mock-llm: no scripted response for request #{} ({}) in script {}: {why}",
-            info.index,
-            crate::matcher::describe(info),
-            script.origin
-        ))
+        Err(NoResponse {
+            index: info.index,
+            request: crate::matcher::describe(info),
+            origin: script.origin.clone(),
+            why: if exhausted == total {
+                Exhaustion::All { total }
+            } else {
+                Exhaustion::NoneFits {
+                    used_up: exhausted,
+                    total,
+                }
+            },
+        })
     }
+}
+
+/// A request no scripted response answers (the mock answers it with a 500 naming why).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "mock-llm: no scripted response for request #{index} ({request}) in script {origin}: {why}"
+)]
+pub(crate) struct NoResponse {
+    index: usize,
+    request: String,
+    origin: String,
+    why: Exhaustion,
+}
+
+/// Why no scripted response is left for a request.
+#[derive(Debug, thiserror::Error)]
+enum Exhaustion {
+    #[error("the script is exhausted (all {total} responses used)")]
+    All { total: usize },
+    #[error("no response with uses left matches ({used_up} of {total} used up)")]
+    NoneFits { used_up: usize, total: usize },
 }
 
 pub(crate) type HttpResponse = Response<MockBody>;

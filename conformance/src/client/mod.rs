@@ -17,7 +17,7 @@ use tokio::sync::Semaphore;
 use crate::agent::AgentCommand;
 use crate::load::Loaded;
 use crate::run::{Mode, Outcome, RunOptions, run_scenario};
-use crate::standin::Script;
+use crate::standin::{self, Script};
 
 pub mod adapter;
 mod deliver;
@@ -34,10 +34,10 @@ pub use steps::CLIENT_STEP_TIMEOUT;
 
 /// Runs the scenario against `agent` and keeps its transcript for the stand-in; the error says
 /// why there is none (the scenario does not pass, or has no send step).
-pub async fn capture(loaded: &Loaded, agent: &AgentCommand) -> Result<Script, String> {
-    Script::check(&loaded.scenario).map_err(|e| e.to_string())?;
+pub async fn capture(loaded: &Loaded, agent: &AgentCommand) -> Result<Script, standin::Error> {
+    Script::check(&loaded.scenario)?;
     let outcome = run_scenario(loaded, agent, RunOptions::new(Mode::Judge)).await;
-    Script::from_outcome(&loaded.scenario, &outcome).map_err(|e| e.to_string())
+    Script::from_outcome(&loaded.scenario, &outcome)
 }
 
 /// Runs every client scenario against every client, with at most `jobs` cases at once; each
@@ -103,7 +103,12 @@ pub async fn run_all(
 }
 
 /// The outcome of a case whose transcript could not be captured.
-fn not_captured(loaded: &Loaded, client: &ClientCommand, agent: &str, why: &str) -> Outcome {
+fn not_captured(
+    loaded: &Loaded,
+    client: &ClientCommand,
+    agent: &str,
+    why: &standin::Error,
+) -> Outcome {
     let mut outcome = Outcome::new(loaded, &client.name);
     outcome.message = format!("no transcript to play from {agent}: {why}");
     outcome

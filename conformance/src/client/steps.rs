@@ -189,7 +189,8 @@ impl Drive {
     async fn act(&mut self, actions: &[&Value]) -> Result<(), Failure> {
         let mut named = Vec::new();
         for action in actions {
-            let (name, label) = action_name(action).map_err(|m| Failure::new(Verdict::Error, m))?;
+            let (name, label) =
+                action_name(action).map_err(|e| Failure::new(Verdict::Error, e.to_string()))?;
             named.push((
                 pattern::substitute_captures(action, &self.captures),
                 name,
@@ -296,7 +297,7 @@ impl Drive {
             .iter()
             .map(Item::parse)
             .collect::<Result<_, _>>()
-            .map_err(|e| Failure::new(Verdict::Error, e))?;
+            .map_err(|e| Failure::new(Verdict::Error, e.to_string()))?;
         if let Some(until) = &spec.until {
             items.push(Item::SkipUntil(until.clone()));
         }

@@ -70,8 +70,8 @@ impl Ctx<'_> {
                         );
                         return actual.clone();
                     }
-                    Err(message) => {
-                        self.fail(path, message);
+                    Err(unknown) => {
+                        self.fail(path, unknown.to_string());
                         return actual.clone();
                     }
                 }

@@ -82,7 +82,12 @@ pub(super) fn kind_regex(kind: &str) -> Option<&'static str> {
     })
 }
 
-pub(super) fn kind_matches(kind: &str, actual: &Value) -> Result<bool, String> {
+/// A placeholder kind the matcher does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown placeholder kind `{0}`")]
+pub struct UnknownKind(pub String);
+
+pub(super) fn kind_matches(kind: &str, actual: &Value) -> Result<bool, UnknownKind> {
     let is_str = |re: &str| actual.as_str().is_some_and(|s| is_whole(re, s));
     Ok(match kind {
         "any" => true,
@@ -98,6 +103,6 @@ pub(super) fn kind_matches(kind: &str, actual: &Value) -> Result<bool, String> {
         "uuidv7" => is_str(UUIDV7_RE),
         "id8" => is_str(ID8_RE),
         "timestamp" => is_str(ISO_RE) || actual.as_u64().is_some_and(|n| n > 1_000_000_000_000),
-        other => return Err(format!("unknown placeholder kind `{other}`")),
+        other => return Err(UnknownKind(other.to_owned())),
     })
 }

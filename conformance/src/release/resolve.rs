@@ -10,12 +10,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{Registry, Rule, Version};
+use super::{Registry, ResolveError, Rule, SINCE_KEY, Version};
 use crate::pattern::{self, MatchOptions, PARTIAL_KEY, Vars};
 use crate::scenario::{Expect, ExpectFull, FileCheck, JournalSpec, Scenario, Step};
-
-/// The key of a release-conditional pattern.
-pub const SINCE_KEY: &str = "$since";
 
 /// The `expect` item that skips records up to a pattern, matched partially.
 const SKIP_UNTIL_KEY: &str = "$skip_until";
@@ -129,22 +126,19 @@ fn strip_elements(value: &Value, patterns: &[Value]) -> Value {
 }
 
 /// Resolves every `$since` in `value` for `release`; `None` when the whole value stands for
-/// nothing on that release. The error is a sentence.
-pub fn since(value: &Value, release: Version) -> Result<Option<Value>, String> {
+/// nothing on that release.
+pub fn since(value: &Value, release: Version) -> Result<Option<Value>, ResolveError> {
     match value {
         Value::Object(map) if map.contains_key(SINCE_KEY) => {
             if map.len() != 1 {
-                return Err(format!("`{SINCE_KEY}` must be the only key of its object"));
+                return Err(ResolveError::SinceNotAlone);
             }
             let Some(variants) = map[SINCE_KEY].as_object().filter(|m| !m.is_empty()) else {
-                return Err(format!(
-                    "`{SINCE_KEY}` takes a map of releases to patterns, such as \
-                     {{\"0.99.1\": {{disposition: started}}}}"
-                ));
+                return Err(ResolveError::SinceShape);
             };
             let mut chosen: Option<(Version, &Value)> = None;
             for (text, pattern) in variants {
-                let version: Version = text.parse().map_err(|e| format!("`{SINCE_KEY}`: {e}"))?;
+                let version: Version = text.parse().map_err(ResolveError::SinceVersion)?;
                 if version <= release && chosen.is_none_or(|(best, _)| version > best) {
                     chosen = Some((version, pattern));
                 }
@@ -173,7 +167,7 @@ pub fn since(value: &Value, release: Version) -> Result<Option<Value>, String> {
 const ABSENT: &str = "{{absent}}";
 
 /// Resolves a list: elements that stand for nothing, or for [`ABSENT`], are left out.
-fn since_all(values: &[Value], release: Version) -> Result<Vec<Value>, String> {
+fn since_all(values: &[Value], release: Version) -> Result<Vec<Value>, ResolveError> {
     let mut out = Vec::new();
     for value in values {
         out.extend(since(value, release)?.filter(|v| v.as_str() != Some(ABSENT)));
@@ -183,17 +177,19 @@ fn since_all(values: &[Value], release: Version) -> Result<Vec<Value>, String> {
 
 /// The scenario as it holds on `release`, and what the run leaves out: every `$since`
 /// resolved, and the rules of the changes up to `release` (those the scenario does not state
-/// itself, see [`Rule::unless`]) applied. The error is a sentence naming the step.
+/// itself, see [`Rule::unless`]) applied. The error names the step.
 pub fn for_release(
     scenario: &Scenario,
     release: Version,
     registry: &Registry,
-) -> Result<(Scenario, Adjustments), String> {
+) -> Result<(Scenario, Adjustments), ResolveError> {
     let mut resolved = scenario.clone();
     resolved.steps = Vec::with_capacity(scenario.steps.len());
     for (index, step) in scenario.steps.iter().enumerate() {
-        let step = self::step(step, release)
-            .map_err(|message| format!("step {}: {message}", index + 1))?;
+        let step = self::step(step, release).map_err(|source| ResolveError::Step {
+            number: index + 1,
+            source: Box::new(source),
+        })?;
         resolved.steps.extend(step);
     }
     let mut adjustments = Adjustments::default();
@@ -296,12 +292,8 @@ pub fn has_since(step: &Step) -> bool {
 }
 
 /// One step on `release`; `None` when an `expect` step is left with nothing to expect.
-pub fn step(step: &Step, release: Version) -> Result<Option<Step>, String> {
-    let required = |value: &Value| {
-        since(value, release)?.ok_or_else(|| {
-            format!("`{SINCE_KEY}` leaves this step without a value on release {release}")
-        })
-    };
+pub fn step(step: &Step, release: Version) -> Result<Option<Step>, ResolveError> {
+    let required = |value: &Value| since(value, release)?.ok_or(ResolveError::NoValue(release));
     Ok(Some(match step {
         Step::Send(value) => Step::Send(required(value)?),
         Step::Expect(expect) => {
@@ -459,7 +451,12 @@ mod tests {
             json!({"$since": 1}),
             json!({"$since": {"0.99.1": 1}, "x": 2}),
         ] {
-            assert!(since(&bad, v("1.0.3")).unwrap_err().contains("$since"));
+            assert!(
+                since(&bad, v("1.0.3"))
+                    .unwrap_err()
+                    .to_string()
+                    .contains("$since")
+            );
         }
     }
 

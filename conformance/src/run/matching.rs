@@ -19,7 +19,7 @@ impl Run<'_> {
             .iter()
             .map(Item::parse)
             .collect::<Result<_, _>>()
-            .map_err(|e| Failure::new(Verdict::Error, e))?;
+            .map_err(|e| Failure::new(Verdict::Error, e.to_string()))?;
         let mut items = items;
         if let Some(until) = &spec.until {
             items.push(Item::SkipUntil(until.clone()));

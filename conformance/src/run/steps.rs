@@ -77,7 +77,7 @@ impl Run<'_> {
                     self.captures = captures;
                     return Ok(());
                 }
-                Err((message, detail)) => {
+                Err(crate::files::FileCheckError { message, detail }) => {
                     let left = deadline.map(|d| d.saturating_duration_since(Deadline::now()));
                     match left {
                         Some(left) if !left.is_zero() => {
@@ -136,7 +136,8 @@ impl Run<'_> {
             }
             Step::SendRaw(text) => self.send(text.as_bytes()).await,
             Step::SendHex(hex) => {
-                let bytes = decode_hex(hex).map_err(|e| Failure::new(Verdict::Error, e))?;
+                let bytes =
+                    decode_hex(hex).map_err(|e| Failure::new(Verdict::Error, e.to_string()))?;
                 self.send(&bytes).await
             }
             Step::Expect(spec) => self.expect(spec.full()).await,
@@ -190,7 +191,7 @@ impl Run<'_> {
                 }
                 let stdout = self.process.streams().stdout;
                 crate::files::check_stdout(check, &stdout)
-                    .map_err(|m| Failure::new(Verdict::Fail, m))
+                    .map_err(|e| Failure::new(Verdict::Fail, e.to_string()))
             }
             Step::CloseStdin => {
                 self.log.push("close stdin".into());

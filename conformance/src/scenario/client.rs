@@ -170,9 +170,83 @@ pub enum DepartureKind {
     Unprompted,
 }
 
+/// Why a `client` block is malformed; the text is the sentence a scenario author sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientSpecError {
+    /// A departure does nothing.
+    #[error("a departure needs one of insert, merge, split, pause_ms, stderr, exit, unprompted")]
+    NoKind,
+    /// A departure does several things.
+    #[error(
+        "a departure does one thing: give one of insert, merge, split, stderr, exit, unprompted"
+    )]
+    SeveralKinds,
+    /// insert, stderr or exit without exactly one point.
+    #[error("insert, stderr and exit need one of `before` or `after`")]
+    NeedsPoint,
+    /// pause_ms alone without `before` (or with `after`).
+    #[error("pause_ms alone needs `before`")]
+    PauseNeedsBefore,
+    /// merge or split with a point.
+    #[error("merge and split choose their records with `records`")]
+    PerRecordPoint,
+    /// `records` on a departure other than merge and split.
+    #[error("`records` is for merge and split; use `before` or `after`")]
+    RecordsMisplaced,
+    /// unprompted with a point or an occurrence.
+    #[error("unprompted takes a step number only")]
+    UnpromptedExtra,
+    /// A synthesising departure without a reason.
+    #[error(
+        "a departure that synthesises what the reference did not write needs `reason`: what \
+         the reference does that it stands for"
+    )]
+    NeedsReason,
+    /// split or occurrence 0.
+    #[error("split and occurrence count from 1")]
+    CountFromOne,
+    /// merge with something other than an object.
+    #[error("merge takes an object")]
+    MergeObject,
+    /// Where: the 1-based departure of `stand_in`.
+    #[error("client.stand_in[{number}]: {source}")]
+    StandIn {
+        /// The 1-based departure.
+        number: usize,
+        /// What is wrong with it.
+        source: Box<ClientSpecError>,
+    },
+    /// unprompted names a step that is not a send step.
+    #[error("unprompted {0} is not a send step of the scenario")]
+    UnpromptedNotSend(usize),
+    /// unprompted names the last send step.
+    #[error("the last send step cannot be unprompted (no later command brings its records)")]
+    UnpromptedLast,
+    /// `client.steps` is empty.
+    #[error("client.steps is empty")]
+    NoSteps,
+    /// Where: the 1-based client step.
+    #[error("client step {number}: {source}")]
+    Step {
+        /// The 1-based client step.
+        number: usize,
+        /// What is wrong with it.
+        source: Box<ClientSpecError>,
+    },
+    /// A `do` that is neither a name nor `{action: NAME}`.
+    #[error("`do` takes an action name or {{action: NAME, ...}}")]
+    ActionShape,
+    /// A `do` of an action the runner sends itself.
+    #[error(
+        "`{0}` is sent by the runner itself (the client is started before the first step and \
+         stopped after the last)"
+    )]
+    RunnerAction(String),
+}
+
 impl Departure {
-    /// What the departure does, or a sentence saying why it is malformed.
-    pub fn kind(&self) -> Result<DepartureKind, String> {
+    /// What the departure does, or why it is malformed.
+    pub fn kind(&self) -> Result<DepartureKind, ClientSpecError> {
         let kinds = [
             (self.insert.is_some(), DepartureKind::Insert),
             (self.merge.is_some(), DepartureKind::Merge),
@@ -185,12 +259,8 @@ impl Departure {
         let kind = match chosen.as_slice() {
             [] if self.pause_ms.is_some() => DepartureKind::Pause,
             [one] => *one,
-            [] => {
-                return Err("a departure needs one of insert, merge, split, pause_ms, stderr, \
-                            exit, unprompted"
-                    .into());
-            }
-            _ => return Err("a departure does one thing: give one of insert, merge, split, stderr, exit, unprompted".into()),
+            [] => return Err(ClientSpecError::NoKind),
+            _ => return Err(ClientSpecError::SeveralKinds),
         };
         let point = self.before.is_some() as usize + self.after.is_some() as usize;
         let needs_point = matches!(
@@ -198,20 +268,20 @@ impl Departure {
             DepartureKind::Insert | DepartureKind::Stderr | DepartureKind::Exit
         );
         if needs_point && point != 1 {
-            return Err("insert, stderr and exit need one of `before` or `after`".into());
+            return Err(ClientSpecError::NeedsPoint);
         }
         if kind == DepartureKind::Pause && (self.before.is_none() || self.after.is_some()) {
-            return Err("pause_ms alone needs `before`".into());
+            return Err(ClientSpecError::PauseNeedsBefore);
         }
         let per_record = matches!(kind, DepartureKind::Merge | DepartureKind::Split);
         if per_record && point != 0 {
-            return Err("merge and split choose their records with `records`".into());
+            return Err(ClientSpecError::PerRecordPoint);
         }
         if !per_record && self.records.is_some() {
-            return Err("`records` is for merge and split; use `before` or `after`".into());
+            return Err(ClientSpecError::RecordsMisplaced);
         }
         if kind == DepartureKind::Unprompted && (point != 0 || self.occurrence.is_some()) {
-            return Err("unprompted takes a step number only".into());
+            return Err(ClientSpecError::UnpromptedExtra);
         }
         let synthesised = matches!(
             kind,
@@ -222,36 +292,31 @@ impl Departure {
                 | DepartureKind::Unprompted
         );
         if synthesised && self.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-            return Err(
-                "a departure that synthesises what the reference did not write needs \
-                        `reason`: what the reference does that it stands for"
-                    .into(),
-            );
+            return Err(ClientSpecError::NeedsReason);
         }
         if self.split == Some(0) || self.occurrence == Some(0) {
-            return Err("split and occurrence count from 1".into());
+            return Err(ClientSpecError::CountFromOne);
         }
         if kind == DepartureKind::Merge && !self.merge.as_ref().is_some_and(Value::is_object) {
-            return Err("merge takes an object".into());
+            return Err(ClientSpecError::MergeObject);
         }
         Ok(kind)
     }
 }
 
 impl ClientSpec {
-    /// Checks the block before anything runs; the error is a sentence.
-    pub fn check(&self, send_steps: &[usize]) -> Result<(), String> {
+    /// Checks the block before anything runs.
+    pub fn check(&self, send_steps: &[usize]) -> Result<(), ClientSpecError> {
         for (i, departure) in self.stand_in.iter().enumerate() {
-            let kind = departure
-                .kind()
-                .map_err(|m| format!("client.stand_in[{}]: {m}", i + 1))?;
+            let at = |source| ClientSpecError::StandIn {
+                number: i + 1,
+                source: Box::new(source),
+            };
+            let kind = departure.kind().map_err(at)?;
             if let Some(step) = departure.unprompted
                 && !send_steps.contains(&step)
             {
-                return Err(format!(
-                    "client.stand_in[{}]: unprompted {step} is not a send step of the scenario",
-                    i + 1
-                ));
+                return Err(at(ClientSpecError::UnpromptedNotSend(step)));
             }
             if kind == DepartureKind::Unprompted
                 && departure
@@ -259,41 +324,37 @@ impl ClientSpec {
                     .and_then(|s| send_steps.last().map(|l| s == *l))
                     == Some(true)
             {
-                return Err(format!(
-                    "client.stand_in[{}]: the last send step cannot be unprompted (no later command \
-                     brings its records)",
-                    i + 1
-                ));
+                return Err(at(ClientSpecError::UnpromptedLast));
             }
         }
         if self.steps.is_empty() {
-            return Err("client.steps is empty".into());
+            return Err(ClientSpecError::NoSteps);
         }
         for (i, step) in self.steps.iter().enumerate() {
             if let ClientStep::Do(action) = step {
-                action_name(action).map_err(|m| format!("client step {}: {m}", i + 1))?;
+                action_name(action).map_err(|source| ClientSpecError::Step {
+                    number: i + 1,
+                    source: Box::new(source),
+                })?;
             }
         }
         Ok(())
     }
 }
 
-/// The name of a `do` action and its label (`as`), or a sentence saying why it is malformed.
-pub fn action_name(action: &Value) -> Result<(String, String), String> {
+/// The name of a `do` action and its label (`as`), or why it is malformed.
+pub fn action_name(action: &Value) -> Result<(String, String), ClientSpecError> {
     let name = match action {
         Value::String(name) => name.clone(),
         Value::Object(map) => map
             .get("action")
             .and_then(Value::as_str)
-            .ok_or("`do` takes an action name or {action: NAME, ...}")?
+            .ok_or(ClientSpecError::ActionShape)?
             .to_owned(),
-        _ => return Err("`do` takes an action name or {action: NAME, ...}".into()),
+        _ => return Err(ClientSpecError::ActionShape),
     };
     if matches!(name.as_str(), "start" | "stop") {
-        return Err(format!(
-            "`{name}` is sent by the runner itself (the client is started before the first step \
-             and stopped after the last)"
-        ));
+        return Err(ClientSpecError::RunnerAction(name));
     }
     let label = action
         .get("as")
@@ -318,9 +379,9 @@ mod tests {
         );
         assert_eq!(ok.kind(), Ok(DepartureKind::Insert));
         let no_reason = departure(json!({"insert": [], "before": {"type": "agent_end"}}));
-        assert!(no_reason.kind().unwrap_err().contains("reason"));
+        assert!(no_reason.kind().unwrap_err().to_string().contains("reason"));
         let two = departure(json!({"split": 1, "exit": 1, "after": {}}));
-        assert!(two.kind().unwrap_err().contains("one thing"));
+        assert!(two.kind().unwrap_err().to_string().contains("one thing"));
         let split = departure(json!({"split": 1, "pause_ms": 2, "records": {"type": "m"}}));
         assert_eq!(split.kind(), Ok(DepartureKind::Split));
         let pause = departure(json!({"pause_ms": 300, "before": {"type": "agent_start"}}));
@@ -349,6 +410,11 @@ mod tests {
             ("get_state".into(), "s2".into())
         );
         assert!(action_name(&json!({"message": "x"})).is_err());
-        assert!(action_name(&json!("start")).unwrap_err().contains("runner"));
+        assert!(
+            action_name(&json!("start"))
+                .unwrap_err()
+                .to_string()
+                .contains("runner")
+        );
     }
 }

@@ -145,17 +145,46 @@ impl Script {
     }
 }
 
+/// Why a raw chunk's `hex` is not hexadecimal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum HexError {
+    /// The digits do not pair up.
+    #[error("odd number of hex digits")]
+    OddDigits,
+    /// A pair of digits is not UTF-8 text.
+    #[error(transparent)]
+    NotText(#[from] std::str::Utf8Error),
+    /// A pair of digits is not a hex byte.
+    #[error("`{0}` is not a hex byte")]
+    NotHexByte(String),
+}
+
 /// Decodes hexadecimal text (whitespace ignored).
-pub(crate) fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn decode_hex(text: &str) -> std::result::Result<Vec<u8>, HexError> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if !digits.len().is_multiple_of(2) {
-        return Err("odd number of hex digits".to_owned());
+        return Err(HexError::OddDigits);
     }
     digits
         .chunks(2)
         .map(|pair| {
-            let s = std::str::from_utf8(pair).map_err(|e| e.to_string())?;
-            u8::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex byte"))
+            let s = std::str::from_utf8(pair)?;
+            u8::from_str_radix(s, 16).map_err(|_| HexError::NotHexByte(s.to_owned()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_is_decoded_or_refused_with_a_sentence() {
+        assert_eq!(decode_hex("0a ff"), Ok(vec![0x0a, 0xff]));
+        assert_eq!(decode_hex("f"), Err(HexError::OddDigits));
+        assert_eq!(
+            decode_hex("zz").unwrap_err().to_string(),
+            "`zz` is not a hex byte"
+        );
+    }
 }
