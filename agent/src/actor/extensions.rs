@@ -331,7 +331,11 @@ impl State {
                 provider,
                 model_id,
             } => self.extension_set_model(id, &provider, &model_id),
-            HostMessage::SetThinkingLevel { level } => self.set_thinking_level(level),
+            // The host ran the `thinking_level_select` handlers itself, as pi runs them
+            // before `pi.setThinkingLevel` returns.
+            HostMessage::SetThinkingLevel { level } => {
+                self.change_thinking_level(level);
+            }
             HostMessage::WaitForIdle { id } => self.wait_for_idle(id),
             HostMessage::Replace {
                 id,
@@ -354,7 +358,9 @@ impl State {
         match route {
             OpRoute::Startup => self.start_up_handlers_done(),
             OpRoute::Settled => self.settle(),
-            OpRoute::ModelSelect(key) => self.model_select_done(key),
+            OpRoute::ModelSelect(key) | OpRoute::ThinkingLevelSelect(key) => {
+                self.model_select_done(key);
+            }
             OpRoute::Replacement(key) => {
                 let cancelled = decided::<CancelResult>(reply).cancelled();
                 self.replacement_handlers_done(key, cancelled);

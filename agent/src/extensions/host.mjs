@@ -196,8 +196,12 @@ function api(extension) {
 		},
 		setThinkingLevel(level) {
 			if (!THINKING_LEVELS.includes(level)) return;
+			const previousLevel = modelState.thinkingLevel;
 			modelState.thinkingLevel = clampedLevel(level);
 			send({ type: "set_thinking_level", level });
+			// As pi: the handlers start before the call returns; the agent does not send this one.
+			if (modelState.thinkingLevel !== previousLevel)
+				void emit({ type: "thinking_level_select", level: modelState.thinkingLevel, previousLevel });
 		},
 		// Shortcuts are keys of pi's terminal UI: accepted, and never pressed in RPC mode.
 		registerShortcut() {},

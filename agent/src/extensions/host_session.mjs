@@ -20,7 +20,8 @@
 // To the agent:
 //   {type:"set_active_tools", names}          pi.setActiveTools (known names only)
 //   {type:"set_model", id, provider, modelId} pi.setModel; reply true/false
-//   {type:"set_thinking_level", level}        pi.setThinkingLevel
+//   {type:"set_thinking_level", level}        pi.setThinkingLevel (its thinking_level_select
+//                                             handlers ran here)
 //   {type:"wait_for_idle", id}                ctx.waitForIdle; reply once settled
 //   {type:"new_session", id, parentSession}   ctx.newSession; reply {cancelled}
 //   {type:"replace", id, sessionPath}         ctx.switchSession; reply {cancelled} or {error}

@@ -98,8 +98,8 @@ impl State {
         id: Option<RequestId>,
         set: SetThinkingLevelCommand,
     ) {
-        self.set_thinking_level(set.level);
-        self.write(Response::ok(id, "set_thinking_level"));
+        let previous = self.change_thinking_level(set.level);
+        self.answer_after_thinking_level_select(previous, id, "set_thinking_level", None);
     }
 
     pub(super) fn cycle_thinking_level_command(&mut self, id: Option<RequestId>) {
@@ -114,20 +114,33 @@ impl State {
             .position(|level| *level == self.thinking_level)
             .map_or(0, |index| (index + 1) % levels.len());
         let level = levels.get(next).copied().unwrap_or(ThinkingLevel::Off);
-        self.set_thinking_level(level);
-        self.respond(id, kind, &ThinkingLevelResult { level });
+        let previous = self.change_thinking_level(level);
+        let data = serde_json::to_value(ThinkingLevelResult { level }).ok();
+        self.answer_after_thinking_level_select(previous, id, kind, data);
     }
 
-    /// Sets the level, clamped to the model; announces and saves a change.
+    /// Sets the level, clamped to the model; announces and saves a change, and tells the
+    /// `thinking_level_select` handlers without waiting for them.
     pub(in crate::actor) fn set_thinking_level(&mut self, level: ThinkingLevel) {
+        if let Some(previous) = self.change_thinking_level(level) {
+            self.announce_thinking_level_select(previous);
+        }
+    }
+
+    /// Sets the level, clamped to the model; announces (`thinking_level_changed`) and saves a
+    /// change: the level before it, `None` when the level stays.
+    pub(in crate::actor) fn change_thinking_level(
+        &mut self,
+        level: ThinkingLevel,
+    ) -> Option<ThinkingLevel> {
         let effective = match &self.model {
             Some(model) => clamp_thinking_level(model, level),
             None => ThinkingLevel::Off,
         };
         if effective == self.thinking_level {
-            return;
+            return None;
         }
-        self.thinking_level = effective;
+        let previous = std::mem::replace(&mut self.thinking_level, effective);
         log_store_error(self.store.append_thinking_level_change(effective.as_str()));
         if self.model_reasons() || effective != ThinkingLevel::Off {
             self.config.settings.set_default_thinking_level(effective);
@@ -135,6 +148,7 @@ impl State {
         let event = Event::ThinkingLevelChanged(ThinkingLevelChangedEvent { level: effective });
         self.emit(event);
         self.send_model_state();
+        Some(previous)
     }
 
     /// Switches to `model`, keeping the thinking level where the new model allows it.

@@ -17,6 +17,8 @@ pub(in crate::actor) enum OpRoute {
     Settled,
     /// A model change's `model_select` handlers (`model_select.rs`).
     ModelSelect(OpKey),
+    /// A thinking level change's `thinking_level_select` handlers (`model_select.rs`).
+    ThinkingLevelSelect(OpKey),
     /// A replacement's `session_before_*` or `session_shutdown` handlers.
     Replacement(OpKey),
     /// A `ctx.reload()`'s `session_shutdown` handlers.

@@ -1,6 +1,9 @@
 //! A model change whose answer waits for the `model_select` handlers, as in the reference:
 //! the `set_model` and `cycle_model` commands (answered with their data) and an extension's
-//! `pi.setModel` (its call resolved `true`).
+//! `pi.setModel` (its call resolved `true`); and a thinking level change from the client
+//! (`set_thinking_level`, `cycle_thinking_level`) whose answer waits for the
+//! `thinking_level_select` handlers, as pi runs them before it answers. A change that comes with
+//! a model change tells them without waiting (`model_select` follows and is waited for).
 //!
 //! | state | input | next | what happens |
 //! |---|---|---|---|
@@ -8,8 +11,8 @@
 //! | changed | otherwise | `Handlers` | `model_select` goes to the host (source `set` or `cycle`) |
 //! | `Handlers` | the handlers are done (or the host ended) | answered | the command's answer, or the call resolved `true` |
 
-use pi_rpc_protocol::RequestId;
-use pi_rpc_protocol::model::Model;
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use pi_rpc_protocol::{RequestId, Response};
 use serde_json::Value;
 
 use super::ids::{OpKey, OpRoute};
@@ -25,6 +28,8 @@ pub(in crate::actor) enum AfterModelSelect {
     Respond(Option<RequestId>, &'static str, Value),
     /// An extension's `pi.setModel` (the host's reply id), resolved `true`.
     ResolveSetModel(String),
+    /// The client's thinking level command (its id and name), answered with its data, if any.
+    Acknowledge(Option<RequestId>, &'static str, Option<Value>),
 }
 
 impl State {
@@ -71,7 +76,50 @@ impl State {
                 self.respond(id, command, &data);
             }
             Some(AfterModelSelect::ResolveSetModel(reply)) => self.reply_to_host(&reply, true),
+            Some(AfterModelSelect::Acknowledge(id, command, data)) => {
+                self.acknowledge(id, command, data.as_ref());
+            }
             None => {}
+        }
+    }
+
+    /// Answers the thinking level command `command` (with `data`, if any), after the
+    /// `thinking_level_select` handlers when the level changed from `previous`.
+    pub(in crate::actor) fn answer_after_thinking_level_select(
+        &mut self,
+        previous: Option<ThinkingLevel>,
+        id: Option<RequestId>,
+        command: &'static str,
+        data: Option<Value>,
+    ) {
+        match previous.and_then(|previous| self.announce_thinking_level_select(previous)) {
+            Some(key) => {
+                let after = AfterModelSelect::Acknowledge(id, command, data);
+                self.ops.model_selects.insert(key, after);
+            }
+            None => self.acknowledge(id, command, data.as_ref()),
+        }
+    }
+
+    /// Sends `thinking_level_select` (the level now, and `previous`) to its handlers when some
+    /// extension handles it: the key of the change that waits for them.
+    pub(in crate::actor) fn announce_thinking_level_select(
+        &mut self,
+        previous: ThinkingLevel,
+    ) -> Option<OpKey> {
+        let event = HostEvent::ThinkingLevelSelect {
+            level: self.thinking_level,
+            previous_level: previous,
+        };
+        let key = self.ops.key();
+        self.send_op_event(OpRoute::ThinkingLevelSelect(key), &event)
+            .then_some(key)
+    }
+
+    fn acknowledge(&mut self, id: Option<RequestId>, command: &'static str, data: Option<&Value>) {
+        match data {
+            Some(data) => self.respond(id, command, data),
+            None => self.write(Response::ok(id, command)),
         }
     }
 

@@ -8,7 +8,7 @@ use pi_rpc_protocol::command::StreamingBehavior;
 use pi_rpc_protocol::content::{TaggedImage, UserContent};
 use pi_rpc_protocol::event::{CompactionReason, Event};
 use pi_rpc_protocol::message::AgentMessage;
-use pi_rpc_protocol::model::Model;
+use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -70,6 +70,11 @@ pub enum HostEvent<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         previous_model: Option<Box<Model>>,
         source: &'a str,
+    },
+    /// The thinking level changed (after `thinking_level_changed`); notification only.
+    ThinkingLevelSelect {
+        level: ThinkingLevel,
+        previous_level: ThinkingLevel,
     },
     /// The client's `bash` command, before it runs.
     UserBash {
@@ -135,6 +140,7 @@ impl HostEvent<'_> {
             Self::SessionCompact { .. } => "session_compact",
             Self::AgentSettled => "agent_settled",
             Self::ModelSelect { .. } => "model_select",
+            Self::ThinkingLevelSelect { .. } => "thinking_level_select",
             Self::UserBash { .. } => "user_bash",
             Self::Input { .. } => "input",
             Self::BeforeAgentStart { .. } => "before_agent_start",
