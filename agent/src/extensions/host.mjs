@@ -76,7 +76,7 @@
 //                                                session_before_compact: {cancel} or {compaction};
 //                                                context: {messages};
 //                                                before_provider_request: {payload};
-//                                                after_provider_response: {}
+//                                                after_provider_response: {}; before_provider_headers: {headers}
 
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";

@@ -127,6 +127,15 @@ async function interceptProviderResponse(event) {
 	return {};
 }
 
+/** `before_provider_headers`: the handlers change one headers object in place (null drops). */
+async function interceptProviderHeaders(event) {
+	const headers = event.headers;
+	await eachHandler("before_provider_headers", (handler) =>
+		handler({ type: "before_provider_headers", headers }, context()),
+	);
+	return { headers };
+}
+
 const interceptors = {
 	tool_call: interceptToolCall,
 	tool_result: interceptToolResult,
@@ -134,6 +143,7 @@ const interceptors = {
 	context: interceptContext,
 	before_provider_request: interceptProviderRequest,
 	after_provider_response: interceptProviderResponse,
+	before_provider_headers: interceptProviderHeaders,
 };
 
 async function intercept(message) {

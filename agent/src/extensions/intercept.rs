@@ -9,7 +9,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::client::HostClient;
-use super::protocol::{ContextResult, HostEvent, ProviderRequestResult, ToHost, ToolCallDecision};
+use super::protocol::{
+    ContextResult, HostEvent, ProviderHeadersResult, ProviderRequestResult, ToHost,
+    ToolCallDecision,
+};
 use super::tools::{HOST_GONE, split_result};
 use crate::agent_loop::BeforeCall;
 use crate::provider::hooks::HookFuture;
@@ -104,7 +107,8 @@ impl HostClient {
     }
 }
 
-/// Extensions' `before_provider_request` and `after_provider_response` handlers, around each
+/// Extensions' `before_provider_headers`, `before_provider_request` and
+/// `after_provider_response` handlers, around each
 /// model call of a run.
 impl crate::provider::hooks::ProviderHooks for HostClient {
     fn wants_payload(&self) -> bool {
@@ -132,6 +136,20 @@ impl crate::provider::hooks::ProviderHooks for HostClient {
                 headers: &headers,
             };
             self.intercept::<Value>(&event).await;
+        })
+    }
+
+    fn wants_headers(&self) -> bool {
+        self.handles("before_provider_headers")
+    }
+
+    /// The handlers change one headers object in turn; the headers go as given when the host
+    /// is gone.
+    fn before_headers(&self, headers: Map<String, Value>) -> HookFuture<'_, Map<String, Value>> {
+        Box::pin(async move {
+            let event = HostEvent::BeforeProviderHeaders { headers: &headers };
+            let answer = self.intercept::<ProviderHeadersResult>(&event).await;
+            answer.and_then(|answer| answer.headers).unwrap_or(headers)
         })
     }
 }

@@ -156,6 +156,7 @@ pub(crate) async fn run(
         Ok(resolved) => resolved,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = match request_body(&request) {
         Ok(body) => super::hooks::before_request(body).await,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
@@ -164,11 +165,14 @@ pub(crate) async fn run(
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
-    let headers = match bearer_headers(&request, &key, vec![("api-key".into(), key.clone())]) {
-        Ok(mut headers) => {
+    let headers = bearer_headers(&request, &key, vec![("api-key".into(), key.clone())])
+        .map(|mut headers| {
             headers.remove(reqwest::header::AUTHORIZATION);
             headers
-        }
+        })
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
+        Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let http_request = http

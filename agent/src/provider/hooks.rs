@@ -6,6 +6,11 @@
 //! and [`stream_with`](super::stream_with) keeps them for the call, in whichever task polls
 //! it. A call without hooks (no extension handles these events) pays nothing for them.
 //!
+//! `before_provider_headers` sees the model's configured headers (not the API key nor a
+//! format's own headers), before the payload hook as in the reference; what the handlers leave
+//! is applied over the headers the format built (a string sets, `null` or a removed name drops),
+//! once per call: the provider's retries send the same request.
+//!
 //! What an extension sees as the payload is what the reference's SDK layer sees: the JSON body
 //! for the Anthropic and OpenAI formats, and for Google the SDK's parameters (`{model, contents, config}`, the
 //! system prompt a plain text, the generation settings inside `config`), turned back into the
@@ -16,7 +21,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
+
+use super::headers::{HeaderError, header_map};
 
 /// A boxed future of a hook.
 pub type HookFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -36,6 +44,67 @@ pub trait ProviderHooks: Send + Sync + std::fmt::Debug {
     /// A success status and the response headers (lower-case names, repeated ones joined by
     /// `, `), before the body is read.
     fn after_response(&self, status: u16, headers: Map<String, Value>) -> HookFuture<'_, ()>;
+
+    /// Whether [`ProviderHooks::before_headers`] does anything.
+    fn wants_headers(&self) -> bool;
+
+    /// The configured headers as the hooks left them (a `null` value drops the header).
+    fn before_headers(&self, headers: Map<String, Value>) -> HookFuture<'_, Map<String, Value>>;
+}
+
+/// The configured headers of a call as the hooks left them, to apply over the headers built.
+#[derive(Debug)]
+pub(crate) struct HeaderChanges {
+    given: Map<String, Value>,
+    changed: Map<String, Value>,
+}
+
+/// Runs the hooks on the configured headers of `request` (the model's own); `None` when no
+/// hook wants them.
+pub(crate) async fn before_headers(request: &super::LlmRequest) -> Option<HeaderChanges> {
+    let hooks = current().filter(|hooks| hooks.wants_headers())?;
+    let given: Map<String, Value> = request
+        .model
+        .headers
+        .iter()
+        .flatten()
+        .filter(|(_, value)| value.is_string())
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    let changed = hooks.before_headers(given.clone()).await;
+    Some(HeaderChanges { given, changed })
+}
+
+/// `headers` with `changes` applied: a configured header the hooks removed, or a `null`, is
+/// not sent; a string is set (over the format's own header of that name too).
+pub(crate) fn apply_headers(
+    changes: Option<&HeaderChanges>,
+    mut headers: HeaderMap,
+) -> Result<HeaderMap, HeaderError> {
+    let Some(changes) = changes else {
+        return Ok(headers);
+    };
+    for name in changes.given.keys() {
+        if !changes.changed.contains_key(name) {
+            headers.remove(name.as_str());
+        }
+    }
+    let mut set = Vec::new();
+    for (name, value) in &changes.changed {
+        match value {
+            Value::String(value) => set.push((name.clone(), value.clone())),
+            Value::Null => {
+                headers.remove(name.as_str());
+            }
+            _ => {}
+        }
+    }
+    for (name, value) in header_map(set)? {
+        if let Some(name) = name {
+            headers.insert(name, value);
+        }
+    }
+    Ok(headers)
 }
 
 tokio::task_local! {
@@ -188,6 +257,35 @@ mod tests {
         params["config"]
             .as_object()
             .map_or(Vec::new(), |config| config.keys().collect())
+    }
+
+    #[test]
+    fn header_changes_set_override_and_drop_over_the_built_headers() {
+        let given = json!({"x-configured": "c", "x-dropped": "d", "x-removed": "r"});
+        let changed =
+            json!({"x-configured": "o", "x-dropped": null, "x-added": "a", "accept": null});
+        let changes = HeaderChanges {
+            given: given.as_object().cloned().unwrap_or_default(),
+            changed: changed.as_object().cloned().unwrap_or_default(),
+        };
+        let built = header_map(vec![
+            ("accept".into(), "application/json".into()),
+            ("x-api-key".into(), "k".into()),
+            ("x-configured".into(), "c".into()),
+            ("x-dropped".into(), "d".into()),
+            ("x-removed".into(), "r".into()),
+        ])
+        .unwrap();
+        let headers = apply_headers(Some(&changes), built).unwrap();
+        let mut pairs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.to_str().unwrap_or_default()))
+            .collect();
+        pairs.sort_unstable();
+        assert_eq!(
+            pairs,
+            [("x-added", "a"), ("x-api-key", "k"), ("x-configured", "o")]
+        );
     }
 
     #[test]

@@ -116,6 +116,8 @@ pub enum HostEvent<'a> {
         details: &'a Option<Value>,
         is_error: bool,
     },
+    /// The configured headers of a model request, before its payload is built.
+    BeforeProviderHeaders { headers: &'a Map<String, Value> },
     /// The payload of a model request, before it is sent.
     BeforeProviderRequest { payload: &'a Value },
     /// The status and headers of a model call's response.
@@ -147,6 +149,7 @@ impl HostEvent<'_> {
             Self::Context { .. } => "context",
             Self::ToolCall { .. } => "tool_call",
             Self::ToolResult { .. } => "tool_result",
+            Self::BeforeProviderHeaders { .. } => "before_provider_headers",
             Self::BeforeProviderRequest { .. } => "before_provider_request",
             Self::AfterProviderResponse { .. } => "after_provider_response",
             Self::Loop(event) => event.kind(),

@@ -19,8 +19,8 @@ use crate::tools::ToolDefinition;
 pub use events::{CompactionPreparation, HostEvent};
 pub use replies::{
     BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven, ContextResult,
-    HostReply, InputResult, OutgoingCustomMessage, ProviderRequestResult, ReplyValue,
-    ToolCallDecision, UserBashResult,
+    HostReply, InputResult, OutgoingCustomMessage, ProviderHeadersResult, ProviderRequestResult,
+    ReplyValue, ToolCallDecision, UserBashResult,
 };
 
 /// A line from the host: the reply to a request of the agent (by the id the agent gave it), or

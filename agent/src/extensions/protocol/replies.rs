@@ -7,7 +7,7 @@
 use pi_rpc_protocol::content::TaggedImage;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A reply of the host to a request of the agent.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -159,6 +159,13 @@ pub struct ContextResult {
 pub struct ProviderRequestResult {
     #[serde(default, deserialize_with = "present")]
     pub payload: Option<Value>,
+}
+
+/// `before_provider_headers`: the headers as the handlers left them.
+#[derive(Debug, Default, Deserialize)]
+pub struct ProviderHeadersResult {
+    #[serde(default)]
+    pub headers: Option<Map<String, Value>>,
 }
 
 /// The agent's answer to a call of the host.

@@ -69,13 +69,16 @@ pub(crate) async fn run(
     }
     let oauth = key.as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = request_body(&request);
     let body = super::hooks::before_request(body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
-    let headers = match build_headers(&request, key.as_deref(), oauth, compat) {
+    let headers = build_headers(&request, key.as_deref(), oauth, compat)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

@@ -142,6 +142,7 @@ pub(crate) async fn run(
     let Some(account) = login::account_id(&token) else {
         return fail_early(partial, "Failed to extract accountId from token".into(), tx).await;
     };
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = match request_body(&request) {
         Ok(body) => super::hooks::before_request(body).await,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
@@ -165,7 +166,9 @@ pub(crate) async fn run(
         extra.push(("session-id".to_owned(), session.clone()));
         extra.push(("x-client-request-id".to_owned(), session));
     }
-    let headers = match bearer_headers(&request, &token, extra) {
+    let headers = bearer_headers(&request, &token, extra)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

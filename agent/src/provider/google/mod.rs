@@ -56,13 +56,16 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     };
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = request::build_body(&request);
     let body = super::hooks::before_google_request(&request, body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
-    let headers = match build_headers(&request, &key) {
+    let headers = build_headers(&request, &key)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

@@ -40,6 +40,7 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     };
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = super::hooks::before_request(request::build_body(&request)).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
         Ok(body) => body,
@@ -54,7 +55,9 @@ pub(crate) async fn run(
     if let Some(session) = request.cache_session().filter(|_| !affinity_set) {
         extra.push(("x-affinity".to_owned(), session.clone()));
     }
-    let headers = match bearer_headers(&request, &key, extra) {
+    let headers = bearer_headers(&request, &key, extra)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

@@ -61,6 +61,7 @@ pub(crate) async fn run(
         return fail_early(partial, text, tx).await;
     }
     let compat = Compat::of_request(&request);
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = request::build_body(&request, &compat);
     let body = super::hooks::before_request(body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
@@ -81,7 +82,9 @@ pub(crate) async fn run(
             extra.push(("x-session-affinity".to_owned(), session.clone()));
         }
     }
-    let headers = match bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra) {
+    let headers = bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

@@ -69,6 +69,7 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     }
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = match request::build_body(&request) {
         Ok(body) => Ok(super::hooks::before_request(body).await),
         Err(error) => Err(error.to_string()),
@@ -110,7 +111,9 @@ pub(crate) async fn run(
             extra.push(("x-client-request-id".to_owned(), session.clone()));
         }
     }
-    let headers = match bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra) {
+    let headers = bearer_headers(&request, key.as_deref().unwrap_or("unused"), extra)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };

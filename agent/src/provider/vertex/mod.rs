@@ -150,6 +150,7 @@ pub(crate) async fn run(
         Ok(auth) => auth,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
+    let header_changes = super::hooks::before_headers(&request).await;
     let body = super::google::request::build_body(&request);
     let body = super::hooks::before_google_request(&request, body).await;
     let body = match pi_rpc_protocol::json::to_vec(&body) {
@@ -185,7 +186,9 @@ pub(crate) async fn run(
             pairs.push((name.clone(), value.clone()));
         }
     }
-    let headers = match header_map(pairs) {
+    let headers = header_map(pairs)
+        .and_then(|headers| super::hooks::apply_headers(header_changes.as_ref(), headers));
+    let headers = match headers {
         Ok(headers) => headers,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
