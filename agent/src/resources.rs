@@ -156,7 +156,19 @@ impl Resources {
         extension_tools: &[std::sync::Arc<dyn crate::tools::Tool>],
         extension_prompts: &[crate::system_prompt::ToolPrompt],
     ) -> String {
-        let tools = crate::tools::ToolSet::for_run(&self.tools, extension_tools);
+        self.system_prompt_for(&self.tools, cwd, extension_tools, extension_prompts)
+    }
+
+    /// [`Resources::system_prompt`] with the tools `selection` chooses instead of the tool
+    /// flags' (`pi.setActiveTools` chose them).
+    pub fn system_prompt_for(
+        &self,
+        selection: &crate::tools::ToolSelection,
+        cwd: &Path,
+        extension_tools: &[std::sync::Arc<dyn crate::tools::Tool>],
+        extension_prompts: &[crate::system_prompt::ToolPrompt],
+    ) -> String {
+        let tools = crate::tools::ToolSet::for_run(selection, extension_tools);
         let names = tools.names();
         // Skills with `disable-model-invocation` are not offered to the model.
         let skills: Vec<PromptSkill<'_>> = self

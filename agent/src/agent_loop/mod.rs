@@ -176,6 +176,13 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
     // are `agent_end`'s, moved out at the end rather than kept twice).
     let mut context = history;
     let first_new = context.len();
+    // The tools and system prompt of the next turn's model request: those of the run's start,
+    // then taken anew after each turn's end (what extensions registered or chose meanwhile), as
+    // the reference takes them.
+    let mut turn = Turn {
+        tools: tools::offered(&tool_context, hooks.as_ref()),
+        system_prompt,
+    };
     emitter.emit(Event::AgentStart(NoFields {})).await?;
     emitter.emit(Event::TurnStart(NoFields {})).await?;
     for prompt in prompts {
@@ -229,15 +236,9 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             let request = LlmRequest {
                 model: model.clone(),
                 auth: auth.clone(),
-                // Rebuilt when extensions registered tools during the run, as in the reference.
-                system_prompt: hooks
-                    .as_ref()
-                    .and_then(|hooks| hooks.system_prompt())
-                    .unwrap_or_else(|| system_prompt.clone()),
+                system_prompt: turn.system_prompt.clone(),
                 messages: crate::convert::block_images(messages, stream_options.block_images),
-                // Taken per request: a tool an extension registers during the run is offered
-                // from the next request on, as in the reference.
-                tools: tools::offered(&tool_context, hooks.as_ref()).definitions(),
+                tools: turn.tools.definitions(),
                 thinking_level,
                 session_id: Some(session_id.clone()),
                 cache_retention,
@@ -265,8 +266,12 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             }
             let results = match context.last().map(|message| &**message) {
                 Some(AgentMessage::Assistant(assistant)) => {
-                    tools::execute_calls(assistant, &tool_context, hooks.as_ref(), emitter, release)
-                        .await?
+                    let calls = tools::Calls {
+                        offered: &turn.tools,
+                        context: &tool_context,
+                        hooks: hooks.as_ref(),
+                    };
+                    tools::execute_calls(assistant, calls, emitter, release).await?
                 }
                 _ => Vec::new(),
             };
@@ -277,7 +282,10 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }
             emitter.turn_end(tool_results).await?;
+            // Answered once the `turn_end` handlers are done (the session holds the run's
+            // messages meanwhile): what they, and the turn's tools, chose is seen now.
             pending = emitter.drain(RunMessage::DrainSteering).await?;
+            turn.refresh(&tool_context, hooks.as_ref());
         }
         let follow_ups = emitter.drain(RunMessage::DrainFollowUp).await?;
         if follow_ups.is_empty() {
@@ -286,6 +294,25 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         pending = follow_ups;
     }
     end(emitter, context.split_off(first_new)).await
+}
+
+/// What a turn's model request offers: the tools (its calls run among them) and the system
+/// prompt.
+struct Turn {
+    tools: crate::tools::ToolSet,
+    system_prompt: String,
+}
+
+impl Turn {
+    /// Takes the tools extensions registered or chose since (`pi.setActiveTools` during a tool
+    /// call or a handler applies from the next turn's request), and the system prompt rebuilt
+    /// for them.
+    fn refresh(&mut self, context: &crate::tools::ToolContext, hooks: Option<&Arc<dyn RunHooks>>) {
+        self.tools = tools::offered(context, hooks);
+        if let Some(prompt) = hooks.and_then(|hooks| hooks.system_prompt()) {
+            self.system_prompt = prompt;
+        }
+    }
 }
 
 /// `agent_end` with the run's own messages, which the session holds too.

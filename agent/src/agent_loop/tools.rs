@@ -18,11 +18,24 @@ use super::{Emitter, SessionGone};
 use crate::release::RpcRelease;
 use crate::tools::{PreparedCall, ToolContent, ToolContext, ToolOutcome, ToolSet, ToolUpdate};
 
-/// The tools offered now: the built-in ones and those extensions registered (a tool registered
-/// during the run from the next model request on), as the tool flags select them.
+/// The tools offered now: the built-in ones and those extensions registered, as the tool flags
+/// (or `pi.setActiveTools`, through the hooks) select them.
 pub(super) fn offered(context: &ToolContext, hooks: Option<&Arc<dyn RunHooks>>) -> ToolSet {
     let extension_tools = hooks.map_or_else(Vec::new, |hooks| hooks.tools());
-    ToolSet::for_run(&context.selection, &extension_tools)
+    let chosen = hooks.and_then(|hooks| hooks.selection());
+    ToolSet::for_run(
+        chosen.as_ref().unwrap_or(&context.selection),
+        &extension_tools,
+    )
+}
+
+/// What a turn's tool calls run with: the tools its model request offered (a call of another
+/// one is not found), the tools' context and the extensions' hooks.
+#[derive(Clone, Copy)]
+pub(super) struct Calls<'a> {
+    pub(super) offered: &'a ToolSet,
+    pub(super) context: &'a ToolContext,
+    pub(super) hooks: Option<&'a Arc<dyn RunHooks>>,
 }
 
 enum ToolMessage {
@@ -34,11 +47,15 @@ enum ToolMessage {
 /// Runs the tool calls of `assistant` and returns their results in call order.
 pub(super) async fn execute_calls(
     assistant: &AssistantMessage,
-    context: &ToolContext,
-    hooks: Option<&Arc<dyn RunHooks>>,
+    calls_with: Calls<'_>,
     emitter: &Emitter,
     release: RpcRelease,
 ) -> Result<Vec<ToolResultMessage>, SessionGone> {
+    let Calls {
+        offered,
+        context,
+        hooks,
+    } = calls_with;
     let calls: Vec<&ToolCall> = assistant
         .content
         .iter()
@@ -77,7 +94,7 @@ pub(super) async fn execute_calls(
                 call.name
             )))
         } else {
-            offered(context, hooks).prepare(&call.name, &args, context.validation_wording())
+            offered.prepare(&call.name, &args, context.validation_wording())
         };
         match prepared {
             Err(outcome) => {

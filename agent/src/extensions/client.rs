@@ -76,8 +76,9 @@ pub struct HostClient {
     writer: mpsc::Sender<Vec<u8>>,
     waiting: Arc<Mutex<Waiting>>,
     next_id: Arc<AtomicU64>,
-    /// What the extensions registered, shared by every clone: a run sees a tool registered
-    /// during it from its next model request on, as in the reference.
+    /// What the extensions registered and the tools the session offers, shared by every
+    /// clone: a run sees a tool registered, or a choice made, during it from its next turn on,
+    /// as in the reference.
     registry: Arc<RwLock<Registry>>,
 }
 
@@ -210,6 +211,17 @@ impl HostClient {
     /// Takes what the extensions registered now (every clone sees it).
     pub(super) fn update(&self, tools: &[RegisteredTool], events: &[String]) {
         self.registry_mut().update(tools, events);
+    }
+
+    /// The tools the session offers from now on (the tool flags' choice, or the one
+    /// `pi.setActiveTools` made): every clone sees it, so a run offers them from its next turn.
+    pub fn select_tools(&self, selection: crate::tools::ToolSelection) {
+        self.registry_mut().select(selection);
+    }
+
+    /// The tools the session offers now, once it said ([`HostClient::select_tools`]).
+    pub fn tool_selection(&self) -> Option<crate::tools::ToolSelection> {
+        self.registry().selection().cloned()
     }
 
     /// Counts the registry's updates: a run's system prompt is built anew once it changed.

@@ -36,7 +36,7 @@ use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::process::Child;
 use tokio::sync::mpsc;
 
-use protocol::{Sources, ToHost, ToolFlags};
+use protocol::{BuiltinTool, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
 /// tools, UI, session and providers parts appended (one module).
@@ -363,7 +363,8 @@ impl Host {
     /// Tells the host which tools the agent may offer (`all`, built-in and extension ones, in
     /// order), which it offers (`active`), the built-in definitions and every extension tool
     /// it knows of and the tool flags' `selection`, for `pi.getActiveTools` /
-    /// `pi.getAllTools` and the tools registered before the agent hears of them.
+    /// `pi.getAllTools` (a built-in tool with the guidelines it brings to the system prompt)
+    /// and the tools registered before the agent hears of them.
     pub fn tools_state(
         &self,
         all: &[&str],
@@ -377,10 +378,17 @@ impl Host {
             no_tools: selection.no_tools,
             exclude: &selection.exclude_tools,
         };
+        let builtins: Vec<BuiltinTool<'_>> = builtins
+            .iter()
+            .map(|definition| BuiltinTool {
+                definition,
+                prompt_guidelines: crate::system_prompt::builtin_guidelines(&definition.name),
+            })
+            .collect();
         HostLine::message(&ToHost::Tools {
             all,
             active,
-            builtins,
+            builtins: &builtins,
             registered,
             sources: Sources(&self.files),
             flags,

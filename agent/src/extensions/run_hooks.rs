@@ -1,6 +1,7 @@
-//! The extensions' part in a run ([`RunHooks`]): their tools and their `tool_call`,
-//! `tool_result` and `context` handlers through the [`HostClient`], and the run's system
-//! prompt built anew from the resources once they register tools during the run.
+//! The extensions' part in a run ([`RunHooks`]): their tools, the tools they chose to offer,
+//! and their `tool_call`, `tool_result` and `context` handlers through the [`HostClient`], and
+//! the run's system prompt built anew from the resources once they register or choose tools
+//! during the run.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use serde_json::Value;
 use super::HostClient;
 use crate::agent_loop::{BeforeCall, RunHooks};
 use crate::resources::Resources;
-use crate::tools::{Tool, ToolOutcome};
+use crate::tools::{Tool, ToolOutcome, ToolSelection};
 
 /// The hooks of one run; see the module's documentation.
 #[derive(Debug)]
@@ -41,7 +42,7 @@ impl ExtensionRunHooks {
     }
 
     /// Hooks whose run's system prompt `resources` build for `cwd` from the tools registered
-    /// now, and build anew once they change, as the reference does before each model request.
+    /// and chosen now, and build anew once they change, as the reference does after each turn.
     pub fn rebuilding_prompt(client: HostClient, resources: Resources, cwd: PathBuf) -> Self {
         let version = client.registry_version();
         Self {
@@ -58,6 +59,10 @@ impl ExtensionRunHooks {
 impl RunHooks for ExtensionRunHooks {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.client.tools()
+    }
+
+    fn selection(&self) -> Option<ToolSelection> {
+        self.client.tool_selection()
     }
 
     fn before_call<'a>(
@@ -89,7 +94,9 @@ impl RunHooks for ExtensionRunHooks {
     fn system_prompt(&self) -> Option<String> {
         let source = self.prompt.as_ref()?;
         (self.client.registry_version() != source.version).then(|| {
-            source.resources.system_prompt(
+            let selection = self.client.tool_selection();
+            source.resources.system_prompt_for(
+                selection.as_ref().unwrap_or(&source.resources.tools),
                 &source.cwd,
                 &self.client.tools(),
                 &self.client.prompts(),

@@ -56,7 +56,10 @@ fn tool_line(name: &str) -> Option<(&'static str, &'static [&'static str])> {
             "Read a file's contents (text, or an image)",
             &["Use read to look at files rather than cat or sed"],
         ),
-        "bash" => ("Run a shell command in the working directory", &[]),
+        "bash" => (
+            "Run a shell command in the working directory",
+            &["The PI_* environment variables name the current model and session"],
+        ),
         "edit" => (
             "Replace exact text in a file; several separate replacements fit in one call",
             &[
@@ -76,6 +79,15 @@ apart, never overlapping",
         "ls" => ("List a folder", &[]),
         _ => return None,
     })
+}
+
+/// The guidelines a built-in tool brings to the system prompt, which `pi.getAllTools` reports
+/// as its `promptGuidelines`; `None` for one that brings none (`grep`, `find`, `ls`), as in the
+/// reference, or a name that is not built in.
+pub fn builtin_guidelines(name: &str) -> Option<&'static [&'static str]> {
+    tool_line(name)
+        .map(|(_, guidelines)| guidelines)
+        .filter(|guidelines| !guidelines.is_empty())
 }
 
 /// Our base prompt: who the agent is, its tools and working rules.
@@ -269,8 +281,10 @@ mod tests {
         assert_eq!(
             guidelines,
             Some(
-                "- Use bash to list and search files (ls, rg, find)\n- Deploy only when asked\n\
-- Keep your answers short\n- Name the files you work on by their paths"
+                "- Use bash to list and search files (ls, rg, find)\n\
+- The PI_* environment variables name the current model and session\n\
+- Deploy only when asked\n- Keep your answers short\n\
+- Name the files you work on by their paths"
             )
         );
     }

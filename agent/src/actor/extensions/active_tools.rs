@@ -1,7 +1,8 @@
 //! `pi.getActiveTools`, `pi.getAllTools` and `pi.setActiveTools`. The host answers the getters
 //! from the tools' state the agent last sent it (after every load, registration and change);
 //! a `setActiveTools` replaces the tool flags' choice by the given names, as the reference
-//! replaces its active tools, until the extensions are loaded afresh for a replaced session.
+//! replaces its active tools, until the extensions are loaded afresh for a replaced session. A
+//! run in progress offers the new choice from its next turn on (the host client shares it).
 
 use std::sync::Arc;
 
@@ -36,8 +37,12 @@ impl State {
         ToolSet::available(&self.extension_tools()).allowed_by(&self.flag_selection())
     }
 
-    /// Tells the host the tools' state, for its getters.
+    /// Tells the host the tools' state, for its getters, and a run in progress the tools to
+    /// offer from its next turn on.
     pub(in crate::actor) fn send_tools_state(&mut self) {
+        if let Some(client) = host_client(&self.extensions) {
+            client.select_tools(self.resources.tools.clone());
+        }
         let extension_tools = self.extension_tools();
         let all = self.all_tools();
         let active = self.active_tools();
@@ -51,8 +56,9 @@ impl State {
         self.tell_host("cannot tell the extension host the tools", line);
     }
 
-    /// `pi.setActiveTools(names)`: from the next model request on, these tools (the known ones,
-    /// in this order) are offered, and listed in the system prompt.
+    /// `pi.setActiveTools(names)`: from the next turn's model request on (of the run in
+    /// progress too), these tools (the known ones, in this order) are offered, and listed in
+    /// the system prompt.
     pub(in crate::actor) fn set_active_tools(&mut self, names: Vec<String>) {
         let flags = self.flag_selection();
         let all = self.all_tools();

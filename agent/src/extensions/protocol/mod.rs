@@ -305,7 +305,7 @@ pub(super) enum ToHost<'a> {
     Tools {
         all: &'a [&'a str],
         active: &'a [&'a str],
-        builtins: &'a [ToolDefinition],
+        builtins: &'a [BuiltinTool<'a>],
         registered: &'a [&'a str],
         sources: Sources<'a>,
         flags: ToolFlags<'a>,
@@ -366,6 +366,16 @@ impl Serialize for Sources<'_> {
                 .map(|file| (file.path.to_string_lossy(), &file.source_info)),
         )
     }
+}
+
+/// A built-in tool as `pi.getAllTools` reports it: its definition, and the guidelines it brings
+/// to the system prompt (a tool without any has no `promptGuidelines`, as in the reference).
+#[derive(Debug, Serialize)]
+pub(super) struct BuiltinTool<'a> {
+    #[serde(flatten)]
+    pub(super) definition: &'a ToolDefinition,
+    #[serde(rename = "promptGuidelines", skip_serializing_if = "Option::is_none")]
+    pub(super) prompt_guidelines: Option<&'static [&'static str]>,
 }
 
 /// The tool flags of the command line, for `pi.getAllTools` / `pi.setActiveTools`.
