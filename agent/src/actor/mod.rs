@@ -145,6 +145,9 @@ pub(crate) struct State {
     pending_bash: Vec<AgentMessage>,
     /// Prompt templates and skills.
     resources: crate::resources::Resources,
+    /// What the command line says about them (the project's trust decided), for `ctx.reload()`
+    /// to discover them again.
+    resource_options: crate::resources::ResourceOptions,
     /// Loaded extensions.
     extensions: Option<extensions::Extensions>,
     /// The release of pi's RPC protocol spoken: what the records carry.
@@ -216,10 +219,18 @@ impl State {
         let http = init.config.settings.http_client();
         let mut store = init.store;
         store.set_saved_at(crate::store::SavedAt::for_release(init.rpc_release));
+        let mut resource_options = init.resources;
+        resource_options.project_trust =
+            Some(resource_options.project_trust.unwrap_or_else(|| {
+                crate::resources::project_trusted_by_settings(
+                    &init.config.agent_dir,
+                    &init.config.cwd,
+                )
+            }));
         let resources = crate::resources::Resources::discover(
             &init.config.cwd,
             &init.config.agent_dir,
-            init.resources,
+            resource_options.clone(),
         );
         if let Some(name) = &init.name {
             log_store_error(store.append_session_info(name));
@@ -253,6 +264,7 @@ impl State {
             file_locks: crate::tools::FileLocks::default(),
             pending_bash: Vec::new(),
             resources,
+            resource_options,
             extensions: init.extensions.map(extensions::Extensions::new),
             release: init.rpc_release,
             builtin_commands: init.builtin_commands,

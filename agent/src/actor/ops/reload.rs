@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | requested | another change answers the host, or one reloads the extensions | answered | `false` at once |
 //! | requested | some extension handles `session_shutdown` | `ShutdownHandlers` | `session_shutdown` (reason `reload`) |
-//! | requested, `ShutdownHandlers` | (the handlers are done) | `Restart(Reloading)` | modules evaluated and loaded afresh; `false` when the host is gone or refuses |
+//! | requested, `ShutdownHandlers` | (the handlers are done) | `Restart(Reloading)` | settings, prompt templates, skills and the system prompt's sources read again; modules evaluated and loaded afresh; `false` when the host is gone or refuses |
 //!
 //! The restart (`Restart`, shared with `replacement.rs`), answering `data`:
 //!
@@ -140,6 +140,7 @@ impl State {
         let Some(Reload { reply }) = self.ops.reloads.remove(&key) else {
             return;
         };
+        self.read_files_again();
         let restart = Restart::reloading(Answer::Host(reply.clone()), Value::Null, "reload", None);
         let Some(host) = self.live_host() else {
             self.reply_to_host(&reply, false);
@@ -156,6 +157,31 @@ impl State {
                 self.reply_to_host(&reply, false);
             }
         }
+    }
+
+    /// What `ctx.reload()` reads again besides the extensions, as the reference's reload: the
+    /// settings (the queue modes and automatic compaction they set, and the resources they
+    /// name), then the prompt templates, the skills and the system prompt's sources (`SYSTEM.md`,
+    /// `APPEND_SYSTEM.md`, the context files). The tool selection is the restart's to decide;
+    /// `models.json` is not read again, as in the reference.
+    fn read_files_again(&mut self) {
+        let trusted = self.resource_options.project_trust.unwrap_or(false);
+        let (agent_dir, cwd) = (&self.config.agent_dir, &self.config.cwd);
+        let settings = crate::config::Settings::load(agent_dir, cwd, trusted);
+        for warning in &settings.warnings {
+            tracing::warn!(%warning, "reading the settings again");
+        }
+        self.steering_mode = settings.steering_mode();
+        self.follow_up_mode = settings.follow_up_mode();
+        self.auto_compaction = settings.compaction_enabled();
+        self.config.settings = settings;
+        let tools = std::mem::take(&mut self.resources.tools);
+        self.resources = crate::resources::Resources::discover(
+            &self.config.cwd,
+            &self.config.agent_dir,
+            self.resource_options.clone(),
+        );
+        self.resources.tools = tools;
     }
 
     /// The reload of `ctx.reload()` did not reach the host: the call is answered `false`.
