@@ -1,7 +1,8 @@
 //! `pi.getActiveTools`, `pi.getAllTools` and `pi.setActiveTools`. The host answers the getters
 //! from the tools' state the agent last sent it (after every load, registration and change);
 //! a `setActiveTools` replaces the tool flags' choice by the given names, as the reference
-//! replaces its active tools, until the extensions are loaded afresh for a replaced session. A
+//! replaces its active tools, until the extensions are loaded afresh for a replaced session
+//! (`ctx.reload()` keeps it, and adds every extension tool). A
 //! run in progress offers the new choice from its next turn on (the host client shares it).
 
 use std::sync::Arc;
@@ -110,7 +111,30 @@ impl State {
             .collect()
     }
 
-    /// The extensions are loaded afresh (a replaced session): the tool flags choose again.
+    /// `ctx.reload()` loaded the extensions afresh: as in the reference, the tools active
+    /// before (`before`, those still known) stay active, a `setActiveTools` choice included,
+    /// and every extension tool joins them (with `--tools`, every tool it allows).
+    pub(in crate::actor) fn keep_active_tools(&mut self, before: Vec<String>) {
+        let mut names = before;
+        if self.flag_selection().tools.is_some() {
+            names.extend(self.all_tool_names());
+        } else {
+            let extension_tools = self.extension_tools();
+            names.extend(extension_tools.iter().map(|tool| tool.name().to_owned()));
+        }
+        self.set_active_tools(names);
+    }
+
+    /// The tool names a run offers now.
+    pub(in crate::actor) fn active_tool_names(&self) -> Vec<String> {
+        self.active_tools()
+            .names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The extensions are loaded afresh for a replaced session: the tool flags choose again.
     pub(in crate::actor) fn reset_active_tools(&mut self) {
         if let Some(flags) = self
             .extensions

@@ -213,26 +213,34 @@ impl State {
             .restarts
             .iter()
             .find_map(|(key, restart)| restart.is_reloading().then_some(*key));
-        let (Some(key), Some(ext)) = (reloading, &mut self.extensions) else {
+        let (Some(key), true) = (reloading, self.extensions.is_some()) else {
             tracing::warn!("the extension host reported loading unasked");
             return;
         };
         if let Some(error) = error {
             tracing::error!(%error, "the extensions failed to load again");
         }
-        ext.host_mut().loaded(commands, tools, events);
         let replaced = self
             .ops
             .restarts
             .get(&key)
             .is_some_and(|restart| restart.reason != "reload");
+        let active_before = self.active_tool_names();
+        let Some(ext) = &mut self.extensions else {
+            return;
+        };
+        ext.host_mut().loaded(commands, tools, events);
         if replaced {
             self.config.registry.clear_extension_providers();
         }
         for refused in crate::extensions::apply_providers(providers, &mut self.config.registry) {
             tracing::error!(error = %refused, "a provider the extensions registered again");
         }
-        self.reset_active_tools();
+        if replaced {
+            self.reset_active_tools();
+        } else {
+            self.keep_active_tools(active_before);
+        }
         self.send_tools_state();
         self.providers_changed();
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
