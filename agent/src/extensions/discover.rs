@@ -32,6 +32,41 @@ pub struct Discovery<'a> {
     pub no_discovery: bool,
 }
 
+/// Where to look, kept to find the extensions again when they are loaded afresh
+/// (`ctx.reload()`, a session replacement), as the reference resolves their paths again.
+#[derive(Debug, Clone)]
+pub struct Places {
+    cli_paths: Vec<PathBuf>,
+    cwd: PathBuf,
+    agent_dir: PathBuf,
+    project_trusted: bool,
+    no_discovery: bool,
+}
+
+impl Places {
+    /// What `discovery` looks at.
+    pub fn of(discovery: Discovery<'_>) -> Self {
+        Self {
+            cli_paths: discovery.cli_paths.to_vec(),
+            cwd: discovery.cwd.to_path_buf(),
+            agent_dir: discovery.agent_dir.to_path_buf(),
+            project_trusted: discovery.project_trusted,
+            no_discovery: discovery.no_discovery,
+        }
+    }
+
+    /// Where to look again.
+    pub fn discovery(&self) -> Discovery<'_> {
+        Discovery {
+            cli_paths: &self.cli_paths,
+            cwd: &self.cwd,
+            agent_dir: &self.agent_dir,
+            project_trusted: self.project_trusted,
+            no_discovery: self.no_discovery,
+        }
+    }
+}
+
 /// The files to load, each once; `-e` paths that do not exist are left out (see
 /// [`missing_cli_paths`]).
 pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {

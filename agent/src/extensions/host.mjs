@@ -14,9 +14,9 @@
 //                                                load them, then give the flags of the command
 //                                                line (value: a text or null) to those that
 //                                                registered them; answer "loaded"
-//   {type:"reload", fresh?}                      for a replaced session: drop the loaded
-//                                                extensions and call their factories again
-//                                                (modules stay imported unless fresh);
+//   {type:"reload", fresh?, extensions:[path]}   for a replaced session: drop the loaded
+//                                                extensions, load these (factories run again;
+//                                                modules stay imported unless fresh);
 //                                                answer "loaded"
 //   {type:"streaming", value}                    whether the agent runs now (for the input
 //                                                event of pi.sendUserMessage)
@@ -420,11 +420,12 @@ function applyFlags() {
 }
 
 /**
- * A replaced session gets new extension instances, as in pi: each factory runs again with a
- * new `pi`; the modules themselves are not evaluated again (their top-level state stays),
- * except for `ctx.reload()` (`fresh`), which evaluates them afresh.
+ * A replaced session gets new extension instances, as in pi: each factory of `paths` (found
+ * again by the agent) runs with a new `pi`; a module is not evaluated again (its top-level
+ * state stays), except for `ctx.reload()` (`fresh`), which evaluates them afresh.
  */
-async function reload(fresh) {
+async function reload(fresh, paths) {
+	if (Array.isArray(paths)) loadedPaths = paths;
 	for (const extension of extensions) extension.stale = true;
 	extensions.length = 0;
 	flagValues.clear();
@@ -514,7 +515,7 @@ async function handle(message) {
 			await init(message);
 			break;
 		case "reload":
-			await reload(message.fresh === true);
+			await reload(message.fresh === true, message.extensions);
 			break;
 		case "tools":
 			toolState = {

@@ -17,7 +17,7 @@ mod tools;
 
 pub use client::{HostClient, HostInput, SendError};
 use discover::missing_cli_paths;
-pub use discover::{Discovery, ExtensionFile, discover};
+pub use discover::{Discovery, ExtensionFile, Places, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
@@ -201,8 +201,9 @@ async fn load(
         (None, problems)
     } else {
         let node = find_node()?;
-        let (host, problems) =
+        let (mut host, problems) =
             Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events).await?;
+        host.places = Some(Places::of(discovery));
         (Some(host), problems)
     };
     problems.extensions.extend(missing_cli_paths(discovery));
@@ -235,6 +236,9 @@ pub struct Host {
     pub commands: Vec<RegisteredCommand>,
     /// The loaded files.
     pub files: Vec<ExtensionFile>,
+    /// Where they were found, to find them again when they are loaded afresh (none: the
+    /// same files are loaded again).
+    places: Option<Places>,
     /// The flags the extensions registered when they were first loaded, for `--help`.
     pub help_flags: Vec<HelpFlag>,
     /// The providers the factories registered when they were first loaded, to apply before
@@ -329,6 +333,7 @@ impl Host {
             messages,
             commands: Vec::new(),
             files,
+            places: None,
             help_flags,
             providers,
         };
@@ -354,10 +359,19 @@ impl Host {
 
     /// Loads the extensions afresh for a replaced session (their factories run again with new
     /// state; the modules are not evaluated again); `fresh`: and the extensions' modules are
-    /// evaluated afresh (`ctx.reload()`). A `Loaded` message follows, to hand to
+    /// evaluated afresh (`ctx.reload()`). The extensions are found again first, as the
+    /// reference resolves their paths again: one added meanwhile (to an extensions folder or
+    /// the settings) is loaded, one removed is not. A `Loaded` message follows, to hand to
     /// [`Host::loaded`].
-    pub fn reload(&self, fresh: bool) -> Result<HostLine, SendError> {
-        HostLine::message(&ToHost::Reload { fresh })
+    pub fn reload(&mut self, fresh: bool) -> Result<HostLine, SendError> {
+        if let Some(places) = &self.places {
+            self.files = discover(places.discovery());
+        }
+        let extensions: Vec<&Path> = self.files.iter().map(|file| file.path.as_path()).collect();
+        HostLine::message(&ToHost::Reload {
+            fresh,
+            extensions: &extensions,
+        })
     }
 
     /// Tells the host which tools the agent may offer (`all`, built-in and extension ones, in

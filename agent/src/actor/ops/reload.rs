@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | requested | another change answers the host, or one reloads the extensions | answered | `false` at once |
 //! | requested | some extension handles `session_shutdown` | `ShutdownHandlers` | `session_shutdown` (reason `reload`) |
-//! | requested, `ShutdownHandlers` | (the handlers are done) | `Restart(Reloading)` | settings, prompt templates, skills and the system prompt's sources read again; modules evaluated and loaded afresh; `false` when the host is gone or refuses |
+//! | requested, `ShutdownHandlers` | (the handlers are done) | `Restart(Reloading)` | settings, prompt templates, skills and the system prompt's sources read again; the extensions found again, their modules evaluated and loaded afresh; `false` when the host is gone or refuses |
 //!
 //! The restart (`Restart`, shared with `replacement.rs`), answering `data`:
 //!
@@ -142,11 +142,15 @@ impl State {
         };
         self.read_files_again();
         let restart = Restart::reloading(Answer::Host(reply.clone()), Value::Null, "reload", None);
-        let Some(host) = self.live_host() else {
+        let live = self
+            .extensions
+            .as_mut()
+            .filter(|ext| ext.live_host().is_some());
+        let Some(ext) = live else {
             self.reply_to_host(&reply, false);
             return;
         };
-        match host.reload(true) {
+        match ext.host_mut().reload(true) {
             Ok(line) => {
                 self.ops.restarts.insert(key, restart);
                 let if_lost = IfLost::Reload(key);

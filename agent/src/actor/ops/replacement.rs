@@ -220,7 +220,7 @@ impl State {
         {
             ext.forget_session();
             self.ops.commands.forget_session();
-            match ext.host().reload(false) {
+            match ext.host_mut().reload(false) {
                 Ok(line) => {
                     reloading = true;
                     let if_lost = IfLost::Restart(key);

@@ -301,6 +301,8 @@ pub(super) enum ToHost<'a> {
     Reload {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         fresh: bool,
+        /// The files to load now.
+        extensions: &'a [&'a Path],
     },
     Tools {
         all: &'a [&'a str],
