@@ -1,6 +1,6 @@
 //! A command's `ctx.reload()`, and the restart every session change ends with (a replacement
-//! hands over to it once the session is swapped): the extensions are loaded afresh, then their
-//! `session_start` handlers run, then the change is answered.
+//! hands over to it once the session is swapped and the files are read again): the extensions
+//! are loaded afresh, then their `session_start` handlers run, then the change is answered.
 //!
 //! `ctx.reload()` (`Reload`, kept by key while its shutdown handlers run):
 //!
@@ -163,12 +163,13 @@ impl State {
         }
     }
 
-    /// What `ctx.reload()` reads again besides the extensions, as the reference's reload: the
-    /// settings (the queue modes and automatic compaction they set, and the resources they
-    /// name), then the prompt templates, the skills and the system prompt's sources (`SYSTEM.md`,
-    /// `APPEND_SYSTEM.md`, the context files). The tool selection is the restart's to decide;
-    /// `models.json` is not read again, as in the reference.
-    fn read_files_again(&mut self) {
+    /// What `ctx.reload()` and a session replacement read again besides the extensions, as the
+    /// reference's reload and its new session's runtime: the settings (the queue modes and
+    /// automatic compaction they set, and the resources they name), then the prompt templates,
+    /// the skills and the system prompt's sources (`SYSTEM.md`, `APPEND_SYSTEM.md`, the context
+    /// files). The tool selection is the restart's to decide; `models.json` is not read again
+    /// (as in the reference's reload; its replacement reads it).
+    pub(in crate::actor) fn read_files_again(&mut self) {
         let trusted = self.resource_options.project_trust.unwrap_or(false);
         let (agent_dir, cwd) = (&self.config.agent_dir, &self.config.cwd);
         let settings = crate::config::Settings::load(agent_dir, cwd, trusted);

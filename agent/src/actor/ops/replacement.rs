@@ -15,7 +15,7 @@
 //! | (settled) | otherwise | swapped | |
 //! | `ShutdownHandlers(prepared)` | the handlers are done (or the host ended) | swapped | |
 //! | swapped | the new session cannot be made | answered | the error |
-//! | swapped | made | `Restart(Reloading)` (`reload.rs`) | store swapped, generation + 1, queues and `bash` dropped, the session started on the store; the extensions loaded afresh (a host that is gone or refuses: `Restart(StartHandlers)`) |
+//! | swapped | made | `Restart(Reloading)` (`reload.rs`) | store swapped, generation + 1, queues and `bash` dropped, the session started on the store; the settings, prompt templates, skills and system prompt's sources read again; the extensions found again and loaded afresh (a host that is gone or refuses: `Restart(StartHandlers)`) |
 //!
 //! The restart answers `{cancelled: false}` (a fork: with the forked message's text). A
 //! command's `ctx` call is one at a time: while another change answers the host it is
@@ -206,6 +206,8 @@ impl State {
                 }
             },
         };
+        // The new session's runtime reads the files again, as in the reference.
+        self.read_files_again();
         let reason = replacement.target.reason();
         let restart = Restart::reloading(replacement.answer, data, reason, previous);
         self.begin_restart(key, restart);
