@@ -27,6 +27,20 @@ pub enum Feature {
     /// Switching models keeps the thinking level, even from a model without reasoning (whose
     /// level is `off`) rather than going back to the default level (0.84.3).
     ThinkingLevelKept,
+    /// A `branch_summary` entry's `fromId` is the leaf the navigation left, not the entry it
+    /// went to (0.84.3).
+    BranchSummaryFromOldLeaf,
+    /// A branch summary whose answer calls a tool fails (0.84.3).
+    BranchSummaryRefusesToolCalls,
+    /// A failed branch summary says so (`Branch summarization failed: ...`), and one cut at the
+    /// token cap fails too (0.84.4).
+    BranchSummaryFailureNamed,
+    /// A branch summary's answer may have 4096 tokens (at most the model's), not 2048 (0.85.0).
+    BranchSummaryLongerAnswer,
+    /// A branch summary's answer has the model's own limit (1.4.0).
+    BranchSummaryModelMaxTokens,
+    /// A branch summary's model thinks at the session's level (1.5.0).
+    BranchSummaryThinks,
     /// The `clear_queue` command (0.84.4).
     ClearQueue,
     /// Extensions get `ui_prompt_start` / `ui_prompt_end` around dialogs (0.84.4).
@@ -99,11 +113,16 @@ impl Feature {
     pub const fn since(self) -> RpcRelease {
         match self {
             Feature::MessageUpdateUsage => RpcRelease(0, 84, 2),
-            Feature::ToolcallStartIdentity | Feature::ThinkingLevelKept => RpcRelease(0, 84, 3),
-            Feature::ClearQueue | Feature::UiPromptEvents => RpcRelease(0, 84, 4),
-            Feature::AbortCancelsCompaction | Feature::WriteResultWithoutSize => {
-                RpcRelease(0, 85, 0)
+            Feature::ToolcallStartIdentity
+            | Feature::ThinkingLevelKept
+            | Feature::BranchSummaryFromOldLeaf
+            | Feature::BranchSummaryRefusesToolCalls => RpcRelease(0, 84, 3),
+            Feature::ClearQueue | Feature::UiPromptEvents | Feature::BranchSummaryFailureNamed => {
+                RpcRelease(0, 84, 4)
             }
+            Feature::AbortCancelsCompaction
+            | Feature::WriteResultWithoutSize
+            | Feature::BranchSummaryLongerAnswer => RpcRelease(0, 85, 0),
             Feature::SystemMessages | Feature::AbortKeepsQueues => RpcRelease(0, 86, 1),
             Feature::ContextEdits | Feature::EstimateCountsSystem | Feature::ContextHidesSystem => {
                 RpcRelease(0, 87, 0)
@@ -118,7 +137,9 @@ impl Feature {
             | Feature::SettledAborted
             | Feature::ReadStructuredContent
             | Feature::ArgumentsError => RpcRelease(1, 3, 0),
+            Feature::BranchSummaryModelMaxTokens => RpcRelease(1, 4, 0),
             Feature::CostFromProvider
+            | Feature::BranchSummaryThinks
             | Feature::SchemaValidationMessages
             | Feature::MetadataReportsStartupErrors => RpcRelease(1, 5, 0),
             Feature::AbortedTurnIsAborted | Feature::ResponsesSessionHeaderDashed => {

@@ -293,7 +293,14 @@ fn the_context_starts_at_the_latest_compaction_and_keeps_summaries_and_custom_me
     // A branch summary replaces the abandoned branch in the context.
     let first = store.entries()[2].id().to_owned();
     store
-        .branch_with_summary(Some(&first), "went elsewhere", None, None, None)
+        .branch_with_summary(
+            Some(&first),
+            Some(&first),
+            "went elsewhere",
+            None,
+            None,
+            None,
+        )
         .unwrap();
     assert_eq!(
         texts(&store.branch_messages()),

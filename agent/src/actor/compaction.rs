@@ -137,7 +137,7 @@ impl State {
             retry: self.config.settings.retry(),
             http: self.http.clone(),
             cancel,
-            reason,
+            reason: Some(reason),
             stream_options: self.config.settings.stream_options(),
             release: self.release,
         };

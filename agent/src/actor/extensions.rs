@@ -9,8 +9,8 @@
 //! `session_start` and the `agent_settled` handlers, a replacement, a reload, an extension
 //! command, a prompt's start, a held loop event, a `bash` command's `user_bash`, a compaction's
 //! `session_before_compact` and a saved one's `session_compact`, a model change's
-//! `model_select`): its requests are sent here and their replies routed back to it by its
-//! route (`ops::ids::OpRoute`).
+//! `model_select`, a tree navigation's `session_before_tree` and `session_tree`): its requests
+//! are sent here and their replies routed back to it by its route (`ops::ids::OpRoute`).
 //! Extension tools and the `tool_call` / `tool_result` handlers run from the run itself,
 //! through its clone of the host's one client (`crate::extensions::HostClient`): the actor's
 //! requests and the run's take their ids from the same counter, and the actor's replies reach
@@ -346,6 +346,11 @@ impl State {
                 self.command_replace(id, session_path, entry_id, position.as_deref());
             }
             HostMessage::ReloadRuntime { id } => self.command_reload(id),
+            HostMessage::NavigateTree {
+                id,
+                target_id,
+                options,
+            } => self.navigate_tree(id, target_id, options),
             HostMessage::NewSession { id, parent_session } => {
                 self.command_new_session(id, parent_session);
             }
@@ -379,6 +384,8 @@ impl State {
             OpRoute::BeforeCompact(key) => self.before_compact_done(key, decided(reply)),
             OpRoute::Compaction(key) => self.compact_handlers_done(key),
             OpRoute::Bash(key) => self.user_bash_handlers_done(key, decided(reply)),
+            OpRoute::BeforeTree(key) => self.before_tree_done(key, decided(reply)),
+            OpRoute::TreeHandlers(key) => self.tree_handlers_done(key),
         }
     }
 

@@ -87,6 +87,16 @@ enum TaskEvent {
     SummaryRetry(Box<Event>),
     /// A compaction's summary, or why there is none.
     CompactionDone(ops::ids::OpKey, Box<compaction::Finished>),
+    /// The summary of the branch a tree navigation leaves, or why there is none.
+    BranchSummaryDone(
+        ops::ids::OpKey,
+        Box<
+            Result<
+                crate::compaction::branch::BranchSummary,
+                crate::compaction::summarize::SummaryError,
+            >,
+        >,
+    ),
 }
 
 impl From<RunMessage> for TaskEvent {
@@ -298,6 +308,9 @@ impl State {
             TaskEvent::SummaryRetry(event) => self.emit(*event),
             TaskEvent::CompactionDone(key, done) => {
                 self.on_compaction_done(key, *done, report.generation);
+            }
+            TaskEvent::BranchSummaryDone(key, outcome) => {
+                self.on_branch_summary_done(key, *outcome, report.generation);
             }
         }
     }

@@ -1,11 +1,11 @@
-//! One lifecycle for the actor's long work: an agent loop, a compaction's summary calls, the
-//! wait before an automatic retry, a client's `bash` command. Each is a task of a [`TaskKind`]
-//! with an id (its kind and a serial), a cancel token that is a child of one root token (the end
-//! of input cancels every task through it), and the session generation it started in. Every
-//! task reports on one channel, and its last report is the outcome of its work. Each task has
-//! credit for [`CREDIT`] reports the actor has not taken yet and waits when it is used up, so a
-//! task that runs ahead of the actor (a model streaming faster than stdout is read) is held to
-//! that, and no task's reports wait behind another's.
+//! One lifecycle for the actor's long work: an agent loop, a compaction's summary calls, a tree
+//! navigation's branch summary, the wait before an automatic retry, a client's `bash` command.
+//! Each is a task of a [`TaskKind`] with an id (its kind and a serial), a cancel token that is a
+//! child of one root token (the end of input cancels every task through it), and the session
+//! generation it started in. Every task reports on one channel, and its last report is the
+//! outcome of its work. Each task has credit for [`CREDIT`] reports the actor has not taken yet
+//! and waits when it is used up, so a task that runs ahead of the actor (a model streaming
+//! faster than stdout is read) is held to that, and no task's reports wait behind another's.
 //!
 //! [`Tasks::next`] is the one place that decides what is stale: a report of a task that already
 //! delivered its outcome, or that the actor forgot ([`Tasks::forget`]: it ended the work on its
@@ -41,6 +41,8 @@ pub(super) enum TaskKind {
     AgentLoop,
     /// The summary calls of a compaction.
     Compaction,
+    /// The summary call of the branch a tree navigation leaves.
+    BranchSummary,
     /// The wait before an automatic retry.
     RetryWait,
     /// A client's `bash` command.

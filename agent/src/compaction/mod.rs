@@ -13,6 +13,7 @@
 //! `contextWindow - reserveTokens`, or after the provider reported an overflow) is the
 //! session's business; see `actor::compaction`.
 
+pub mod branch;
 pub mod estimate;
 pub mod files;
 pub mod summarize;

@@ -118,8 +118,9 @@ pub struct SummaryContext {
     pub http: reqwest::Client,
     /// Stops the calls (and the waits between retries).
     pub cancel: CancellationToken,
-    /// Why the compaction runs (for `summarization_retry_attempt_start`).
-    pub reason: CompactionReason,
+    /// Why the compaction runs (for `summarization_retry_attempt_start`); `None` for the
+    /// summary of a branch left by tree navigation (`branch.rs`).
+    pub reason: Option<CompactionReason>,
     /// The settings' timeouts and provider-level retries, which the summary calls honour as
     /// the session's model calls do.
     pub stream_options: StreamOptions,
@@ -183,44 +184,45 @@ pub async fn summarize(
     context: &SummaryContext,
     on_event: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Summary, SummaryError> {
-    let (mut text, usage, combined) =
-        if preparation.is_split_turn && !preparation.turn_prefix_messages.is_empty() {
-            let (history, history_usage) = if preparation.messages_to_summarize.is_empty() {
-                ("No prior history.".to_owned(), None)
-            } else {
-                let prompt = history_prompt(
-                    &preparation.messages_to_summarize,
-                    preparation.previous_summary.as_deref(),
-                    custom_instructions,
-                );
-                let answer = call(prompt, 0.8, context, on_event).await?;
-                (
-                    answer_text(&answer, "Summarization failed")?,
-                    Some(answer.usage),
-                )
-            };
-            let prompt = turn_prefix_prompt(&preparation.turn_prefix_messages, context.release);
-            let answer = call(prompt, 0.5, context, on_event).await?;
-            let prefix = answer_text(&answer, "Turn prefix summarization failed")?;
-            let (usage, combined) = match history_usage {
-                Some(first) => (add_usage(&first, &answer.usage), true),
-                None => (answer.usage, false),
-            };
-            (
-                format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"),
-                usage,
-                combined,
-            )
+    let (mut text, usage, combined) = if preparation.is_split_turn
+        && !preparation.turn_prefix_messages.is_empty()
+    {
+        let (history, history_usage) = if preparation.messages_to_summarize.is_empty() {
+            ("No prior history.".to_owned(), None)
         } else {
             let prompt = history_prompt(
                 &preparation.messages_to_summarize,
                 preparation.previous_summary.as_deref(),
                 custom_instructions,
             );
-            let answer = call(prompt, 0.8, context, on_event).await?;
-            let text = answer_text(&answer, "Summarization failed")?;
-            (text, answer.usage, false)
+            let answer = call(prompt, compaction_shape(0.8, context), context, on_event).await?;
+            (
+                answer_text(&answer, "Summarization failed")?,
+                Some(answer.usage),
+            )
         };
+        let prompt = turn_prefix_prompt(&preparation.turn_prefix_messages, context.release);
+        let answer = call(prompt, compaction_shape(0.5, context), context, on_event).await?;
+        let prefix = answer_text(&answer, "Turn prefix summarization failed")?;
+        let (usage, combined) = match history_usage {
+            Some(first) => (add_usage(&first, &answer.usage), true),
+            None => (answer.usage, false),
+        };
+        (
+            format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"),
+            usage,
+            combined,
+        )
+    } else {
+        let prompt = history_prompt(
+            &preparation.messages_to_summarize,
+            preparation.previous_summary.as_deref(),
+            custom_instructions,
+        );
+        let answer = call(prompt, compaction_shape(0.8, context), context, on_event).await?;
+        let text = answer_text(&answer, "Summarization failed")?;
+        (text, answer.usage, false)
+    };
     text.push_str(&preparation.file_ops.lists().summary_suffix());
     Ok(Summary {
         text,
@@ -368,7 +370,7 @@ fn truncate(text: &str) -> String {
 }
 
 /// The text of a summarisation answer, or the failure named by `what`.
-fn answer_text(answer: &AssistantMessage, what: &str) -> Result<String, SummaryError> {
+pub(super) fn answer_text(answer: &AssistantMessage, what: &str) -> Result<String, SummaryError> {
     if answer.stop_reason == StopReason::Error {
         let error = answer
             .error_message
@@ -387,20 +389,38 @@ fn answer_text(answer: &AssistantMessage, what: &str) -> Result<String, SummaryE
         .collect())
 }
 
-/// One summarisation call with its retries. `budget` is the share of `reserveTokens` the answer
-/// may use.
-async fn call(
+/// How one summarisation call asks: the longest answer, and whether the model may think first
+/// (at the session's level).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CallShape {
+    pub(super) max_tokens: u64,
+    pub(super) thinking: bool,
+}
+
+/// A compaction call: `budget` is the share of `reserveTokens` the answer may use (at most the
+/// model's own limit); the model thinks at the session's level.
+fn compaction_shape(budget: f64, context: &SummaryContext) -> CallShape {
+    let limit = (budget * context.reserve_tokens as f64).floor() as u64;
+    let max_tokens = match context.model.max_tokens {
+        0 => limit,
+        model => model.min(limit),
+    };
+    CallShape {
+        max_tokens,
+        thinking: true,
+    }
+}
+
+/// One summarisation call with its retries.
+pub(super) async fn call(
     prompt: String,
-    budget: f64,
+    shape: CallShape,
     context: &SummaryContext,
     on_event: &mut (dyn FnMut(Event) + Send),
 ) -> Result<AssistantMessage, SummaryError> {
     let mut model = context.model.clone();
-    let limit = (budget * context.reserve_tokens as f64).floor() as u64;
-    if model.max_tokens == 0 || limit < model.max_tokens {
-        model.max_tokens = limit;
-    }
-    let thinking_level = if context.model.reasoning {
+    model.max_tokens = shape.max_tokens;
+    let thinking_level = if shape.thinking && context.model.reasoning {
         context.thinking_level
     } else {
         ThinkingLevel::Off
@@ -467,8 +487,12 @@ async fn call(
         }
         on_event(Event::SummarizationRetryAttemptStart(
             SummarizationRetryAttemptStartEvent {
-                source: "compaction".into(),
-                reason: Some(context.reason),
+                source: match context.reason {
+                    Some(_) => "compaction",
+                    None => "branchSummary",
+                }
+                .into(),
+                reason: context.reason,
             },
         ));
     }

@@ -145,6 +145,14 @@ impl Settings {
         )
     }
 
+    /// `branchSummary.reserveTokens` (default 16384): what a branch summary keeps free of the
+    /// model's context window when it picks the messages to summarise.
+    pub fn branch_summary_reserve_tokens(&self) -> u64 {
+        self.get_nested("branchSummary", "reserveTokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(16_384)
+    }
+
     /// `retry.*` with the reference's defaults.
     pub fn retry(&self) -> RetrySettings {
         RetrySettings {

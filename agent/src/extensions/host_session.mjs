@@ -1,9 +1,9 @@
 // pi-agent's extension host, part four: the state the agent mirrors into the host for pi's
 // synchronous getters (tools, model, thinking level), and a command's `ctx` with its session
-// actions (newSession, switchSession, fork, reload, waitForIdle). The agent runs this file
-// appended to host.mjs, host_tools.mjs and host_ui.mjs, as one module: it uses host.mjs's
-// `send`, `context` and `streaming` and host_tools.mjs's `tools`; host.mjs's `api` and `handle`
-// use what is defined here.
+// actions (newSession, switchSession, fork, reload, waitForIdle; navigateTree is host_tree.mjs's).
+// The agent runs this file appended to host.mjs, host_tools.mjs and host_ui.mjs, as one module:
+// it uses host.mjs's `send`, `context` and `streaming` and host_tools.mjs's `tools`; host.mjs's
+// `api` and `handle` use what is defined here.
 //
 // From the agent (besides host.mjs's list):
 //   {type:"tools", all, active, builtins, registered, sources, flags}
@@ -27,6 +27,7 @@
 //   {type:"replace", id, sessionPath}         ctx.switchSession; reply {cancelled} or {error}
 //   {type:"replace", id, entryId, position}   ctx.fork; reply {cancelled} or {error}
 //   {type:"reload_runtime", id}               ctx.reload; reply once the new versions started
+//   (ctx.navigateTree's message is host_tree.mjs's)
 
 /**
  * The agent's tools as it last told us: `all` the names it may offer, `active` those it offers,
@@ -144,6 +145,9 @@ function commandContext() {
 		},
 		fork(entryId, options) {
 			return replace({ type: "replace", entryId, position: options?.position }, options);
+		},
+		navigateTree(targetId, options) {
+			return navigateTree(targetId, options);
 		},
 		async reload() {
 			await ask({ type: "reload_runtime" });

@@ -20,10 +20,10 @@ use discover::missing_cli_paths;
 pub use discover::{Discovery, ExtensionFile, Places, discover};
 pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
-    BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven,
+    BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
     OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration, RegisteredCommand,
-    RegisteredTool, ReplyValue, UserBashResult,
+    RegisteredTool, ReplyValue, TreeOptions, TreePreparation, UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
@@ -39,7 +39,7 @@ use tokio::sync::mpsc;
 use protocol::{BuiltinTool, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// tools, UI, session and providers parts appended (one module).
+/// tools, UI, session, providers and tree parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -49,7 +49,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_session.mjs"),
     "\n",
-    include_str!("host_providers.mjs")
+    include_str!("host_providers.mjs"),
+    "\n",
+    include_str!("host_tree.mjs")
 );
 
 /// Why extensions cannot be started.

@@ -28,11 +28,46 @@ impl SessionStore {
         self.leaf_id = None;
     }
 
+    /// What moving the leaf to `target` leaves behind: the entries from the leaf back to the
+    /// deepest entry both branches share (oldest first, not including it), and that entry
+    /// (`None` when they share none, or there is no leaf).
+    pub fn abandoned_entries(&self, target: &str) -> (Vec<&Entry>, Option<String>) {
+        let Some(leaf) = self.leaf_id.as_deref() else {
+            return (Vec::new(), None);
+        };
+        let old_path: HashSet<&str> = self.branch(Some(leaf)).iter().map(|e| e.id()).collect();
+        let common = self
+            .branch(Some(target))
+            .into_iter()
+            .rev()
+            .find(|entry| old_path.contains(entry.id()))
+            .map(|entry| entry.id().to_owned());
+        let mut entries = Vec::new();
+        let mut current = Some(leaf);
+        while let Some(id) = current
+            && Some(id) != common.as_deref()
+        {
+            let Some(entry) = self.entry(id) else {
+                break;
+            };
+            entries.push(entry);
+            // A parent cycle in a hand-edited file must not hang the agent.
+            if entries.len() > self.entries.len() {
+                break;
+            }
+            current = entry.parent_id();
+        }
+        entries.reverse();
+        (entries, common)
+    }
+
     /// Moves the leaf to `from` (or before the first entry) and appends a `branch_summary` of
-    /// the branch left behind there.
+    /// the branch left behind there; `from_id` is what it records as where the branch was left
+    /// (`"root"` for none).
     pub fn branch_with_summary(
         &mut self,
         from: Option<&str>,
+        from_id: Option<&str>,
         summary: &str,
         details: Option<Value>,
         from_hook: Option<bool>,
@@ -52,7 +87,7 @@ impl SessionStore {
         self.append_entry(Entry::from_typed(SessionEntry::BranchSummary(
             BranchSummaryEntry {
                 base,
-                from_id: from.unwrap_or("root").into(),
+                from_id: from_id.unwrap_or("root").into(),
                 summary: summary.into(),
                 details,
                 usage,
@@ -219,5 +254,83 @@ impl SessionStore {
         reopened.create_branched_session(target)?;
         *self = reopened;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn message(store: &mut SessionStore, role: &str, text: &str) -> String {
+        let message = match role {
+            "user" => format!(
+                r#"{{"role":"user","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}"#
+            ),
+            _ => format!(
+                r#"{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"api":"a","provider":"p","model":"m","usage":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":2}}"#
+            ),
+        };
+        store
+            .append_message(serde_json::from_str(&message).unwrap())
+            .unwrap()
+    }
+
+    #[test]
+    fn what_a_move_of_the_leaf_leaves_behind() {
+        let mut store = SessionStore::in_memory(Path::new("/project"));
+        let q1 = message(&mut store, "user", "q1");
+        let a1 = message(&mut store, "assistant", "a1");
+        let q2 = message(&mut store, "user", "q2");
+        let a2 = message(&mut store, "assistant", "a2");
+        let ids = |entries: Vec<&Entry>| {
+            entries
+                .iter()
+                .map(|e| e.id().to_owned())
+                .collect::<Vec<_>>()
+        };
+        let (left, common) = store.abandoned_entries(&a1);
+        assert_eq!(ids(left), [q2.clone(), a2.clone()]);
+        assert_eq!(common.as_deref(), Some(a1.as_str()));
+        // Forward along the branch: nothing is left behind.
+        store.branch_to(&a1).unwrap();
+        let (left, common) = store.abandoned_entries(&a2);
+        assert!(left.is_empty());
+        assert_eq!(common.as_deref(), Some(a1.as_str()));
+        // Onto another branch: back to where they meet.
+        let other = message(&mut store, "user", "other");
+        let (left, common) = store.abandoned_entries(&q2);
+        assert_eq!(ids(left), [other]);
+        assert_eq!(common.as_deref(), Some(a1.as_str()));
+        let (left, common) = store.abandoned_entries(&q1);
+        assert_eq!(left.len(), 2);
+        assert_eq!(common.as_deref(), Some(q1.as_str()));
+        store.reset_leaf();
+        let (left, common) = store.abandoned_entries(&q1);
+        assert!(left.is_empty() && common.is_none());
+    }
+
+    #[test]
+    fn a_branch_summary_records_where_it_was_left() {
+        let mut store = SessionStore::in_memory(Path::new("/project"));
+        let q1 = message(&mut store, "user", "q1");
+        let a1 = message(&mut store, "assistant", "a1");
+        let id = store
+            .branch_with_summary(Some(&q1), Some(&a1), "Summary", None, Some(true), None)
+            .unwrap();
+        let entry = store.entry(&id).unwrap();
+        assert_eq!(entry.parent_id(), Some(q1.as_str()));
+        assert_eq!(entry.field("fromId"), Some(Value::from(a1.as_str())));
+        assert_eq!(store.leaf_id(), Some(id.as_str()));
+        let id = store
+            .branch_with_summary(None, None, "Root", None, None, None)
+            .unwrap();
+        assert_eq!(
+            store.entry(&id).unwrap().field("fromId"),
+            Some(Value::from("root"))
+        );
+        let error = store.branch_with_summary(Some("zz"), None, "x", None, None, None);
+        assert_eq!(error.unwrap_err().to_string(), "Entry zz not found");
     }
 }

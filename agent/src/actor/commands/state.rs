@@ -52,7 +52,8 @@ impl State {
             model: Some(self.shown_model().into_owned()),
             thinking_level: self.thinking_level,
             is_streaming: self.streaming,
-            is_compacting: self.ops.compaction.is_active(),
+            // As in pi, a tree navigation counts from its `session_before_tree` to its end.
+            is_compacting: self.ops.compaction.is_active() || !self.ops.tree.is_empty(),
             steering_mode: self.steering_mode,
             follow_up_mode: self.follow_up_mode,
             session_file: self

@@ -42,6 +42,10 @@ pub(in crate::actor) enum OpRoute {
     BeforeCompact(OpKey),
     /// A saved compaction's `session_compact` handlers.
     Compaction(OpKey),
+    /// A tree navigation's `session_before_tree` handlers, which decide how it goes on.
+    BeforeTree(OpKey),
+    /// A tree navigation's `session_tree` handlers, after the leaf moved.
+    TreeHandlers(OpKey),
 }
 
 /// Whom an operation answers.

@@ -1,6 +1,7 @@
 //! The actor's operations in flight, each an explicit state machine in its own file with its
 //! transitions written at its top (`settle`, `replacement`, `reload`, `extension_command`,
-//! `prompt_start`, `agent_loop`, `retry_wait`, `bash`, `compaction`, `model_select`); the loop's
+//! `prompt_start`, `agent_loop`, `retry_wait`, `bash`, `compaction`, `model_select`,
+//! `tree_navigation`); the loop's
 //! input gates are their conjunction. Every host request the actor waits for names the
 //! operation it goes to (`ids::OpRoute`), and what waits for the agent to settle names its
 //! key too.
@@ -17,6 +18,7 @@ pub(super) mod reload;
 pub(super) mod replacement;
 pub(super) mod retry_wait;
 pub(super) mod settle;
+pub(super) mod tree_navigation;
 
 use std::collections::BTreeMap;
 
@@ -50,6 +52,8 @@ pub(super) struct Operations {
     pub(super) bash: BTreeMap<OpKey, bash::ShellCommand>,
     /// Compactions in flight.
     pub(super) compaction: compaction::Compactions,
+    /// A command's `ctx.navigateTree()` calls in flight.
+    pub(super) tree: BTreeMap<OpKey, tree_navigation::TreeNavigation>,
     /// Model changes whose answers wait for their `model_select` handlers.
     pub(super) model_selects: BTreeMap<OpKey, model_select::AfterModelSelect>,
 }

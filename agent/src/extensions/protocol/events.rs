@@ -62,6 +62,18 @@ pub enum HostEvent<'a> {
         reason: CompactionReason,
         will_retry: bool,
     },
+    /// Before a command's `ctx.navigateTree` moves the leaf: handlers may cancel, give the
+    /// summary, or change its instructions and label.
+    SessionBeforeTree { preparation: TreePreparation<'a> },
+    /// The leaf moved (`summaryEntry`: the `branch_summary` entry made, if any).
+    SessionTree {
+        new_leaf_id: Option<&'a str>,
+        old_leaf_id: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary_entry: Option<&'a Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from_extension: Option<bool>,
+    },
     /// The agent settled after a run.
     AgentSettled,
     /// The model changed (`source`: `set` or `cycle`).
@@ -140,6 +152,8 @@ impl HostEvent<'_> {
             Self::SessionBeforeFork { .. } => "session_before_fork",
             Self::SessionBeforeCompact { .. } => "session_before_compact",
             Self::SessionCompact { .. } => "session_compact",
+            Self::SessionBeforeTree { .. } => "session_before_tree",
+            Self::SessionTree { .. } => "session_tree",
             Self::AgentSettled => "agent_settled",
             Self::ModelSelect { .. } => "model_select",
             Self::ThinkingLevelSelect { .. } => "thinking_level_select",
@@ -176,6 +190,28 @@ pub struct CompactionPreparation<'a> {
     pub previous_summary: Option<&'a str>,
 }
 
+/// What a tree navigation would do, as `session_before_tree` shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreePreparation<'a> {
+    /// The entry navigated to.
+    pub target_id: &'a str,
+    /// The leaf before.
+    pub old_leaf_id: Option<&'a str>,
+    /// The deepest entry the old and new branches share.
+    pub common_ancestor_id: Option<&'a str>,
+    /// The entries the old branch leaves behind (oldest first), as the session file has them.
+    pub entries_to_summarize: &'a [Map<String, Value>],
+    /// Whether the caller asked for a summary.
+    pub user_wants_summary: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replace_instructions: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<&'a str>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +237,37 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&fork).unwrap(),
             r#"{"type":"session_before_fork","entryId":null,"position":"at"}"#
+        );
+    }
+
+    #[test]
+    fn tree_events_keep_null_leaves_and_leave_out_what_is_undefined() {
+        let tree = HostEvent::SessionTree {
+            new_leaf_id: None,
+            old_leaf_id: Some("a"),
+            summary_entry: None,
+            from_extension: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&tree).unwrap(),
+            r#"{"type":"session_tree","newLeafId":null,"oldLeafId":"a"}"#
+        );
+        let before = HostEvent::SessionBeforeTree {
+            preparation: TreePreparation {
+                target_id: "t",
+                old_leaf_id: Some("a"),
+                common_ancestor_id: None,
+                entries_to_summarize: &[],
+                user_wants_summary: true,
+                custom_instructions: None,
+                replace_instructions: Some(false),
+                label: Some("l"),
+            },
+        };
+        assert_eq!(before.kind(), "session_before_tree");
+        assert_eq!(
+            serde_json::to_string(&before).unwrap(),
+            r#"{"type":"session_before_tree","preparation":{"targetId":"t","oldLeafId":"a","commonAncestorId":null,"entriesToSummarize":[],"userWantsSummary":true,"replaceInstructions":false,"label":"l"}}"#
         );
     }
 

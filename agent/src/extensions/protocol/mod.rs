@@ -16,11 +16,11 @@ use serde_json::Value;
 use super::CliFlag;
 use crate::tools::ToolDefinition;
 
-pub use events::{CompactionPreparation, HostEvent};
+pub use events::{CompactionPreparation, HostEvent, TreePreparation};
 pub use replies::{
-    BeforeAgentStartResult, BeforeCompactResult, CancelResult, CompactionGiven, ContextResult,
-    HostReply, InputResult, OutgoingCustomMessage, ProviderHeadersResult, ProviderRequestResult,
-    ReplyValue, ToolCallDecision, UserBashResult,
+    BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
+    ContextResult, HostReply, InputResult, OutgoingCustomMessage, ProviderHeadersResult,
+    ProviderRequestResult, ReplyValue, ToolCallDecision, UserBashResult,
 };
 
 /// A line from the host: the reply to a request of the agent (by the id the agent gave it), or
@@ -241,6 +241,18 @@ pub enum HostMessage {
         #[serde(default)]
         position: Option<String>,
     },
+    /// A command's `ctx.navigateTree(targetId, options)`: answered by a `reply` with this id
+    /// (`{cancelled}`, or `{error}`) once the leaf moved and the `session_tree` handlers ran.
+    NavigateTree {
+        /// The host's id for the reply.
+        id: String,
+        /// The entry to go to.
+        #[serde(rename = "targetId")]
+        target_id: String,
+        /// The options as the host read them.
+        #[serde(flatten)]
+        options: TreeOptions,
+    },
     /// A command's `ctx.reload()`: answered by a `reply` with this id once the extensions are
     /// loaded afresh and started.
     ReloadRuntime {
@@ -263,6 +275,24 @@ pub enum HostMessage {
         #[serde(default, rename = "deliverAs")]
         deliver_as: Option<String>,
     },
+}
+
+/// The options of `ctx.navigateTree` (each absent when not given as its type).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeOptions {
+    /// Whether the branch left behind is summarised.
+    #[serde(default)]
+    pub summarize: bool,
+    /// What the summary should focus on.
+    #[serde(default)]
+    pub custom_instructions: Option<String>,
+    /// Whether `custom_instructions` replace the summary's task.
+    #[serde(default)]
+    pub replace_instructions: Option<bool>,
+    /// A label for the summary entry (or, without a summary, the target).
+    #[serde(default)]
+    pub label: Option<String>,
 }
 
 /// A message to the host.

@@ -133,6 +133,34 @@ pub struct CompactionGiven {
     pub tokens_before: Option<u64>,
 }
 
+/// `session_before_tree`: cancelled, a summary given, the summary's instructions or the label
+/// changed. A label given as `""` is told apart from none: it drops the caller's.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BeforeTreeResult {
+    #[serde(default, deserialize_with = "lenient")]
+    pub cancel: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub summary: Option<GivenBranchSummary>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub custom_instructions: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub replace_instructions: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub label: Option<String>,
+}
+
+/// A branch summary an extension wrote.
+#[derive(Debug, Default, Deserialize)]
+pub struct GivenBranchSummary {
+    #[serde(default, deserialize_with = "lenient")]
+    pub summary: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    pub details: Option<Value>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub usage: Option<pi_rpc_protocol::usage::Usage>,
+}
+
 /// `tool_call`: the call blocked (with a reason), failed (a handler threw), or run with these
 /// arguments.
 #[derive(Debug, Default, Deserialize)]
@@ -258,6 +286,23 @@ mod tests {
         assert_eq!(decision.input, Some(Value::Null));
         let decision: ToolCallDecision = serde_json::from_value(json!({})).unwrap();
         assert_eq!(decision.input, None);
+    }
+
+    #[test]
+    fn a_tree_decision_tells_an_empty_label_from_none() {
+        let decision: BeforeTreeResult = serde_json::from_value(json!({
+            "label": "",
+            "summary": {"summary": "S", "details": {"k": 1}},
+            "replaceInstructions": "yes"
+        }))
+        .unwrap();
+        assert_eq!(decision.label.as_deref(), Some(""));
+        assert_eq!(decision.replace_instructions, None);
+        let summary = decision.summary.unwrap();
+        assert_eq!(summary.summary.as_deref(), Some("S"));
+        assert_eq!(summary.details, Some(json!({"k": 1})));
+        let decision: BeforeTreeResult = serde_json::from_value(json!({})).unwrap();
+        assert!(decision.label.is_none() && decision.cancel.is_none());
     }
 
     #[test]
