@@ -29,6 +29,7 @@ mod commands;
 mod host_calls;
 mod lifecycle;
 mod prompt;
+mod session_mirror;
 
 use super::ops::ids::OpRoute;
 use super::outbox::{Effect, IfLost};
@@ -53,6 +54,8 @@ pub(crate) struct Extensions {
     system_prompt: Option<String>,
     /// The tool flags' choice, kept while `pi.setActiveTools` chose the tools instead.
     flag_tools: Option<crate::tools::ToolSelection>,
+    /// What the host was last told of the session.
+    mirror: session_mirror::SessionMirror,
 }
 
 impl Extensions {
@@ -65,6 +68,7 @@ impl Extensions {
             next_turn: Vec::new(),
             system_prompt: None,
             flag_tools: None,
+            mirror: session_mirror::SessionMirror::default(),
         }
     }
 }
@@ -171,8 +175,7 @@ impl State {
         match make(&ext.host) {
             Ok((id, line)) => {
                 ext.pending.insert(id, route);
-                let if_lost = IfLost::Request(id);
-                self.outbox.push(Effect::Host { line, if_lost });
+                self.push_host(line, IfLost::Request(id));
                 true
             }
             Err(error) => {
@@ -210,13 +213,18 @@ impl State {
         line: Option<Result<HostLine, SendError>>,
     ) {
         match line {
-            Some(Ok(line)) => {
-                let if_lost = IfLost::Log(what);
-                self.outbox.push(Effect::Host { line, if_lost });
-            }
+            Some(Ok(line)) => self.push_host(line, IfLost::Log(what)),
             Some(Err(error)) => tracing::warn!(%error, "{what}"),
             None => {}
         }
+    }
+
+    /// Sends `line` to the host at the flush (`if_lost`: what follows should it not reach the
+    /// host), after what changed in the session since the host was last told: a handler it
+    /// starts sees the session as it is now.
+    pub(super) fn push_host(&mut self, line: HostLine, if_lost: IfLost) {
+        self.sync_session_mirror();
+        self.outbox.push(Effect::Host { line, if_lost });
     }
 
     /// Tells a live host whether the agent runs now (the `input` event of

@@ -15,7 +15,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use super::answer::{MessagesJson, PIECE_BYTES, Streamed, stream_answer};
-use super::outbox::{Effect, Framing, IfLost, LongAnswer, Record};
+use super::outbox::{Effect, Framing, IfLost, LongAnswer, MirrorUpdate, Record};
 use crate::rpc::OutputSender;
 use crate::store::{Conversation, SessionStore};
 
@@ -96,6 +96,7 @@ impl Output {
                         }
                     }
                 }
+                Effect::HostEntries(update) => send_entries(update, &sources).await,
                 Effect::Spawn(launch) => launch.start(),
             }
         }
@@ -246,6 +247,60 @@ impl Output {
         if self.out.send(line).await.is_err() {
             self.closed = true;
         }
+    }
+}
+
+/// The entries of one message for the host's mirror reach about this many bytes (an entry
+/// longer than that goes alone): a long session is sent in several lines, each made as the
+/// last one is taken.
+const MIRROR_LINE_BYTES: usize = 256 * 1024;
+
+/// Sends the host's mirror of the session the entries `update` names, from the session now
+/// (nothing when it has changed since: the update for the new one follows).
+async fn send_entries(update: MirrorUpdate, sources: &Sources<'_>) {
+    let (Some(host), store) = (sources.host, sources.store) else {
+        return;
+    };
+    let all = store.entries();
+    if store.session_id() != update.session_id || all.len() < update.to || update.from > update.to {
+        return;
+    }
+    let entries = &all[update.from..update.to];
+    let (cwd, dir, file) = (store.cwd(), store.session_dir(), store.session_file());
+    let session = crate::extensions::MirroredSession {
+        header: store.header(),
+        session_id: store.session_id(),
+        cwd: &cwd,
+        session_dir: &dir,
+        session_file: file.as_deref(),
+    };
+    let mut start = 0;
+    loop {
+        let mut end = start;
+        let write = |out: &mut Vec<u8>| {
+            let mark = out.len();
+            while end < entries.len() && (end == start || out.len() - mark < MIRROR_LINE_BYTES) {
+                if end > start {
+                    out.push(b',');
+                }
+                entries[end].write_json(out)?;
+                end += 1;
+            }
+            Ok(())
+        };
+        let reset = (update.reset && start == 0).then_some(&session);
+        let sent = match host.session_entries(reset, write, update.leaf_id.as_deref()) {
+            Ok(line) => host.send(line).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = sent {
+            tracing::warn!(%error, "cannot tell the extension host the session's entries");
+            return;
+        }
+        if end >= entries.len() {
+            return;
+        }
+        start = end;
     }
 }
 

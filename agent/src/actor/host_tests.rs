@@ -359,3 +359,77 @@ fn providers_registered_after_loading_change_the_registry_at_once() {
     assert_eq!(listed(&mut state), ["mock-1", "mock-2"]);
     assert_eq!(state.model.as_ref().map(|m| m.id.as_str()), Some("late-1"));
 }
+
+/// The updates of the host's mirror of the session the outbox holds, taken.
+fn mirror_updates(state: &mut State) -> Vec<super::outbox::MirrorUpdate> {
+    use super::outbox::Effect;
+    let effects = state.outbox.take();
+    effects
+        .into_iter()
+        .filter_map(|effect| match effect {
+            Effect::HostEntries(update) => Some(update),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_host_mirror_gets_a_session_once_then_only_what_changed() {
+    use super::outbox::MirrorUpdate;
+    let (_dir, _runtime, mut state) = session_with_host(&[], &[]);
+    state.sync_session_mirror();
+    let start = state.store.entries().len();
+    let session = state.store.session_id().to_owned();
+    let leaf = state.store.leaf_id().map(str::to_owned);
+    let update = |reset, from, to, leaf_id: Option<&str>| MirrorUpdate {
+        session_id: session.clone(),
+        reset,
+        from,
+        to,
+        leaf_id: leaf_id.map(str::to_owned),
+    };
+    // The whole session, once; nothing while nothing changes.
+    assert_eq!(
+        mirror_updates(&mut state),
+        [update(true, 0, start, leaf.as_deref())]
+    );
+    state.sync_session_mirror();
+    assert_eq!(mirror_updates(&mut state), []);
+    // An entry appended: only it.
+    let id = state.store.append_custom_entry("mark", None).unwrap();
+    state.sync_session_mirror();
+    assert_eq!(
+        mirror_updates(&mut state),
+        [update(false, start, start + 1, Some(&id))]
+    );
+    // The leaf moved back: no entry, the leaf.
+    let back = state.store.entries()[0].id().to_owned();
+    state.store.branch_to(&back).unwrap();
+    state.sync_session_mirror();
+    assert_eq!(
+        mirror_updates(&mut state),
+        [update(false, start + 1, start + 1, Some(&back))]
+    );
+    // Another session: the whole of it again.
+    state.store.new_session(None);
+    state.sync_session_mirror();
+    let updates = mirror_updates(&mut state);
+    assert_eq!(updates.len(), 1);
+    assert!(updates[0].reset && updates[0].from == 0 && updates[0].to == 0);
+    assert_ne!(updates[0].session_id, session);
+}
+
+#[test]
+fn a_message_for_the_host_follows_what_changed_in_the_session() {
+    use super::outbox::Effect;
+    let (_dir, _runtime, mut state) = session_with_host(&[], &[]);
+    state.sync_session_mirror();
+    state.outbox.take();
+    state.store.append_custom_entry("mark", None).unwrap();
+    state.streaming_changed(true);
+    let effects = state.outbox.take();
+    assert!(matches!(
+        effects.as_slice(),
+        [Effect::HostEntries(update), Effect::Host { .. }] if update.to == update.from + 1
+    ));
+}

@@ -205,6 +205,8 @@ impl Actor {
     /// what that asks for is performed too.
     async fn flush(&mut self) {
         let state = &mut self.state;
+        // What changed in the session reaches the host's mirror by the end of the input.
+        state.sync_session_mirror();
         while !state.outbox.is_empty() {
             let effects = state.outbox.take();
             let sources = flush::Sources {

@@ -114,8 +114,24 @@ pub(super) enum Effect {
     },
     /// A message for the extension host, and what follows should it not reach the host.
     Host { line: HostLine, if_lost: IfLost },
+    /// The session's entries for the extension host's mirror, taken from the session at the
+    /// flush.
+    HostEntries(MirrorUpdate),
     /// A task's work starts (after what was asked before it).
     Spawn(Launch),
+}
+
+/// What the extension host's mirror of the session (`ctx.sessionManager`) is told: the
+/// entries `from..to` of the session `session_id` (with `reset`, the mirror starts again from
+/// that session) and its leaf. Should the session have changed by the flush, nothing is sent:
+/// the update for the new one follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct MirrorUpdate {
+    pub(super) session_id: String,
+    pub(super) reset: bool,
+    pub(super) from: usize,
+    pub(super) to: usize,
+    pub(super) leaf_id: Option<String>,
 }
 
 /// What follows when a message cannot be sent to the extension host (it is gone): the flush

@@ -55,9 +55,18 @@ pub(super) fn line(text: &str, more_in_read: bool) -> InputLine {
 }
 
 /// The effects asked for since the last call, each as what the client (or the loop) would
-/// see: a record as its JSON, held answers as theirs, the rest named.
+/// see: a record as its JSON, held answers as theirs, the rest named. The updates of the
+/// host's mirror of the session (made, as the loop's flush makes them, at the end too) are
+/// left out: `host_tests` checks them on their own.
 pub(super) fn effects(state: &mut State) -> Vec<Value> {
-    state.outbox.take().into_iter().map(describe).collect()
+    state.sync_session_mirror();
+    state
+        .outbox
+        .take()
+        .into_iter()
+        .filter(|effect| !matches!(effect, Effect::HostEntries(_)))
+        .map(describe)
+        .collect()
 }
 
 fn describe(effect: Effect) -> Value {
@@ -79,6 +88,7 @@ fn describe(effect: Effect) -> Value {
         Effect::Written(_) => json!("written"),
         Effect::Answer { id, answer } => json!({"long answer": format!("{answer:?}"), "id": id}),
         Effect::Host { .. } => json!("host"),
+        Effect::HostEntries(update) => json!({"host entries": format!("{update:?}")}),
         Effect::Spawn(_) => json!("spawn"),
     }
 }

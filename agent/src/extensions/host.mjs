@@ -4,7 +4,8 @@
 // agent: one JSON object per line on stdin (from the agent) and on stdout (to the agent).
 // Running tools, interceptors, `user_bash` operations and `pi.exec` are in host_tools.mjs,
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs,
-// `pi.registerProvider` in host_providers.mjs: the agent appends them to this file (one module).
+// `pi.registerProvider` in host_providers.mjs, `ctx.navigateTree` in host_tree.mjs,
+// `ctx.sessionManager` in host_session_manager.mjs: the agent appends them to this file (one module).
 //
 // The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
@@ -22,6 +23,7 @@
 //                                                event of pi.sendUserMessage)
 //   {type:"tools", ...} / {type:"model_state", ...}   the state pi.getAllTools & co, ctx.model
 //                                                & co answer from
+//   {type:"session_entries", ...}                the session's entries, for ctx.sessionManager
 //   {type:"reply", id, value}                    the answer to a call of the host, by its id
 //   {type:"event", id, event}                    run the handlers of event.type; answer "done"
 //   {type:"command", id, name, args}             run a registered command; answer "done"
@@ -124,6 +126,7 @@ function context() {
 			return modelState.model;
 		},
 		modelRegistry,
+		sessionManager,
 		isIdle() {
 			return !streaming;
 		},
@@ -518,26 +521,13 @@ async function handle(message) {
 			await reload(message.fresh === true, message.extensions);
 			break;
 		case "tools":
-			toolState = {
-				all: message.all ?? [],
-				active: message.active ?? [],
-				builtins: message.builtins ?? [],
-				// Extension tools the agent knows of and does not offer (`--tools`, ...).
-				reported: new Set(message.registered ?? []),
-				// Where each extension file comes from, by path.
-				sources: message.sources ?? {},
-				flags: message.flags,
-			};
+			setToolState(message);
 			break;
 		case "model_state":
-			modelState = {
-				model: message.model,
-				thinkingLevel: message.thinkingLevel,
-				levels: message.levels ?? ["off"],
-				// The models come at start-up and reloads only.
-				models: message.models ?? modelState.models,
-				available: message.available ?? modelState.available,
-			};
+			setModelState(message);
+			break;
+		case "session_entries":
+			mirrorSession(message);
 			break;
 		case "reply": {
 			const finish = pendingReplies.get(message.id);

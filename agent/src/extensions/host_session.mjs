@@ -41,6 +41,32 @@ let toolState = { all: [], active: [], builtins: [], reported: new Set(), source
  * `pi.setThinkingLevel` changes the level here at once.
  */
 let modelState = { model: undefined, thinkingLevel: "off", levels: ["off"], models: [], available: [] };
+/** Takes the agent's "tools" message. */
+function setToolState(message) {
+	toolState = {
+		all: message.all ?? [],
+		active: message.active ?? [],
+		builtins: message.builtins ?? [],
+		// Extension tools the agent knows of and does not offer (`--tools`, ...).
+		reported: new Set(message.registered ?? []),
+		// Where each extension file comes from, by path.
+		sources: message.sources ?? {},
+		flags: message.flags,
+	};
+}
+
+/** Takes the agent's "model_state" message. */
+function setModelState(message) {
+	modelState = {
+		model: message.model,
+		thinkingLevel: message.thinkingLevel,
+		levels: message.levels ?? ["off"],
+		// The models come at start-up and reloads only.
+		models: message.models ?? modelState.models,
+		available: message.available ?? modelState.available,
+	};
+}
+
 /** `pi.setModel` calls waiting for the agent, by id. */
 const pendingReplies = new Map();
 

@@ -22,8 +22,8 @@ pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
-    OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration, RegisteredCommand,
-    RegisteredTool, ReplyValue, TreeOptions, TreePreparation, UserBashResult,
+    MirroredSession, OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration,
+    RegisteredCommand, RegisteredTool, ReplyValue, TreeOptions, TreePreparation, UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
@@ -39,7 +39,7 @@ use tokio::sync::mpsc;
 use protocol::{BuiltinTool, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// tools, UI, session, providers and tree parts appended (one module).
+/// tools, UI, session, providers, tree and session manager parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -51,7 +51,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_providers.mjs"),
     "\n",
-    include_str!("host_tree.mjs")
+    include_str!("host_tree.mjs"),
+    "\n",
+    include_str!("host_session_manager.mjs")
 );
 
 /// Why extensions cannot be started.
@@ -433,6 +435,32 @@ impl Host {
     /// Answers the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, `ctx.newSession()`).
     pub fn reply(&self, id: &str, value: &ReplyValue) -> Result<HostLine, SendError> {
         HostLine::message(&ToHost::Reply { id, value })
+    }
+
+    /// The session's entries for the host's mirror (`ctx.sessionManager`): with `reset`, the
+    /// mirror starts again from that session; `write_entries` writes the entries appended
+    /// since the last message (their JSON texts, separated by commas); `leaf_id`: the leaf now.
+    pub fn session_entries(
+        &self,
+        reset: Option<&MirroredSession<'_>>,
+        write_entries: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+        leaf_id: Option<&str>,
+    ) -> Result<HostLine, SendError> {
+        use pi_rpc_protocol::json::write_to;
+        let mut line = b"{\"type\":\"session_entries\"".to_vec();
+        if let Some(reset) = reset {
+            line.extend_from_slice(b",\"reset\":");
+            write_to(&mut line, reset)?;
+        }
+        line.extend_from_slice(b",\"entries\":[");
+        write_entries(&mut line)?;
+        line.extend_from_slice(b"],\"leafId\":");
+        write_to(&mut line, &leaf_id)?;
+        line.extend_from_slice(b"}\n");
+        Ok(HostLine {
+            line,
+            request: None,
+        })
     }
 
     /// Tells the host whether the agent runs now.

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::State;
 use crate::actor::ops::ids::OpRoute;
-use crate::actor::outbox::{Effect, IfLost};
+use crate::actor::outbox::IfLost;
 
 impl State {
     /// Sends the command a prompt `/name args` names to the host, its `done` to go to the
@@ -26,8 +26,7 @@ impl State {
         match ext.host.run_command(name, args) {
             Ok((id, line)) => {
                 ext.pending.insert(id, route);
-                let if_lost = IfLost::Request(id);
-                self.outbox.push(Effect::Host { line, if_lost });
+                self.push_host(line, IfLost::Request(id));
                 true
             }
             Err(error) => {

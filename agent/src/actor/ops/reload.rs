@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::gates::Gates;
 use super::ids::{Answer, OpKey, OpRoute};
 use crate::actor::State;
-use crate::actor::outbox::{Effect, IfLost};
+use crate::actor::outbox::IfLost;
 use crate::extensions::{
     HostEvent, ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue,
 };
@@ -153,8 +153,7 @@ impl State {
         match ext.host_mut().reload(true) {
             Ok(line) => {
                 self.ops.restarts.insert(key, restart);
-                let if_lost = IfLost::Reload(key);
-                self.outbox.push(Effect::Host { line, if_lost });
+                self.push_host(line, IfLost::Reload(key));
             }
             Err(error) => {
                 tracing::error!(%error, "cannot reload the extensions");

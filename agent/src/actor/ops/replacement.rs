@@ -30,7 +30,7 @@ use super::reload::Restart;
 use super::settle::AfterSettle;
 use crate::actor::State;
 use crate::actor::extensions::handles_event;
-use crate::actor::outbox::{Effect, IfLost};
+use crate::actor::outbox::IfLost;
 use crate::actor::replace::PreparedSession;
 use crate::actor::waiting::Target;
 use crate::extensions::{HostEvent, ReplyValue};
@@ -225,8 +225,7 @@ impl State {
             match ext.host_mut().reload(false) {
                 Ok(line) => {
                     reloading = true;
-                    let if_lost = IfLost::Restart(key);
-                    self.outbox.push(Effect::Host { line, if_lost });
+                    self.push_host(line, IfLost::Restart(key));
                 }
                 Err(error) => tracing::error!(%error, "cannot reload the extensions"),
             }

@@ -386,6 +386,24 @@ pub(super) enum ToHost<'a> {
     },
 }
 
+/// A session the host's mirror (`ctx.sessionManager`) starts again from: its header, its id
+/// and its places (`session_file`: none when it is not written to disk).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MirroredSession<'a> {
+    /// The header line.
+    pub header: &'a serde_json::Map<String, Value>,
+    /// The session id.
+    pub session_id: &'a str,
+    /// The session's working folder.
+    pub cwd: &'a Path,
+    /// The folder new sessions go to (empty for a session kept in memory).
+    pub session_dir: &'a Path,
+    /// The session file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<&'a Path>,
+}
+
 /// Where each extension file comes from (`sourceInfo`), by its path, in load order.
 #[derive(Debug)]
 pub(super) struct Sources<'a>(pub(super) &'a [super::ExtensionFile]);
