@@ -23,7 +23,7 @@ pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
     OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration, RegisteredCommand,
-    RegisteredTool, ReplyValue, TreeOptions, TreePreparation, UserBashResult,
+    RegisteredTool, ReplyValue, SetupResult, TreeOptions, TreePreparation, UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
@@ -39,7 +39,7 @@ use tokio::sync::mpsc;
 use protocol::{BuiltinTool, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// tools, UI, session, providers and tree parts appended (one module).
+/// tools, UI, session, providers, tree and session setup parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -51,7 +51,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_providers.mjs"),
     "\n",
-    include_str!("host_tree.mjs")
+    include_str!("host_tree.mjs"),
+    "\n",
+    include_str!("host_setup.mjs")
 );
 
 /// Why extensions cannot be started.
