@@ -200,6 +200,13 @@ impl State {
             && self.send_request(route, |host| host.intercept(event))
     }
 
+    /// Asks the live host for what `event` decides whether or not extensions handle it (the
+    /// host answers it itself: `session_setup`), the answer to go to the operation `route`;
+    /// false when nothing waits for it.
+    pub(super) fn ask_host_op(&mut self, route: OpRoute, event: &HostEvent<'_>) -> bool {
+        self.send_request(route, |host| host.intercept(event))
+    }
+
     /// The host, while it lives.
     pub(super) fn live_host(&self) -> Option<&Host> {
         self.extensions.as_ref().and_then(Extensions::live_host)
@@ -359,9 +366,11 @@ impl State {
                 target_id,
                 options,
             } => self.navigate_tree(id, target_id, options),
-            HostMessage::NewSession { id, parent_session } => {
-                self.command_new_session(id, parent_session);
-            }
+            HostMessage::NewSession {
+                id,
+                parent_session,
+                setup,
+            } => self.command_new_session(id, parent_session, setup),
         }
     }
 
@@ -380,6 +389,7 @@ impl State {
             }
             OpRoute::Reload(key) => self.reload_shutdown_done(key),
             OpRoute::Restart(key) => self.start_handlers(key),
+            OpRoute::Setup(key) => self.setup_done(key, decided(reply)),
             OpRoute::Command(key) => self.extension_command_done(key),
             OpRoute::LoopEvent => self.loop_event_handlers_done(),
             OpRoute::PromptInput(key) => self.prompt_input_done(key, decided(reply)),

@@ -45,6 +45,7 @@ impl State {
             Target::New(_) => Ok(()),
             Target::Switch(path) => self.open_session_file(path).map(drop),
             Target::Fork(entry_id) => Ok(self.store.check_fork(entry_id)?),
+            Target::ForkAt(entry_id) => Ok(self.store.check_fork_at(entry_id)?),
             Target::Clone => Ok(self.store.check_clone()?),
         }
     }
@@ -82,6 +83,7 @@ impl State {
             }
             Target::Switch(path) => store = self.open_session_file(path)?,
             Target::Fork(entry_id) => fork_text = store.fork(entry_id)?,
+            Target::ForkAt(entry_id) => store.fork_at(entry_id)?,
             Target::Clone => store.clone_at_leaf()?,
         }
         Ok(PreparedSession { store, fork_text })
@@ -102,6 +104,10 @@ impl State {
             Target::Fork(entry_id) => HostEvent::SessionBeforeFork {
                 entry_id: Some(entry_id.clone()),
                 position: "before",
+            },
+            Target::ForkAt(entry_id) => HostEvent::SessionBeforeFork {
+                entry_id: Some(entry_id.clone()),
+                position: "at",
             },
             Target::Clone => HostEvent::SessionBeforeFork {
                 entry_id: self.store.leaf_id().map(str::to_owned),
@@ -152,6 +158,10 @@ impl State {
                 None
             }
             (None, Target::Fork(entry_id)) => self.store.fork(entry_id)?,
+            (None, Target::ForkAt(entry_id)) => {
+                self.store.fork_at(entry_id)?;
+                None
+            }
             (None, Target::Clone) => {
                 self.store.clone_at_leaf()?;
                 None

@@ -11,6 +11,8 @@ pub(in crate::actor) enum Target {
     Switch(String),
     /// `fork` before this user message.
     Fork(String),
+    /// A command's `ctx.fork` at this entry (`position: "at"`).
+    ForkAt(String),
     /// `clone` at the leaf.
     Clone,
 }
@@ -21,7 +23,7 @@ impl Target {
         match self {
             Self::New(_) => "new_session",
             Self::Switch(_) => "switch_session",
-            Self::Fork(_) => "fork",
+            Self::Fork(_) | Self::ForkAt(_) => "fork",
             Self::Clone => "clone",
         }
     }
@@ -31,7 +33,7 @@ impl Target {
         match self {
             Self::New(_) => "new",
             Self::Switch(_) => "resume",
-            Self::Fork(_) | Self::Clone => "fork",
+            Self::Fork(_) | Self::ForkAt(_) | Self::Clone => "fork",
         }
     }
 }

@@ -23,7 +23,9 @@
 //   {type:"set_thinking_level", level}        pi.setThinkingLevel (its thinking_level_select
 //                                             handlers ran here)
 //   {type:"wait_for_idle", id}                ctx.waitForIdle; reply once settled
-//   {type:"new_session", id, parentSession}   ctx.newSession; reply {cancelled}
+//   {type:"new_session", id, parentSession, setup?}
+//                                             ctx.newSession (setup: the token of its `setup`,
+//                                             host_setup.mjs's); reply {cancelled}
 //   {type:"replace", id, sessionPath}         ctx.switchSession; reply {cancelled} or {error}
 //   {type:"replace", id, entryId, position}   ctx.fork; reply {cancelled} or {error}
 //   {type:"reload_runtime", id}               ctx.reload; reply once the new versions started
@@ -156,15 +158,24 @@ function commandContext() {
 	/** A replacement: `{cancelled}` once the new session's extensions started, or an error. */
 	async function replace(message, options) {
 		const result = await ask(message);
+		const setup = setupCalls.get(message.setup);
+		setupCalls.delete(message.setup);
 		if (typeof result?.error === "string") throw new Error(result.error);
 		if (result?.cancelled !== false) return { cancelled: true };
 		stale = true;
+		// A `setup` that threw: the call rejects (its entries stay), withSession does not run.
+		if (setup?.error) throw setup.error;
 		if (typeof options?.withSession === "function") await options.withSession(commandContext());
 		return { cancelled: false };
 	}
 	const ctx = Object.assign(context(), {
 		newSession(options) {
-			return replace({ type: "new_session", parentSession: options?.parentSession }, options);
+			let setup;
+			if (typeof options?.setup === "function") {
+				setup = randomUUID();
+				setupCalls.set(setup, { setup: options.setup });
+			}
+			return replace({ type: "new_session", parentSession: options?.parentSession, setup }, options);
 		},
 		switchSession(sessionPath, options) {
 			return replace({ type: "replace", sessionPath }, options);

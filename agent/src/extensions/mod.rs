@@ -23,7 +23,8 @@ pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
     MirroredSession, OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration,
-    RegisteredCommand, RegisteredTool, ReplyValue, TreeOptions, TreePreparation, UserBashResult,
+    RegisteredCommand, RegisteredTool, ReplyValue, SetupResult, TreeOptions, TreePreparation,
+    UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
@@ -39,7 +40,8 @@ use tokio::sync::mpsc;
 use protocol::{BuiltinTool, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// tools, UI, session, providers, tree and session manager parts appended (one module).
+/// tools, UI, session, providers, tree, session manager and session setup parts appended (one
+/// module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -53,7 +55,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_tree.mjs"),
     "\n",
-    include_str!("host_session_manager.mjs")
+    include_str!("host_session_manager.mjs"),
+    "\n",
+    include_str!("host_setup.mjs")
 );
 
 /// Why extensions cannot be started.

@@ -268,6 +268,57 @@ impl SessionStore {
     }
 }
 
+impl SessionStore {
+    /// Appends an entry made elsewhere (a `ctx.newSession` `setup`'s session manager) as a child
+    /// of the leaf, with its id and timestamp: one of the kinds pi's session manager appends
+    /// directly, with an id not taken. A label sets (or clears) its target's label.
+    pub fn append_given(&mut self, mut raw: Map<String, Value>) -> Result<String> {
+        const KINDS: [&str; 7] = [
+            "message",
+            "thinking_level_change",
+            "model_change",
+            "custom",
+            "custom_message",
+            "session_info",
+            "label",
+        ];
+        let kind = raw.get("type").and_then(Value::as_str).unwrap_or_default();
+        let id = raw.get("id").and_then(Value::as_str).unwrap_or_default();
+        let timestamp = raw.get("timestamp").and_then(Value::as_str);
+        if !KINDS.contains(&kind) || id.is_empty() || self.by_id.contains_key(id) {
+            return Err(Error::InvalidGivenEntry(kind.to_owned()));
+        }
+        let label = match kind {
+            "label" => {
+                let target = raw
+                    .get("targetId")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !self.by_id.contains_key(target) {
+                    return Err(Error::EntryNotFound(target.to_owned()));
+                }
+                let text = raw.get("label").and_then(Value::as_str).map(str::to_owned);
+                Some((
+                    target.to_owned(),
+                    text,
+                    timestamp.unwrap_or_default().to_owned(),
+                ))
+            }
+            _ => None,
+        };
+        if timestamp.is_none() {
+            raw.insert("timestamp".into(), time::now_iso().into());
+        }
+        let parent = self.leaf_id.clone().map_or(Value::Null, Value::String);
+        raw.insert("parentId".into(), parent);
+        let id = self.append_entry(Entry::from_raw(raw))?;
+        if let Some((target, text, at)) = label {
+            self.labels.set(&target, text.as_deref(), &at);
+        }
+        Ok(id)
+    }
+}
+
 fn insert_base(raw: &mut Map<String, Value>, base: EntryBase) {
     raw.insert("id".into(), base.id.into());
     raw.insert(
@@ -304,4 +355,61 @@ pub(crate) fn sanitize_name(name: &str) -> String {
         }
     }
     js_trim(&out).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn given(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn given_entries_join_at_the_leaf_with_their_ids() {
+        let mut store = SessionStore::in_memory(Path::new("/project"));
+        let first = store.append_model_change("p", "m").unwrap();
+        let user = json!({"type": "message", "id": "0000aaaa", "parentId": "elsewhere",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}});
+        assert_eq!(store.append_given(given(user)).unwrap(), "0000aaaa");
+        let entry = store.entry("0000aaaa").unwrap();
+        assert_eq!(
+            entry.parent_id(),
+            Some(first.as_str()),
+            "re-parented to the leaf"
+        );
+        assert_eq!(entry.timestamp(), "2026-01-01T00:00:00.000Z");
+        assert_eq!(store.build_context().messages.len(), 1);
+        let label =
+            json!({"type": "label", "id": "0000bbbb", "targetId": "0000aaaa", "label": "start"});
+        store.append_given(given(label)).unwrap();
+        assert_eq!(store.label("0000aaaa"), Some("start"));
+        assert_eq!(store.leaf_id(), Some("0000bbbb"));
+        // A taken id, a kind a session manager does not append, a label of no entry.
+        let taken = json!({"type": "custom", "id": "0000aaaa", "customType": "x"});
+        assert!(matches!(
+            store.append_given(given(taken)),
+            Err(Error::InvalidGivenEntry(_))
+        ));
+        let compaction = json!({"type": "branch_summary", "id": "0000cccc"});
+        assert!(store.append_given(given(compaction)).is_err());
+        let orphan = json!({"type": "label", "id": "0000dddd", "targetId": "zz", "label": "x"});
+        assert_eq!(
+            store.append_given(given(orphan)).unwrap_err().to_string(),
+            "Entry zz not found"
+        );
+        assert_eq!(
+            store.leaf_id(),
+            Some("0000bbbb"),
+            "refused entries change nothing"
+        );
+    }
 }

@@ -211,6 +211,20 @@ impl SessionStore {
         }
     }
 
+    /// The checks [`SessionStore::fork_at`] makes before it changes anything: the entry is one
+    /// of this session (of any kind) and a persisted session's file exists.
+    pub fn check_fork_at(&self, entry_id: &str) -> Result<()> {
+        self.entry(entry_id).ok_or(Error::InvalidForkEntry)?;
+        self.check_saved()
+    }
+
+    /// A command's `ctx.fork(entryId, {position: "at"})`: a new session holding the path from
+    /// the root up to and including `entry_id` (whichever branch it is on).
+    pub fn fork_at(&mut self, entry_id: &str) -> Result<()> {
+        self.check_fork_at(entry_id)?;
+        self.fork_to(Some(entry_id))
+    }
+
     /// `clone`: a new session holding the active branch up to and including the leaf.
     pub fn clone_at_leaf(&mut self) -> Result<()> {
         self.check_clone()?;
@@ -332,5 +346,30 @@ mod tests {
         );
         let error = store.branch_with_summary(Some("zz"), None, "x", None, None, None);
         assert_eq!(error.unwrap_err().to_string(), "Entry zz not found");
+    }
+
+    #[test]
+    fn a_fork_at_an_entry_keeps_the_path_up_to_it_on_any_branch() {
+        let mut store = SessionStore::in_memory(Path::new("/project"));
+        let q1 = message(&mut store, "user", "q1");
+        let a1 = message(&mut store, "assistant", "a1");
+        let q2 = message(&mut store, "user", "q2");
+        store.append_label_change(&q1, Some("first")).unwrap();
+        store.branch_to(&a1).unwrap();
+        message(&mut store, "user", "other");
+        let before = store.session_id().to_owned();
+        assert!(matches!(store.fork_at("zz"), Err(Error::InvalidForkEntry)));
+        assert_eq!(
+            store.session_id(),
+            before,
+            "an unknown entry changes nothing"
+        );
+        store.fork_at(&q2).unwrap();
+        assert_ne!(store.session_id(), before);
+        let kinds: Vec<&str> = store.entries().iter().map(Entry::kind).collect();
+        assert_eq!(kinds, ["message", "message", "message", "label"]);
+        assert_eq!(store.entries()[2].id(), q2);
+        assert_eq!(store.label(&q1), Some("first"));
+        assert_eq!(store.leaf_id(), Some(store.entries()[3].id()));
     }
 }

@@ -107,6 +107,10 @@ pub enum Error {
         "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character"
     )]
     InvalidSessionId,
+    /// An entry given to append (by an extension's `setup`) of a kind the session manager does
+    /// not append directly, or without a new id.
+    #[error("Cannot append a {0:?} entry: not one a session manager appends, or its id is taken")]
+    InvalidGivenEntry(String),
     /// `clone` of a session without entries.
     #[error("Cannot clone session: no current entry selected")]
     NothingToClone,

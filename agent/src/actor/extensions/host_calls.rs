@@ -131,18 +131,22 @@ impl State {
     }
 
     /// A command's `ctx.newSession()`: the session is replaced as by `new_session` (after the
-    /// run, if one goes on), and the host is answered `{cancelled}` instead of the client.
+    /// run, if one goes on), and the host is answered `{cancelled}` instead of the client;
+    /// its `setup` (the host's token) runs before the new instances' `session_start`.
     pub(in crate::actor) fn command_new_session(
         &mut self,
         reply: String,
         parent_session: Option<String>,
+        setup: Option<String>,
     ) {
-        self.begin_command_replacement(reply, Target::New(parent_session));
+        self.begin_command_replacement(reply, Target::New(parent_session), setup);
     }
 
     /// A command's `ctx.switchSession(path)` (`session_path`) or `ctx.fork(entryId)`: carried
-    /// out as `switch_session` / `fork` / `clone` are, answered to the host. A target that
-    /// cannot be opened is answered `{error}` (the call rejects) and nothing changes.
+    /// out as `switch_session` / `fork` / `clone` are, answered to the host (`position: "at"`:
+    /// a fork at any entry, up to and including it). A target that cannot be opened is
+    /// answered `{error}` after the `session_before_*` handlers (the call rejects) and nothing
+    /// changes.
     pub(in crate::actor) fn command_replace(
         &mut self,
         reply: String,
@@ -152,23 +156,13 @@ impl State {
     ) {
         let target = match (session_path, entry_id) {
             (Some(path), _) => Ok(Target::Switch(path)),
-            (None, Some(entry)) if position == Some("at") => {
-                if self.store.leaf_id() == Some(entry.as_str()) {
-                    Ok(Target::Clone)
-                } else {
-                    Err("pi-agent can fork \"at\" the current leaf entry only".to_owned())
-                }
-            }
+            (None, Some(entry)) if position == Some("at") => Ok(Target::ForkAt(entry)),
             (None, Some(entry)) => Ok(Target::Fork(entry)),
             (None, None) => Err("no session file or entry given".to_owned()),
         };
-        // The checks of the replacement, without making the new session yet.
-        let target = target.and_then(|target| match self.check_replacement(&target) {
-            Ok(()) => Ok(target),
-            Err(error) => Err(error.to_string()),
-        });
+        // As in pi, the target is checked after the `session_before_*` handlers (`replacement.rs`).
         match target {
-            Ok(target) => self.begin_command_replacement(reply, target),
+            Ok(target) => self.begin_command_replacement(reply, target, None),
             Err(error) => {
                 self.reply_value_to_host(&reply, &ReplyValue::Error { error });
             }

@@ -25,6 +25,8 @@ pub(in crate::actor) enum OpRoute {
     Reload(OpKey),
     /// The `session_start` handlers after the extensions were loaded afresh.
     Restart(OpKey),
+    /// A `ctx.newSession`'s `setup`, run by the host before them (`reload.rs`).
+    Setup(OpKey),
     /// An extension command's handlers (`extension_command.rs`).
     Command(OpKey),
     /// The `before_agent_start` handlers of an extension's user message.

@@ -16,6 +16,7 @@
 //! |---|---|---|---|
 //! | `Reloading` | the host's `Loaded` (the oldest reloading restart takes it) | `StartHandlers(n)` | registrations, tools and model state sent again |
 //! | `Reloading` | the host ended | `StartHandlers(n)` | |
+//! | `StartHandlers(n)` | a `ctx.newSession` `setup` waits (first time only) | `StartHandlers(n)` | `session_setup` to the host, which runs it; the entries it appended added to the session, the conversation rebuilt from it (the host ended: none) |
 //! | `StartHandlers(n > 0)` | some extension handles `session_start` | `StartHandlers(n - 1)` | `session_start` (reason, previous file); waits for its handlers |
 //! | `StartHandlers(n)` | otherwise (or `n = 0`) | answered | the client's command, or the host's call with `data` |
 //!
@@ -30,7 +31,7 @@ use super::ids::{Answer, OpKey, OpRoute};
 use crate::actor::State;
 use crate::actor::outbox::IfLost;
 use crate::extensions::{
-    HostEvent, ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue,
+    HostEvent, ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue, SetupResult,
 };
 
 /// Where a restart is.
@@ -53,6 +54,8 @@ pub(in crate::actor) struct Restart {
     /// The `session_start` event's reason and the session file left.
     reason: &'static str,
     previous: Option<String>,
+    /// The token of a `ctx.newSession` `setup` to run before `session_start`.
+    setup: Option<String>,
 }
 
 impl Restart {
@@ -69,7 +72,14 @@ impl Restart {
             data,
             reason,
             previous,
+            setup: None,
         }
+    }
+
+    /// The restart of a `ctx.newSession` whose `setup` (named by its token) runs first.
+    pub(in crate::actor) fn with_setup(mut self, setup: Option<String>) -> Self {
+        self.setup = setup;
+        self
     }
 
     /// Whom it answers.
@@ -275,8 +285,36 @@ impl State {
     }
 
     /// Emits `session_start` to the new instances (as often as the restart says), then answers
-    /// the change.
+    /// the change; a `ctx.newSession`'s `setup` runs first.
     pub(in crate::actor) fn start_handlers(&mut self, key: OpKey) {
+        let Some(restart) = self.ops.restarts.get_mut(&key) else {
+            return;
+        };
+        if let (RestartState::StartHandlers { .. }, Some(token)) =
+            (restart.state, restart.setup.take())
+        {
+            let header = self.store.header().clone();
+            let event = HostEvent::SessionSetup {
+                token: &token,
+                header: &header,
+                entries: self
+                    .store
+                    .entries()
+                    .iter()
+                    .map(|entry| entry.raw())
+                    .collect(),
+                session_file: self
+                    .store
+                    .session_file()
+                    .map(|file| file.display().to_string()),
+                session_dir: self.store.session_dir().display().to_string(),
+                cwd: self.store.cwd().display().to_string(),
+                persisted: self.store.is_persisted(),
+            };
+            if self.ask_host_op(OpRoute::Setup(key), &event) {
+                return;
+            }
+        }
         let Some(restart) = self.ops.restarts.get_mut(&key) else {
             return;
         };
@@ -302,6 +340,22 @@ impl State {
             }
             Answer::Client(id, command) => self.respond(id, command, &restart.data),
         }
+    }
+}
+
+impl State {
+    /// A `ctx.newSession`'s `setup` ran: the entries it appended join the new session (one
+    /// the session refuses is logged and left out), the conversation is rebuilt from it as
+    /// pi's is, then `session_start` follows.
+    pub(in crate::actor) fn setup_done(&mut self, key: OpKey, result: SetupResult) {
+        for entry in result.entries {
+            if let Err(error) = self.store.append_given(entry) {
+                tracing::warn!(%error, "an entry a session setup appended");
+            }
+        }
+        self.messages = self.store.build_context().messages;
+        self.session_name = self.store.session_name();
+        self.start_handlers(key);
     }
 }
 

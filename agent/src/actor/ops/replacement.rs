@@ -17,7 +17,9 @@
 //! | swapped | the new session cannot be made | answered | the error |
 //! | swapped | made | `Restart(Reloading)` (`reload.rs`) | store swapped, generation + 1, queues and `bash` dropped, the session started on the store; the settings, prompt templates, skills and system prompt's sources read again; the extensions found again and loaded afresh (a host that is gone or refuses: `Restart(StartHandlers)`) |
 //!
-//! The restart answers `{cancelled: false}` (a fork: with the forked message's text). A
+//! A command's `ctx.fork(.., {position: "at"})` forks at any entry (`ForkAt`: the path up to
+//! and including it). The restart runs a `ctx.newSession` `setup` first, then answers
+//! `{cancelled: false}` (a fork: with the forked message's text). A
 //! command's `ctx` call is one at a time: while another change answers the host it is
 //! answered `{cancelled: true}` at once.
 
@@ -52,6 +54,8 @@ pub(in crate::actor) struct Replacement {
     state: ReplacementState,
     answer: Answer,
     target: Target,
+    /// The token of a `ctx.newSession` `setup`, for the restart to run.
+    setup: Option<String>,
 }
 
 impl Replacement {
@@ -73,12 +77,18 @@ impl State {
     /// Starts a replacement: the `session_before_*` handlers first, which may cancel it while
     /// a run goes on.
     pub(in crate::actor) fn begin_replacement(&mut self, answer: Answer, target: Target) {
+        self.begin_replacement_with(answer, target, None);
+    }
+
+    /// [`State::begin_replacement`], with a `ctx.newSession` `setup` (its token) to run.
+    fn begin_replacement_with(&mut self, answer: Answer, target: Target, setup: Option<String>) {
         let key = self.ops.key();
         let before = self.before_replace_event(&target);
         let replacement = Replacement {
             state: ReplacementState::BeforeHandlers,
             answer,
             target,
+            setup,
         };
         self.ops.replacements.insert(key, replacement);
         if self.send_op_event(OpRoute::Replacement(key), &before) {
@@ -88,14 +98,19 @@ impl State {
     }
 
     /// A command's `ctx.newSession()`, `ctx.switchSession()` or `ctx.fork()` (the host's
-    /// reply id): one at a time.
-    pub(in crate::actor) fn begin_command_replacement(&mut self, reply: String, target: Target) {
+    /// reply id; `setup`: the token of `ctx.newSession`'s `setup`): one at a time.
+    pub(in crate::actor) fn begin_command_replacement(
+        &mut self,
+        reply: String,
+        target: Target,
+        setup: Option<String>,
+    ) {
         if self.extensions.is_none() || self.ops.answers_host() {
             let value = ReplyValue::Cancelled { cancelled: true };
             self.reply_value_to_host(&reply, &value);
             return;
         }
-        self.begin_replacement(Answer::Host(reply), target);
+        self.begin_replacement_with(Answer::Host(reply), target, setup);
     }
 
     /// The handlers a replacement waited for are done (`cancelled`: a `session_before_*`
@@ -209,7 +224,8 @@ impl State {
         // The new session's runtime reads the files again, as in the reference.
         self.read_files_again();
         let reason = replacement.target.reason();
-        let restart = Restart::reloading(replacement.answer, data, reason, previous);
+        let restart = Restart::reloading(replacement.answer, data, reason, previous)
+            .with_setup(replacement.setup);
         self.begin_restart(key, restart);
     }
 

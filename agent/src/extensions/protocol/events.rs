@@ -74,6 +74,19 @@ pub enum HostEvent<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         from_extension: Option<bool>,
     },
+    /// A command's `ctx.newSession({setup})`: the new session, for the `setup` callback that
+    /// `token` names (run by the host itself, not by handlers).
+    SessionSetup {
+        token: &'a str,
+        header: &'a Map<String, Value>,
+        /// The entries the new session starts with, as its file has them.
+        entries: Vec<Map<String, Value>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_file: Option<String>,
+        session_dir: String,
+        cwd: String,
+        persisted: bool,
+    },
     /// The agent settled after a run.
     AgentSettled,
     /// The model changed (`source`: `set` or `cycle`).
@@ -154,6 +167,7 @@ impl HostEvent<'_> {
             Self::SessionCompact { .. } => "session_compact",
             Self::SessionBeforeTree { .. } => "session_before_tree",
             Self::SessionTree { .. } => "session_tree",
+            Self::SessionSetup { .. } => "session_setup",
             Self::AgentSettled => "agent_settled",
             Self::ModelSelect { .. } => "model_select",
             Self::ThinkingLevelSelect { .. } => "thinking_level_select",

@@ -20,7 +20,7 @@ pub use events::{CompactionPreparation, HostEvent, TreePreparation};
 pub use replies::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     ContextResult, HostReply, InputResult, OutgoingCustomMessage, ProviderHeadersResult,
-    ProviderRequestResult, ReplyValue, ToolCallDecision, UserBashResult,
+    ProviderRequestResult, ReplyValue, SetupResult, ToolCallDecision, UserBashResult,
 };
 
 /// A line from the host: the reply to a request of the agent (by the id the agent gave it), or
@@ -225,6 +225,9 @@ pub enum HostMessage {
         /// The parent session file for the new session's header.
         #[serde(default, rename = "parentSession")]
         parent_session: Option<String>,
+        /// The token of its `setup` callback, if it has one (`session_setup` names it).
+        #[serde(default)]
+        setup: Option<String>,
     },
     /// A command's `ctx.switchSession(path)` or `ctx.fork(entryId)`: answered by a `reply`
     /// with this id (`{cancelled}`, or `{error}`).
@@ -464,5 +467,26 @@ mod tests {
             parsed,
             FromHost::Message(HostMessage::WaitForIdle { .. })
         ));
+    }
+
+    #[test]
+    fn a_new_session_names_its_setup_and_the_setup_answers_its_entries() {
+        let line = r#"{"type":"new_session","id":"r","parentSession":"/p.jsonl","setup":"t-1"}"#;
+        let parsed: FromHost = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            parsed,
+            FromHost::Message(HostMessage::NewSession { setup: Some(ref token), .. }) if token == "t-1"
+        ));
+        let line = r#"{"type":"new_session","id":"r"}"#;
+        let parsed: FromHost = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            parsed,
+            FromHost::Message(HostMessage::NewSession { setup: None, .. })
+        ));
+        let reply = HostReply::Intercepted {
+            result: serde_json::json!({"entries": [{"type": "custom", "id": "a"}, 3]}),
+        };
+        let result: SetupResult = reply.decision().unwrap();
+        assert_eq!(result.entries.len(), 1, "what is not an object is left out");
     }
 }

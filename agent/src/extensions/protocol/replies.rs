@@ -94,6 +94,13 @@ impl CancelResult {
     }
 }
 
+/// `session_setup`: the entries a `ctx.newSession` call's `setup` appended (each an object).
+#[derive(Debug, Default, Deserialize)]
+pub struct SetupResult {
+    #[serde(default, deserialize_with = "lenient_items")]
+    pub entries: Vec<Map<String, Value>>,
+}
+
 /// `user_bash`: the command's result (answered as given), or the id of the event whose
 /// operations run it.
 #[derive(Debug, Default, Deserialize)]
