@@ -52,13 +52,13 @@ function mirrorSession(message) {
 	mirror.leafId = message.leafId ?? null;
 }
 
-/** The entries from the root to `id` (the leaf when not given), as pi walks them. */
-function branchTo(id) {
+/** The entries from the root to `id` (the leaf when not given) in `session`, as pi walks them. */
+function branchTo(session, id) {
 	const path = [];
-	let current = id ? sessionMirror.byId.get(id) : undefined;
+	let current = id ? session.byId.get(id) : undefined;
 	while (current) {
 		path.push(current);
-		current = current.parentId ? sessionMirror.byId.get(current.parentId) : undefined;
+		current = current.parentId ? session.byId.get(current.parentId) : undefined;
 	}
 	return path.reverse();
 }
@@ -67,8 +67,8 @@ function branchTo(id) {
  * The leaf's branch as the model sees it: from the latest compaction on it, the compaction,
  * the entries it kept (from `firstKeptEntryId`) and those after it.
  */
-function contextEntries() {
-	const path = sessionMirror.leafId === null ? [] : branchTo(sessionMirror.leafId ?? undefined);
+function contextEntries(session) {
+	const path = session.leafId === null ? [] : branchTo(session, session.leafId ?? undefined);
 	const at = path.findLastIndex((entry) => entry.type === "compaction");
 	if (at < 0) return path;
 	const compaction = path[at];
@@ -76,15 +76,15 @@ function contextEntries() {
 	return [compaction, ...(kept < 0 ? [] : path.slice(kept, at)), ...path.slice(at + 1)];
 }
 
-/** The session as a tree: roots (entries without a parent here), children oldest first. */
-function sessionTree() {
+/** `session` as a tree: roots (entries without a parent here), children oldest first. */
+function sessionTree(session) {
 	const nodes = new Map();
-	for (const entry of sessionMirror.entries) {
-		const label = sessionMirror.labels.get(entry.id);
+	for (const entry of session.entries) {
+		const label = session.labels.get(entry.id);
 		nodes.set(entry.id, { entry, children: [], label: label?.label, labelTimestamp: label?.timestamp });
 	}
 	const roots = [];
-	for (const entry of sessionMirror.entries) {
+	for (const entry of session.entries) {
 		const node = nodes.get(entry.id);
 		const parent = entry.parentId === null || entry.parentId === entry.id ? undefined : nodes.get(entry.parentId);
 		if (parent) parent.children.push(node);
@@ -100,23 +100,32 @@ function sessionTree() {
 	return roots;
 }
 
-/** `ctx.sessionManager`: the getters of pi's `ReadonlySessionManager`. */
-const sessionManager = {
-	getCwd: () => sessionMirror.cwd,
-	getSessionDir: () => sessionMirror.sessionDir,
-	getSessionId: () => sessionMirror.sessionId,
-	getSessionFile: () => sessionMirror.sessionFile,
-	getLeafId: () => sessionMirror.leafId,
-	getLeafEntry: () => (sessionMirror.leafId ? sessionMirror.byId.get(sessionMirror.leafId) : undefined),
-	getEntry: (id) => sessionMirror.byId.get(id),
-	getLabel: (id) => sessionMirror.labels.get(id)?.label,
-	getBranch: (fromId) => branchTo(fromId ?? sessionMirror.leafId ?? undefined),
-	buildContextEntries: () => contextEntries(),
-	getHeader: () => sessionMirror.header,
-	getEntries: () => [...sessionMirror.entries],
-	getTree: () => sessionTree(),
-	getSessionName() {
-		const info = sessionMirror.entries.findLast((entry) => entry.type === "session_info");
-		return info ? info.name?.trim() || undefined : undefined;
-	},
-};
+/**
+ * The getters of pi's `ReadonlySessionManager` over `session` (shaped as `sessionMirror`): the
+ * one view of a session an extension gets, from `ctx.sessionManager` and from a
+ * `ctx.newSession` `setup` (host_setup.mjs, which adds the `append...` methods).
+ */
+function readonlySessionManager(session) {
+	return {
+		getCwd: () => session.cwd,
+		getSessionDir: () => session.sessionDir,
+		getSessionId: () => session.sessionId,
+		getSessionFile: () => session.sessionFile,
+		getLeafId: () => session.leafId,
+		getLeafEntry: () => (session.leafId ? session.byId.get(session.leafId) : undefined),
+		getEntry: (id) => session.byId.get(id),
+		getLabel: (id) => session.labels.get(id)?.label,
+		getBranch: (fromId) => branchTo(session, fromId ?? session.leafId ?? undefined),
+		buildContextEntries: () => contextEntries(session),
+		getHeader: () => session.header,
+		getEntries: () => [...session.entries],
+		getTree: () => sessionTree(session),
+		getSessionName() {
+			const info = session.entries.findLast((entry) => entry.type === "session_info");
+			return info ? info.name?.trim() || undefined : undefined;
+		},
+	};
+}
+
+/** `ctx.sessionManager`: the session as the agent last told us. */
+const sessionManager = readonlySessionManager(sessionMirror);

@@ -1,6 +1,7 @@
-// pi-agent's extension host, part seven: `ctx.newSession({setup})`. The agent runs this file
-// appended to the others, as one module: it uses host.mjs's `errorText` and host_tools.mjs's
-// `interceptors`; host_session.mjs's command `ctx` uses `setupCalls`.
+// pi-agent's extension host, part eight: `ctx.newSession({setup})`. The agent runs this file
+// appended to the others, as one module: it uses host.mjs's `errorText`, host_tools.mjs's
+// `interceptors` and host_session_manager.mjs's `readonlySessionManager`; host_session.mjs's
+// command `ctx` uses `setupCalls`.
 //
 // As in pi, `setup` runs once the new session is made and its extensions are loaded, before
 // their `session_start` handlers: it gets a session manager of the new session (holding the
@@ -26,60 +27,54 @@ function setupEntryId(taken) {
 	return randomUUID();
 }
 
-/** The session manager `setup` gets: the new session's entries, and pi's methods on them. */
+/**
+ * The session manager `setup` gets: the new session's entries, pi's getters on them
+ * (host_session_manager.mjs's `readonlySessionManager`) and its `append...` methods.
+ */
 function setupSessionManager(event, appended) {
 	const entries = [...(event.entries ?? [])];
-	const byId = new Map(entries.map((entry) => [entry.id, entry]));
-	const labels = new Map();
-	let leafId = entries.at(-1)?.id ?? null;
-	const append = (fields) => {
-		const entry = { ...fields, id: setupEntryId(byId), parentId: leafId, timestamp: new Date().toISOString() };
-		entries.push(entry);
-		byId.set(entry.id, entry);
-		appended.push(entry);
-		leafId = entry.id;
-		return entry.id;
+	const session = {
+		header: event.header ?? null,
+		sessionId: event.header?.id,
+		cwd: event.cwd,
+		sessionDir: event.sessionDir,
+		sessionFile: event.sessionFile ?? undefined,
+		entries,
+		byId: new Map(entries.map((entry) => [entry.id, entry])),
+		labels: new Map(),
+		leafId: entries.at(-1)?.id ?? null,
 	};
-	const branch = (fromId) => {
-		const path = [];
-		let current = byId.get(fromId ?? leafId);
-		while (current) {
-			path.unshift(current);
-			current = current.parentId ? byId.get(current.parentId) : undefined;
-		}
-		return path;
+	const append = (fields) => {
+		const entry = {
+			...fields,
+			id: setupEntryId(session.byId),
+			parentId: session.leafId,
+			timestamp: new Date().toISOString(),
+		};
+		entries.push(entry);
+		session.byId.set(entry.id, entry);
+		appended.push(entry);
+		session.leafId = entry.id;
+		return entry;
 	};
 	return {
+		...readonlySessionManager(session),
 		isPersisted: () => event.persisted === true,
-		getCwd: () => event.cwd,
-		getSessionDir: () => event.sessionDir,
-		getSessionId: () => event.header?.id,
-		getSessionFile: () => event.sessionFile ?? undefined,
-		getHeader: () => event.header ?? null,
-		getEntries: () => [...entries],
-		getEntry: (id) => byId.get(id),
-		getLeafId: () => leafId,
-		getLeafEntry: () => (leafId ? byId.get(leafId) : undefined),
 		getChildren: (parentId) => entries.filter((entry) => entry.parentId === parentId),
-		getBranch: branch,
-		getLabel: (id) => labels.get(id),
-		getSessionName() {
-			const info = entries.findLast((entry) => entry.type === "session_info");
-			return info?.name?.trim() || undefined;
-		},
-		appendMessage: (message) => append({ type: "message", message }),
-		appendThinkingLevelChange: (thinkingLevel) => append({ type: "thinking_level_change", thinkingLevel }),
-		appendModelChange: (provider, modelId) => append({ type: "model_change", provider, modelId }),
-		appendCustomEntry: (customType, data) => append({ type: "custom", customType, data }),
-		appendSessionInfo: (name) => append({ type: "session_info", name: String(name).replace(/[\r\n]+/g, " ").trim() }),
+		appendMessage: (message) => append({ type: "message", message }).id,
+		appendThinkingLevelChange: (thinkingLevel) => append({ type: "thinking_level_change", thinkingLevel }).id,
+		appendModelChange: (provider, modelId) => append({ type: "model_change", provider, modelId }).id,
+		appendCustomEntry: (customType, data) => append({ type: "custom", customType, data }).id,
+		appendSessionInfo: (name) =>
+			append({ type: "session_info", name: String(name).replace(/[\r\n]+/g, " ").trim() }).id,
 		appendCustomMessageEntry: (customType, content, display, details) =>
-			append({ type: "custom_message", customType, content, display, details }),
+			append({ type: "custom_message", customType, content, display, details }).id,
 		appendLabelChange(targetId, label) {
-			if (!byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-			const id = append({ type: "label", targetId, label });
-			if (label) labels.set(targetId, label);
-			else labels.delete(targetId);
-			return id;
+			if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+			const entry = append({ type: "label", targetId, label });
+			if (label) session.labels.set(targetId, { label, timestamp: entry.timestamp });
+			else session.labels.delete(targetId);
+			return entry.id;
 		},
 	};
 }
