@@ -114,6 +114,30 @@ impl State {
         prepare(&self.store.branch(None), &context, settings)
     }
 
+    /// What a summary call of this session needs (a compaction's, or with no `reason` the
+    /// summary of a branch tree navigation leaves): the session's model and credentials,
+    /// thinking level, the settings' reserve, retries and stream options, stopped by `cancel`.
+    pub(super) fn summary_context(
+        &self,
+        cancel: tokio_util::sync::CancellationToken,
+        reason: Option<CompactionReason>,
+    ) -> SummaryContext {
+        let crate::config::RequestModel { model, auth } =
+            self.config.registry.resolve(&self.shown_model());
+        SummaryContext {
+            model,
+            auth,
+            thinking_level: self.thinking_level,
+            reserve_tokens: self.config.settings.compaction_tokens().0,
+            retry: self.config.settings.retry(),
+            http: self.http.clone(),
+            cancel,
+            reason,
+            stream_options: self.config.settings.stream_options(),
+            release: self.release,
+        }
+    }
+
     /// Spawns the summary task of compaction `key` (once the `session_before_compact`
     /// handlers, if any, let it go on).
     pub(super) fn spawn_summary(
@@ -123,24 +147,9 @@ impl State {
         custom_instructions: Option<String>,
         preparation: Preparation,
     ) {
-        let (reserve_tokens, _) = self.config.settings.compaction_tokens();
         let task = self.tasks.start(TaskKind::Compaction);
-        let cancel = task.cancel_token();
         let events = task.sender();
-        let crate::config::RequestModel { model, auth } =
-            self.config.registry.resolve(&self.shown_model());
-        let summary_context = SummaryContext {
-            model,
-            auth,
-            thinking_level: self.thinking_level,
-            reserve_tokens,
-            retry: self.config.settings.retry(),
-            http: self.http.clone(),
-            cancel,
-            reason: Some(reason),
-            stream_options: self.config.settings.stream_options(),
-            release: self.release,
-        };
+        let summary_context = self.summary_context(task.cancel_token(), Some(reason));
         let launch = task.launch(async move {
             let mut on_event = move |event: Event| {
                 // The session may be gone (end of input); then nobody needs the event.

@@ -184,51 +184,55 @@ pub async fn summarize(
     context: &SummaryContext,
     on_event: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Summary, SummaryError> {
-    let (mut text, usage, combined) = if preparation.is_split_turn
-        && !preparation.turn_prefix_messages.is_empty()
-    {
-        let (history, history_usage) = if preparation.messages_to_summarize.is_empty() {
-            ("No prior history.".to_owned(), None)
-        } else {
-            let prompt = history_prompt(
-                &preparation.messages_to_summarize,
-                preparation.previous_summary.as_deref(),
-                custom_instructions,
-            );
-            let answer = call(prompt, compaction_shape(0.8, context), context, on_event).await?;
+    let (mut text, usage, combined) =
+        if preparation.is_split_turn && !preparation.turn_prefix_messages.is_empty() {
+            let (history, history_usage) = if preparation.messages_to_summarize.is_empty() {
+                ("No prior history.".to_owned(), None)
+            } else {
+                let (history, usage) =
+                    summarize_history(preparation, custom_instructions, context, on_event).await?;
+                (history, Some(usage))
+            };
+            let prompt = turn_prefix_prompt(&preparation.turn_prefix_messages, context.release);
+            let answer = call(prompt, compaction_shape(0.5, context), context, on_event).await?;
+            let prefix = answer_text(&answer, "Turn prefix summarization failed")?;
+            let (usage, combined) = match history_usage {
+                Some(first) => (add_usage(&first, &answer.usage), true),
+                None => (answer.usage, false),
+            };
             (
-                answer_text(&answer, "Summarization failed")?,
-                Some(answer.usage),
+                format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"),
+                usage,
+                combined,
             )
+        } else {
+            let (text, usage) =
+                summarize_history(preparation, custom_instructions, context, on_event).await?;
+            (text, usage, false)
         };
-        let prompt = turn_prefix_prompt(&preparation.turn_prefix_messages, context.release);
-        let answer = call(prompt, compaction_shape(0.5, context), context, on_event).await?;
-        let prefix = answer_text(&answer, "Turn prefix summarization failed")?;
-        let (usage, combined) = match history_usage {
-            Some(first) => (add_usage(&first, &answer.usage), true),
-            None => (answer.usage, false),
-        };
-        (
-            format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"),
-            usage,
-            combined,
-        )
-    } else {
-        let prompt = history_prompt(
-            &preparation.messages_to_summarize,
-            preparation.previous_summary.as_deref(),
-            custom_instructions,
-        );
-        let answer = call(prompt, compaction_shape(0.8, context), context, on_event).await?;
-        let text = answer_text(&answer, "Summarization failed")?;
-        (text, answer.usage, false)
-    };
     text.push_str(&preparation.file_ops.lists().summary_suffix());
     Ok(Summary {
         text,
         usage,
         combined,
     })
+}
+
+/// The summary of the history `preparation` summarises (its previous summary and the caller's
+/// focus included): one call, and its usage.
+async fn summarize_history(
+    preparation: &Preparation,
+    custom_instructions: Option<&str>,
+    context: &SummaryContext,
+    on_event: &mut (dyn FnMut(Event) + Send),
+) -> Result<(String, Usage), SummaryError> {
+    let prompt = history_prompt(
+        &preparation.messages_to_summarize,
+        preparation.previous_summary.as_deref(),
+        custom_instructions,
+    );
+    let answer = call(prompt, compaction_shape(0.8, context), context, on_event).await?;
+    Ok((answer_text(&answer, "Summarization failed")?, answer.usage))
 }
 
 /// The prompt of a history summary: the conversation, the previous summary if any, the task,

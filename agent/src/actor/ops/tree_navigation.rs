@@ -29,7 +29,7 @@ use crate::actor::outbox::Effect;
 use crate::actor::tasks::TaskKind;
 use crate::actor::{State, TaskEvent, log_store_error};
 use crate::compaction::branch::{BranchSummary, summarize_branch};
-use crate::compaction::summarize::{SummaryContext, SummaryError};
+use crate::compaction::summarize::SummaryError;
 use crate::extensions::{BeforeTreeResult, HostEvent, ReplyValue, TreeOptions, TreePreparation};
 use crate::release::Feature;
 use crate::store::{Entry, Role};
@@ -174,20 +174,7 @@ impl State {
     fn spawn_branch_summary(&mut self, key: OpKey, navigation: &TreeNavigation) {
         let task = self.tasks.start(TaskKind::BranchSummary);
         let events = task.sender();
-        let crate::config::RequestModel { model, auth } =
-            self.config.registry.resolve(&self.shown_model());
-        let context = SummaryContext {
-            model,
-            auth,
-            thinking_level: self.thinking_level,
-            reserve_tokens: self.config.settings.compaction_tokens().0,
-            retry: self.config.settings.retry(),
-            http: self.http.clone(),
-            cancel: task.cancel_token(),
-            reason: None,
-            stream_options: self.config.settings.stream_options(),
-            release: self.release,
-        };
+        let context = self.summary_context(task.cancel_token(), None);
         let reserve_tokens = self.config.settings.branch_summary_reserve_tokens();
         let entries = navigation.abandoned.clone();
         let instructions = navigation.options.custom_instructions.clone();
