@@ -1,6 +1,6 @@
 //! The extension API calls that change the session: `pi.setActiveTools`, `pi.setModel`,
 //! `pi.setThinkingLevel` and a command's `ctx.waitForIdle` / `ctx.fork`, seen by a client and
-//! by the model. Skipped (saying so) when no Node.js >= 22.6 is found, unless
+//! by the model. Skipped (saying so) when no Node.js >= 20.6 is found, unless
 //! `PI_REQUIRE_REFERENCE` is set.
 
 mod extensions_support;

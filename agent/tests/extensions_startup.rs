@@ -57,7 +57,7 @@ async fn a_missing_node_is_a_clear_startup_error() -> Result<()> {
     assert_eq!(code, 1, "stderr: {stderr}");
     assert_eq!(stdout, "");
     let expected = format!(
-        "Error: extensions need Node.js 22.6 or newer, and `{}` cannot be run",
+        "Error: extensions need Node.js 20.6 or newer (or 18.19 or a later 18), and `{}` cannot be run",
         missing.display()
     );
     assert!(stderr.starts_with(&expected), "stderr: {stderr}");
@@ -72,7 +72,7 @@ async fn a_missing_node_is_a_clear_startup_error() -> Result<()> {
 async fn a_node_too_old_is_a_clear_startup_error() -> Result<()> {
     let env = TestEnv::empty()?;
     let old_node = env.root.path().join("old-node");
-    std::fs::write(&old_node, "#!/bin/sh\necho v20.11.1\n")?;
+    std::fs::write(&old_node, "#!/bin/sh\necho v20.5.1\n")?;
     std::fs::set_permissions(
         &old_node,
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
@@ -88,7 +88,7 @@ async fn a_node_too_old_is_a_clear_startup_error() -> Result<()> {
     assert_eq!(code, 1, "stderr: {stderr}");
     assert_eq!(stdout, "");
     let expected = format!(
-        "Error: extensions need Node.js 22.6 or newer, but `{}` is v20.11.1; install a newer one or name it with PI_AGENT_NODE\n",
+        "Error: extensions need Node.js 20.6 or newer (or 18.19 or a later 18), but `{}` is v20.5.1; install a newer one or name it with PI_AGENT_NODE\n",
         old_node.display()
     );
     assert_eq!(stderr, expected);

@@ -1,6 +1,6 @@
 //! Extension tools and runs seen by a client: an abort reaching a tool through its signal, a
 //! host that ends in the middle of a call, messages an extension sends during a run, and a
-//! turn a command triggers. Skipped (saying so) when no Node.js >= 22.6 is found, unless
+//! turn a command triggers. Skipped (saying so) when no Node.js >= 20.6 is found, unless
 //! `PI_REQUIRE_REFERENCE` is set.
 
 mod extensions_support;

@@ -1,6 +1,6 @@
 //! Extensions run by the Node.js extension host: commands, dialogs and their answers, events,
 //! errors and entries, seen by a client as the reference shows them. Skipped (saying so) when
-//! no Node.js >= 22.6 is found, unless `PI_REQUIRE_REFERENCE` is set.
+//! no Node.js >= 20.6 is found, unless `PI_REQUIRE_REFERENCE` is set.
 
 mod extensions_support;
 mod support;

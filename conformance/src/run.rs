@@ -222,8 +222,8 @@ async fn execute(
     result
 }
 
-/// Why a scenario that loads extensions cannot run on pi-agent here: no Node.js 22.6 or newer
-/// to run them with ([`crate::scratch::extension_node`]). Not run, saying so, rather than a
+/// Why a scenario that loads extensions cannot run on pi-agent here: no Node.js 20.6 or newer
+/// (or 18.19 or a later 18) to run them with ([`crate::scratch::extension_node`]). Not run, saying so, rather than a
 /// failure of the agent; an error when `PI_REQUIRE_REFERENCE` (CI) is set.
 fn missing_extension_node(scenario: &Scenario, agent: &AgentCommand) -> Option<Failure> {
     if !agent.name.starts_with("ours")
@@ -241,7 +241,7 @@ fn missing_extension_node(scenario: &Scenario, agent: &AgentCommand) -> Option<F
 }
 
 /// What [`missing_extension_node`] says.
-pub const EXTENSION_NODE_MISSING: &str = "not run: it loads an extension, which pi-agent runs with Node.js 22.6 or newer, and none was found (`node` on PATH is older); `bash conformance/reference/install.sh` brings one, or name one with PI_AGENT_NODE";
+pub const EXTENSION_NODE_MISSING: &str = "not run: it loads an extension, which pi-agent runs with Node.js 20.6 or newer (or 18.19 or a later 18), and none was found (`node` on PATH is missing or older); `bash conformance/reference/install.sh` brings one, or name one with PI_AGENT_NODE";
 
 async fn with_mock(
     scenario: &Scenario,

@@ -74,7 +74,7 @@ impl Scenario {
     /// Whether the agent is given an extension to load: `-e`/`--extension` among its
     /// arguments, an extension file in the project's `.pi/extensions/` or the agent dir's
     /// `extensions/`, or `extensions`/`packages` in the settings. pi-agent runs extensions
-    /// with Node.js 22.6 or newer.
+    /// with Node.js 20.6 or newer (or 18.19 or a later 18).
     pub fn loads_extensions(&self) -> bool {
         let setup = &self.setup;
         let flag =

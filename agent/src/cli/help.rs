@@ -56,7 +56,7 @@ Prompt and tools:
   --no-skills, -ns               Do not discover skills
   --prompt-template <path>       Load a prompt template file or folder (repeatable)
   --no-prompt-templates, -np     Do not discover prompt templates
-  --extension, -e <path>         Load an extension (repeatable; needs Node.js >= 22.6)
+  --extension, -e <path>         Load an extension (repeatable; needs Node.js >= 20.6)
   --no-extensions, -ne           Do not discover extensions (-e paths still load)
   --approve, -a                  Trust this project's .pi/ files for this run
   --no-approve, -na              Ignore this project's .pi/ files for this run

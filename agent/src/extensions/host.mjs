@@ -1,5 +1,6 @@
-// pi-agent's extension host. pi-agent starts it with Node.js (>= 22.6, which loads TypeScript
-// by erasing its types) only when extensions are given. It loads each extension, hands it a
+// pi-agent's extension host. pi-agent starts it with Node.js (>= 20.6 or 18.19; its module
+// loader, host_loader.mjs, loads TypeScript as the agent transpiled it) only when extensions
+// are given. It loads each extension, hands it a
 // `pi` object with the part of pi's extension API that pi-agent supports, and bridges it to the
 // agent: one JSON object per line on stdin (from the agent) and on stdout (to the agent).
 // Running tools, interceptors, `user_bash` operations and `pi.exec` are in host_tools.mjs,
@@ -11,11 +12,11 @@
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
 //
 // From the agent:
-//   {type:"init", cwd, extensions:[path], flags:[[name, value]]}
+//   {type:"init", cwd, extensions:[path], flags:[[name, value]], loader}
 //                                                load them, then give the flags of the command
 //                                                line (value: a text or null) to those that
 //                                                registered them; answer "loaded"
-//   {type:"reload", fresh?, extensions:[path]}   for a replaced session: drop the loaded
+//   {type:"reload", fresh?, extensions:[path], modules}   for a replaced session: drop the loaded
 //                                                extensions, load these (factories run again;
 //                                                modules stay imported unless fresh);
 //                                                answer "loaded"
@@ -393,6 +394,7 @@ async function init(message) {
 	mode = message.mode ?? mode;
 	loadedPaths = message.extensions;
 	cliFlags = message.flags ?? [];
+	await installLoader(message.loader ?? {});
 	await loadAll(true);
 }
 
@@ -427,8 +429,9 @@ function applyFlags() {
  * again by the agent) runs with a new `pi`; a module is not evaluated again (its top-level
  * state stays), except for `ctx.reload()` (`fresh`), which evaluates them afresh.
  */
-async function reload(fresh, paths) {
+async function reload(fresh, paths, modules) {
 	if (Array.isArray(paths)) loadedPaths = paths;
+	await updateLoader(modules ?? {});
 	for (const extension of extensions) extension.stale = true;
 	extensions.length = 0;
 	flagValues.clear();
@@ -518,7 +521,7 @@ async function handle(message) {
 			await init(message);
 			break;
 		case "reload":
-			await reload(message.fresh === true, message.extensions);
+			await reload(message.fresh === true, message.extensions, message.modules);
 			break;
 		case "tools":
 			setToolState(message);

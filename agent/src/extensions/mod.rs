@@ -7,18 +7,22 @@ mod bash;
 mod client;
 mod discover;
 mod intercept;
+mod modules;
 mod node;
 mod protocol;
 mod providers;
 mod registry;
 mod run_hooks;
+mod runtime;
 mod tool;
 mod tools;
+mod transpile;
 
 pub use client::{HostClient, HostInput, SendError};
 use discover::missing_cli_paths;
 pub use discover::{Discovery, ExtensionFile, Places, discover};
-pub use node::{MIN_NODE, NODE_ENV, Node, find_node};
+pub use modules::{ModuleSources, TRANSPILE_ENV, transpile_for_host};
+pub use node::{MIN_NODE, MIN_NODE_18, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
@@ -28,6 +32,7 @@ pub use protocol::{
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
+pub use runtime::RuntimeModules;
 
 use std::path::Path;
 use std::process::Stdio;
@@ -37,13 +42,15 @@ use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio::process::Child;
 use tokio::sync::mpsc;
 
-use protocol::{BuiltinTool, Sources, ToHost, ToolFlags};
+use protocol::{BuiltinTool, Loader, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// tools, UI, session, providers, tree, session manager and session setup parts appended (one
-/// module).
+/// module loader, tools, UI, session, providers, tree, session manager and session setup parts
+/// appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
+    "\n",
+    include_str!("host_loader.mjs"),
     "\n",
     include_str!("host_tools.mjs"),
     "\n",
@@ -65,9 +72,12 @@ const HOST_SCRIPT: &str = concat!(
 pub enum Error {
     /// No Node.js could be run.
     #[error(
-        "extensions need Node.js {}.{} or newer, and `{program}` cannot be run ({source}); install it or name it with {NODE_ENV}",
+        "extensions need Node.js {}.{} or newer (or {}.{} or a later {}), and `{program}` cannot be run ({source}); install it or name it with {NODE_ENV}",
         MIN_NODE.0,
-        MIN_NODE.1
+        MIN_NODE.1,
+        MIN_NODE_18.0,
+        MIN_NODE_18.1,
+        MIN_NODE_18.0
     )]
     NodeMissing {
         /// What was tried.
@@ -75,11 +85,14 @@ pub enum Error {
         /// Why it failed.
         source: std::io::Error,
     },
-    /// The Node.js found cannot strip TypeScript types.
+    /// The Node.js found has no module hooks.
     #[error(
-        "extensions need Node.js {}.{} or newer, but `{program}` is {version}; install a newer one or name it with {NODE_ENV}",
+        "extensions need Node.js {}.{} or newer (or {}.{} or a later {}), but `{program}` is {version}; install a newer one or name it with {NODE_ENV}",
         MIN_NODE.0,
-        MIN_NODE.1
+        MIN_NODE.1,
+        MIN_NODE_18.0,
+        MIN_NODE_18.1,
+        MIN_NODE_18.0
     )]
     NodeTooOld {
         /// What was run.
@@ -291,13 +304,7 @@ impl Host {
         ui_prompt_events: bool,
     ) -> Result<(Self, LoadProblems), Error> {
         let mut child = tokio::process::Command::new(&node.program)
-            .args([
-                node.typescript_flag(),
-                "--no-warnings",
-                "--input-type=module",
-                "-e",
-                HOST_SCRIPT,
-            ])
+            .args(["--no-warnings", "--input-type=module", "-e", HOST_SCRIPT])
             .current_dir(cwd)
             // `ctx.ui` dialogs tell the handlers `ui_prompt_start` / `ui_prompt_end` (0.84.4).
             .env(
@@ -314,12 +321,23 @@ impl Host {
         };
         let (client, mut messages) = HostClient::start(stdin, stdout);
         let extensions: Vec<&Path> = files.iter().map(|file| file.path.as_path()).collect();
+        // Transpiled while Node.js starts.
+        let modules = ModuleSources::of(&extensions);
+        let agent = std::env::current_exe()?;
+        let agent_dir = crate::config::agent_dir();
         client
             .send(&ToHost::Init {
                 cwd,
                 extensions: &extensions,
                 flags,
                 mode,
+                loader: Loader {
+                    runtime: RuntimeModules,
+                    modules: &modules,
+                    agent: &agent,
+                    version: crate::PI_VERSION,
+                    agent_dir: &agent_dir,
+                },
             })
             .await?;
         let Some(HostInput::Message(HostMessage::Loaded {
@@ -379,6 +397,7 @@ impl Host {
         HostLine::message(&ToHost::Reload {
             fresh,
             extensions: &extensions,
+            modules: &ModuleSources::of(&extensions),
         })
     }
 

@@ -1,6 +1,7 @@
-//! Finding a Node.js that can run the extension host: `$PI_AGENT_NODE`, else `node` on `PATH`,
-//! at least version 22.6 (the first with `--experimental-strip-types`, which loads TypeScript
-//! extensions as they are).
+//! Finding a Node.js that can run the extension host: `$PI_AGENT_NODE`, else `node` on `PATH`.
+//! The host needs Node's module customization hooks (`module.register`, in 20.6 and 18.19; the
+//! in-thread `module.registerHooks` where there is one): pi-agent transpiles TypeScript itself,
+//! so any such Node loads TypeScript extensions.
 
 use std::path::PathBuf;
 
@@ -9,11 +10,11 @@ use super::Error;
 /// The environment variable naming the Node.js executable for extensions.
 pub const NODE_ENV: &str = "PI_AGENT_NODE";
 
-/// The oldest Node.js that can load TypeScript extensions.
-pub const MIN_NODE: (u64, u64) = (22, 6);
+/// The oldest Node.js that can run the extension host (from 19 on).
+pub const MIN_NODE: (u64, u64) = (20, 6);
 
-/// The first Node.js that also transforms TypeScript-only syntax (`enum`, `namespace`).
-const TRANSFORM_NODE: (u64, u64) = (22, 7);
+/// The oldest Node.js 18 that can (18 gained the hooks late in its life).
+pub const MIN_NODE_18: (u64, u64) = (18, 19);
 
 /// A Node.js able to run the extension host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,16 +25,9 @@ pub struct Node {
     pub version: (u64, u64),
 }
 
-impl Node {
-    /// The flag that makes it load TypeScript: type stripping, or the full transform (which
-    /// also handles `enum` and `namespace`) where it exists.
-    pub fn typescript_flag(&self) -> &'static str {
-        if self.version >= TRANSFORM_NODE {
-            "--experimental-transform-types"
-        } else {
-            "--experimental-strip-types"
-        }
-    }
+/// Whether Node.js `version` can run the extension host.
+pub fn supported(version: (u64, u64)) -> bool {
+    version >= MIN_NODE || (version.0 == MIN_NODE_18.0 && version >= MIN_NODE_18)
 }
 
 /// The Node.js to use, checked by running `node --version`.
@@ -52,7 +46,7 @@ pub fn find_node() -> Result<Node, Error> {
         })?;
     let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     match parse_version(&version) {
-        Some(found) if found >= MIN_NODE => Ok(Node {
+        Some(found) if supported(found) => Ok(Node {
             program,
             version: found,
         }),
@@ -84,28 +78,17 @@ mod tests {
         assert_eq!(parse_version("v22.23.3"), Some((22, 23)));
         assert_eq!(parse_version("v20.20.2"), Some((20, 20)));
         assert_eq!(parse_version("garbage"), None);
-        assert!(parse_version("v22.6.0").is_some_and(|v| v >= MIN_NODE));
-        assert!(parse_version("v22.5.9").is_some_and(|v| v < MIN_NODE));
-        assert!(parse_version("v24.0.0").is_some_and(|v| v >= MIN_NODE));
     }
 
     #[test]
-    fn enum_support_is_asked_for_where_node_has_it() {
-        let node = |version| Node {
-            program: PathBuf::from("node"),
-            version,
-        };
-        assert_eq!(
-            node((22, 6)).typescript_flag(),
-            "--experimental-strip-types"
-        );
-        assert_eq!(
-            node((22, 7)).typescript_flag(),
-            "--experimental-transform-types"
-        );
-        assert_eq!(
-            node((24, 1)).typescript_flag(),
-            "--experimental-transform-types"
-        );
+    fn the_versions_with_module_hooks_are_supported() {
+        for good in [
+            "v18.19.0", "v18.20.8", "v20.6.0", "v20.20.2", "v22.6.0", "v24.1.0",
+        ] {
+            assert!(parse_version(good).is_some_and(supported), "{good}");
+        }
+        for bad in ["v18.18.2", "v19.9.0", "v20.5.1", "v16.20.0"] {
+            assert!(!parse_version(bad).is_some_and(supported), "{bad}");
+        }
     }
 }

@@ -12,7 +12,7 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A Node.js >= 22.6 ([`pi_reference::extension_node`]: `$PI_AGENT_NODE`, `node` on `PATH`,
+/// A Node.js that runs extensions, >= 20.6 ([`pi_reference::extension_node`]: `$PI_AGENT_NODE`, `node` on `PATH`,
 /// or the reference's Node). `None` after saying why on stderr when there is none; a failure
 /// instead when `PI_REQUIRE_REFERENCE` is set (CI).
 pub fn node() -> Option<PathBuf> {

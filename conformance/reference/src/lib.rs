@@ -122,8 +122,14 @@ pub fn package_dir(launcher: &Path, name: &str) -> Option<PathBuf> {
     )
 }
 
-/// The oldest Node.js that runs pi-agent's extension host (TypeScript loaded by type stripping).
-pub const EXTENSION_NODE_MIN: (u64, u64) = (22, 6);
+/// The oldest Node.js that runs pi-agent's extension host (module hooks, `module.register`);
+/// of Node 18, 18.19 and later ones too.
+pub const EXTENSION_NODE_MIN: (u64, u64) = (20, 6);
+
+/// Whether Node.js `version` runs pi-agent's extension host.
+pub fn runs_extensions(version: (u64, u64)) -> bool {
+    version >= EXTENSION_NODE_MIN || (version.0 == 18 && version.1 >= 19)
+}
 
 /// The Node.js that the install `launcher` belongs to brings (the reference runs on it), when
 /// it is there.
@@ -133,20 +139,20 @@ pub fn bundled_node(launcher: &Path) -> Option<PathBuf> {
 }
 
 /// A Node.js that can run pi-agent's extensions: `$PI_AGENT_NODE` when it is set, else `node`
-/// on `PATH` when it is [`EXTENSION_NODE_MIN`] or newer, else the Node.js of the installed
-/// reference ([`bundled_node`]), so that a machine whose own Node.js is older (Debian's 20)
-/// still runs them. `None` when there is none.
+/// on `PATH` when it [`runs_extensions`], else the Node.js of the installed reference
+/// ([`bundled_node`]), so that a machine whose own Node.js is too old still runs them. `None`
+/// when there is none.
 pub fn extension_node() -> Option<PathBuf> {
     if let Some(node) = std::env::var_os("PI_AGENT_NODE").filter(|node| !node.is_empty()) {
         return Some(PathBuf::from(node));
     }
     let on_path = PathBuf::from("node");
-    if node_version(&on_path).is_some_and(|version| version >= EXTENSION_NODE_MIN) {
+    if node_version(&on_path).is_some_and(runs_extensions) {
         return Some(on_path);
     }
     launcher_path()
         .and_then(|launcher| bundled_node(&launcher))
-        .filter(|node| node_version(node).is_some_and(|version| version >= EXTENSION_NODE_MIN))
+        .filter(|node| node_version(node).is_some_and(runs_extensions))
 }
 
 /// The major and minor version `program --version` reports (`v22.23.0` gives `(22, 23)`).

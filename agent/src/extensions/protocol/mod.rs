@@ -311,6 +311,8 @@ pub(super) enum ToHost<'a> {
         extensions: &'a [&'a Path],
         flags: &'a [CliFlag],
         mode: super::UiMode,
+        /// How the host's module loader finds what the extensions import.
+        loader: Loader<'a>,
     },
     /// Run the handlers of `event`; `done` follows.
     Event {
@@ -336,6 +338,8 @@ pub(super) enum ToHost<'a> {
         fresh: bool,
         /// The files to load now.
         extensions: &'a [&'a Path],
+        /// Their TypeScript files' JavaScript.
+        modules: &'a super::ModuleSources,
     },
     Tools {
         all: &'a [&'a str],
@@ -489,4 +493,21 @@ mod tests {
         let result: SetupResult = reply.decision().unwrap();
         assert_eq!(result.entries.len(), 1, "what is not an object is left out");
     }
+}
+
+/// What the host's module loader is given: the runtime modules pi's packages resolve to, the
+/// extensions' TypeScript made JavaScript, and this binary, to transpile a file not sent.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Loader<'a> {
+    /// File name to JavaScript.
+    pub runtime: super::RuntimeModules,
+    /// Canonical path to JavaScript (or the error).
+    pub modules: &'a super::ModuleSources,
+    /// The executable that transpiles on demand.
+    pub agent: &'a Path,
+    /// The pi release the runtime modules report (`VERSION`).
+    pub version: &'a str,
+    /// The agent folder (`getAgentDir()`).
+    pub agent_dir: &'a Path,
 }
