@@ -361,6 +361,12 @@ impl State {
                 self.command_replace(id, session_path, entry_id, position.as_deref());
             }
             HostMessage::ReloadRuntime { id } => self.command_reload(id),
+            HostMessage::RunTool {
+                id,
+                name,
+                params,
+                cwd,
+            } => self.extension_run_tool(id, name, params, cwd),
             HostMessage::NavigateTree {
                 id,
                 target_id,

@@ -181,11 +181,25 @@ let updateLoader = async () => {};
 
 /** Installs the hooks for `loader` (`init`'s), before any extension is imported. */
 async function installLoader(loader) {
+	// What the runtime modules ask of pi-agent (runtime/pi_runtime_host.mjs describes it).
 	globalThis[Symbol.for("pi-agent.host")] = {
 		version: loader.version,
 		agentDir: loader.agentDir,
 		get cwd() {
 			return cwd;
+		},
+		get models() {
+			return modelState.models ?? [];
+		},
+		callTool(name, params, _signal, options) {
+			const id = randomUUID();
+			return new Promise((resolve, reject) => {
+				pendingReplies.set(id, (value) => {
+					if (typeof value?.error === "string") reject(new Error(value.error));
+					else resolve({ content: value?.content ?? [], details: value?.details });
+				});
+				send({ type: "run_tool", id, name, params: params ?? {}, cwd: options?.cwd });
+			});
 		},
 	};
 	const state = { runtime: loader.runtime ?? {}, modules: loader.modules ?? {}, agent: loader.agent };

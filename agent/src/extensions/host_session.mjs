@@ -20,6 +20,8 @@
 // To the agent:
 //   {type:"set_active_tools", names}          pi.setActiveTools (known names only)
 //   {type:"set_model", id, provider, modelId} pi.setModel; reply true/false
+//   {type:"run_tool", id, name, params, cwd?}  a runtime module runs a built-in tool (host.callTool);
+//                                 reply {content, details} or {error}
 //   {type:"set_thinking_level", level}        pi.setThinkingLevel (its thinking_level_select
 //                                             handlers ran here)
 //   {type:"wait_for_idle", id}                ctx.waitForIdle; reply once settled

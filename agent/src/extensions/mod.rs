@@ -4,6 +4,7 @@
 //! in JSON lines over the host's stdin and stdout; `host.mjs` describes the messages.
 
 mod bash;
+mod builtin_calls;
 mod client;
 mod discover;
 mod intercept;
@@ -18,6 +19,7 @@ mod tool;
 mod tools;
 mod transpile;
 
+pub use builtin_calls::ToolCallReply;
 pub use client::{HostClient, HostInput, SendError};
 use discover::missing_cli_paths;
 pub use discover::{Discovery, ExtensionFile, Places, discover};

@@ -168,4 +168,28 @@ impl State {
             }
         }
     }
+
+    /// A runtime module's call of a built-in tool (`host.callTool`): run on its own task with
+    /// the session's tool context (in `cwd` when given), answered to the host by id. It runs to
+    /// its end: the module's signal does not reach it.
+    pub(in crate::actor) fn extension_run_tool(
+        &mut self,
+        id: String,
+        name: String,
+        params: serde_json::Value,
+        cwd: Option<std::path::PathBuf>,
+    ) {
+        let Some(reply) = self.live_host().map(|host| host.tool_call_reply(id)) else {
+            return;
+        };
+        let mut context = self.tool_context(tokio_util::sync::CancellationToken::new());
+        if let Some(cwd) = cwd {
+            context.cwd = cwd;
+        }
+        tokio::spawn(async move {
+            let outcome = crate::tools::execute(&name, &params, &context, &mut |_| {}).await;
+            // A host gone meanwhile needs no answer.
+            let _ = reply.send(&outcome).await;
+        });
+    }
 }

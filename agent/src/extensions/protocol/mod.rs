@@ -262,6 +262,20 @@ pub enum HostMessage {
         /// The host's id for the reply.
         id: String,
     },
+    /// A runtime module's call of a built-in tool (`createReadTool(cwd).execute` & co):
+    /// answered by a `reply` with this id, `{content, details}` or `{error}`.
+    RunTool {
+        /// The host's id for the reply.
+        id: String,
+        /// The built-in tool.
+        name: String,
+        /// Its arguments, as the extension gave them.
+        #[serde(default)]
+        params: Value,
+        /// The folder the tool object was made for (the session's when absent).
+        #[serde(default)]
+        cwd: Option<std::path::PathBuf>,
+    },
     /// `pi.setThinkingLevel(level)`.
     SetThinkingLevel {
         /// The level asked for (clamped to the model).
