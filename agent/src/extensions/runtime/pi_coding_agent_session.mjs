@@ -81,7 +81,7 @@ function branchPath(entries, leafId, byId) {
 }
 
 /** The messages one entry contributes to the context (plain custom entries contribute none). */
-export function sessionEntryToContextMessages(entry, numbersAsIs = false) {
+export function sessionEntryToContextMessages(entry) {
 	if (entry.type === "message") {
 		const message = entry.message;
 		const needsContent = message.role === "user" || message.role === "assistant" || message.role === "toolResult";
@@ -89,14 +89,14 @@ export function sessionEntryToContextMessages(entry, numbersAsIs = false) {
 	}
 	if (entry.type === "custom_message") {
 		return [
-			createCustomMessage(entry.customType, entry.content ?? [], entry.display, entry.details, entry.timestamp, numbersAsIs),
+			createCustomMessage(entry.customType, entry.content ?? [], entry.display, entry.details, entry.timestamp),
 		];
 	}
 	if (entry.type === "branch_summary" && entry.summary) {
-		return [createBranchSummaryMessage(entry.summary, entry.fromId, entry.timestamp, numbersAsIs)];
+		return [createBranchSummaryMessage(entry.summary, entry.fromId, entry.timestamp)];
 	}
 	if (entry.type === "compaction") {
-		return [createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp, numbersAsIs)];
+		return [createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp)];
 	}
 	return [];
 }
@@ -166,6 +166,11 @@ function contentChars(content) {
 
 /** A message's tokens, estimated as a quarter of its characters (an image counts 4800). */
 export function estimateTokens(message) {
+	return estimateMessageTokens(message, JSON.stringify);
+}
+
+/** estimateTokens measuring tool call arguments with `stringify` (not exported by entries). */
+export function estimateMessageTokens(message, stringify) {
 	switch (message.role) {
 		case "user":
 		case "custom":
@@ -176,7 +181,7 @@ export function estimateTokens(message) {
 			for (const block of message.content) {
 				if (block.type === "text") chars += block.text.length;
 				else if (block.type === "thinking") chars += block.thinking.length;
-				else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments).length;
+				else if (block.type === "toolCall") chars += block.name.length + stringify(block.arguments).length;
 			}
 			return Math.ceil(chars / 4);
 		}

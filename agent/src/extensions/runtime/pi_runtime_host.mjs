@@ -46,3 +46,25 @@ export function notSupportedClass(name) {
 	Object.defineProperty(cls, "name", { value: name });
 	return cls;
 }
+
+/**
+ * A data export pi-agent does not provide: reading any of its properties throws (awaiting it,
+ * or asking whether it is a thenable, does not).
+ */
+export function notSupportedObject(name) {
+	return new Proxy(
+		{},
+		{
+			get(_target, key) {
+				if (typeof key === "symbol" || key === "then") return undefined;
+				throw notSupportedError(name);
+			},
+			has() {
+				throw notSupportedError(name);
+			},
+			ownKeys() {
+				throw notSupportedError(name);
+			},
+		},
+	);
+}
