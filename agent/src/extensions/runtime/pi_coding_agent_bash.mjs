@@ -148,7 +148,10 @@ const withStatus = (text, status) => `${text ? `${text}\n\n` : ""}${status}`;
  */
 export async function bashWithOperations(toolOptions, params, cwd, signal, onUpdate) {
 	const ops = toolOptions.operations ?? createLocalBashOperations({ shellPath: toolOptions.shellPath });
-	let spawn = { command: params.command, cwd, env: { ...process.env } };
+	// pi sets the PI_* session variables from the tool's context; pi-agent's tools get none.
+	const env = { ...process.env };
+	for (const name of ["PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL"]) delete env[name];
+	let spawn = { command: params.command, cwd, env };
 	if (toolOptions.spawnHook) spawn = toolOptions.spawnHook(spawn);
 	const decoder = new TextDecoder();
 	let text = "";

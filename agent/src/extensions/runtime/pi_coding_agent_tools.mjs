@@ -13,28 +13,27 @@ import { Type } from "./typebox.mjs";
 
 const KB = DEFAULT_MAX_BYTES / 1024;
 
-// What each tool is: its schema (built at each creation, as pi does), texts and prompt parts.
+// What each tool is: its schema (one object shared by every tool made, as in pi), texts and
+// prompt parts.
 const SPECS = {
 	read: {
 		description: `Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). Images are sent as attachments. For text files, output is truncated to ${DEFAULT_MAX_LINES} lines or ${KB}KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.`,
 		snippet: "Read file contents",
 		guidelines: ["Use read to examine files instead of cat or sed."],
-		schema: () =>
-			Type.Object({
-				path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
-				offset: Type.Optional(Type.Number({ description: "Line number to start reading from (1-indexed)" })),
-				limit: Type.Optional(Type.Number({ description: "Maximum number of lines to read" })),
-			}),
+		schema: Type.Object({
+			path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
+			offset: Type.Optional(Type.Number({ description: "Line number to start reading from (1-indexed)" })),
+			limit: Type.Optional(Type.Number({ description: "Maximum number of lines to read" })),
+		}),
 	},
 	bash: {
 		description: `Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last ${DEFAULT_MAX_LINES} lines or ${KB}KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.`,
 		snippet: "Execute bash commands (ls, grep, find, etc.)",
 		guidelines: ["You can inspect PI_* environment variables for current model and session details."],
-		schema: () =>
-			Type.Object({
-				command: Type.String({ description: "Bash command to execute" }),
-				timeout: Type.Optional(Type.Number({ description: "Timeout in seconds (optional, no default timeout)" })),
-			}),
+		schema: Type.Object({
+			command: Type.String({ description: "Bash command to execute" }),
+			timeout: Type.Optional(Type.Number({ description: "Timeout in seconds (optional, no default timeout)" })),
+		}),
 	},
 	edit: {
 		description:
@@ -47,73 +46,68 @@ const SPECS = {
 			"Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
 			"Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with large unchanged regions.",
 		],
-		schema: () =>
-			Type.Object({
-				path: Type.String({ description: "Path to the file to edit (relative or absolute)" }),
-				edits: Type.Array(
-					Type.Object({
-						oldText: Type.String({
-							description:
-								"Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call.",
-						}),
-						newText: Type.String({ description: "Replacement text for this targeted edit." }),
-					}),
-					{
+		schema: Type.Object({
+			path: Type.String({ description: "Path to the file to edit (relative or absolute)" }),
+			edits: Type.Array(
+				Type.Object({
+					oldText: Type.String({
 						description:
-							"One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead.",
-					},
-				),
-			}),
+							"Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call.",
+					}),
+					newText: Type.String({ description: "Replacement text for this targeted edit." }),
+				}),
+				{
+					description:
+						"One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead.",
+				},
+			),
+		}),
 	},
 	write: {
 		description:
 			"Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.",
 		snippet: "Create or overwrite files",
 		guidelines: ["Use write only for new files or complete rewrites."],
-		schema: () =>
-			Type.Object({
-				path: Type.String({ description: "Path to the file to write (relative or absolute)" }),
-				content: Type.String({ description: "Content to write to the file" }),
-			}),
+		schema: Type.Object({
+			path: Type.String({ description: "Path to the file to write (relative or absolute)" }),
+			content: Type.String({ description: "Content to write to the file" }),
+		}),
 	},
 	grep: {
 		description: `Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. Output is truncated to 100 matches or ${KB}KB (whichever is hit first). Long lines are truncated to ${GREP_MAX_LINE_LENGTH} chars.`,
 		snippet: "Search file contents for patterns (respects .gitignore)",
-		schema: () =>
-			Type.Object({
-				pattern: Type.String({ description: "Search pattern (regex or literal string)" }),
-				path: Type.Optional(Type.String({ description: "Directory or file to search (default: current directory)" })),
-				glob: Type.Optional(Type.String({ description: "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'" })),
-				ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search (default: false)" })),
-				literal: Type.Optional(
-					Type.Boolean({ description: "Treat pattern as literal string instead of regex (default: false)" }),
-				),
-				context: Type.Optional(
-					Type.Number({ description: "Number of lines to show before and after each match (default: 0)" }),
-				),
-				limit: Type.Optional(Type.Number({ description: "Maximum number of matches to return (default: 100)" })),
-			}),
+		schema: Type.Object({
+			pattern: Type.String({ description: "Search pattern (regex or literal string)" }),
+			path: Type.Optional(Type.String({ description: "Directory or file to search (default: current directory)" })),
+			glob: Type.Optional(Type.String({ description: "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'" })),
+			ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search (default: false)" })),
+			literal: Type.Optional(
+				Type.Boolean({ description: "Treat pattern as literal string instead of regex (default: false)" }),
+			),
+			context: Type.Optional(
+				Type.Number({ description: "Number of lines to show before and after each match (default: 0)" }),
+			),
+			limit: Type.Optional(Type.Number({ description: "Maximum number of matches to return (default: 100)" })),
+		}),
 	},
 	find: {
 		description: `Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. Output is truncated to 1000 results or ${KB}KB (whichever is hit first).`,
 		snippet: "Find files by glob pattern (respects .gitignore)",
-		schema: () =>
-			Type.Object({
-				pattern: Type.String({
-					description: "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'",
-				}),
-				path: Type.Optional(Type.String({ description: "Directory to search in (default: current directory)" })),
-				limit: Type.Optional(Type.Number({ description: "Maximum number of results (default: 1000)" })),
+		schema: Type.Object({
+			pattern: Type.String({
+				description: "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'",
 			}),
+			path: Type.Optional(Type.String({ description: "Directory to search in (default: current directory)" })),
+			limit: Type.Optional(Type.Number({ description: "Maximum number of results (default: 1000)" })),
+		}),
 	},
 	ls: {
 		description: `List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. Includes dotfiles. Output is truncated to 500 entries or ${KB}KB (whichever is hit first).`,
 		snippet: "List directory contents",
-		schema: () =>
-			Type.Object({
-				path: Type.Optional(Type.String({ description: "Directory to list (default: current directory)" })),
-				limit: Type.Optional(Type.Number({ description: "Maximum number of entries to return (default: 500)" })),
-			}),
+		schema: Type.Object({
+			path: Type.Optional(Type.String({ description: "Directory to list (default: current directory)" })),
+			limit: Type.Optional(Type.Number({ description: "Maximum number of entries to return (default: 500)" })),
+		}),
 	},
 };
 
@@ -182,7 +176,7 @@ function definition(name, cwd, options) {
 		def.promptGuidelines =
 			name === "bash" && options?.exposeSessionEnvironment === false ? undefined : [...spec.guidelines];
 	}
-	def.parameters = spec.schema();
+	def.parameters = spec.schema;
 	if (name === "edit") {
 		def.renderShell = "self";
 		def.prepareArguments = prepareEditArguments;
