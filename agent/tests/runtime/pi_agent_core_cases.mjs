@@ -1,0 +1,206 @@
+// Cases for `@earendil-works/pi-agent-core`, run against a module given as a parameter: the
+// reference's entry (goldens/make_pi_agent_core.mjs) or pi-agent's runtime module
+// (pi_agent_core.test.mjs). The pure parts only: the agent, its loops and stores are not
+// pi-agent's JavaScript.
+
+import { exportShape, runAll, snapshot } from "./case_helpers.mjs";
+
+const errorFields = (error) => ({
+	name: error.name,
+	message: error.message,
+	own: snapshot(Object.fromEntries(Object.keys(error).map((key) => [key, error[key]]))),
+	cause: error.cause === undefined ? null : String(error.cause?.message ?? error.cause),
+	isError: error instanceof Error,
+});
+
+const TAGGED = [
+	"LaneBusy",
+	"MissingIdentities",
+	"NoActiveRun",
+	"NoActiveOperation",
+	"NothingToResume",
+	"InvalidMessage",
+	"UnknownSkill",
+	"UnknownTemplate",
+	"UnknownTarget",
+	"UnknownQueueItem",
+	"LaneExists",
+	"InvalidLane",
+	"NothingToCompact",
+	"Closed",
+];
+
+const message = (role, fields) => ({ role, timestamp: 1, ...fields });
+
+const PATH = [
+	{ type: "message", id: "a", message: message("user", { content: "hello" }) },
+	{ type: "thinking_level_change", id: "b", thinkingLevel: "medium" },
+	{ type: "message", id: "c", message: message("assistant", { content: [{ type: "text", text: "hi" }], provider: "p", model: "m", stopReason: "stop" }) },
+	{ type: "active_tools_change", id: "d", activeToolNames: ["read", "bash"] },
+	{ type: "message", id: "e", message: message("assistant", { content: [], provider: "p", model: "m2", stopReason: "deferred" }) },
+	{ type: "custom", id: "f", customType: "note", data: { text: "projected" } },
+	{ type: "custom", id: "g", customType: "unprojected", data: {} },
+	{ type: "compaction", id: "h", summary: "compacted", tokensBefore: 10, timestamp: 5, retainedTail: [message("user", { content: "kept" })] },
+	{ type: "branch_summary", id: "i", summary: "branch", fromId: "x", timestamp: "2026-01-01T00:00:00.000Z" },
+	{ type: "branch_summary", id: "j", summary: "" },
+	{ type: "model_change", id: "k", provider: "q", modelId: "n" },
+	{ type: "message", id: "l", message: message("toolResult", { toolCallId: "t", toolName: "read", content: [{ type: "text", text: "out" }] }) },
+];
+
+const PROJECTORS = { entryProjectors: { note: (entry, index) => [message("custom", { customType: "note", content: entry.data.text, display: true, index })] } };
+
+export async function piAgentCoreCases(core) {
+	const cases = {
+		exports: () => exportShape(core),
+		constants: () => ({
+			DEFAULT_MAX_BYTES: core.DEFAULT_MAX_BYTES,
+			DEFAULT_MAX_LINES: core.DEFAULT_MAX_LINES,
+			GREP_MAX_LINE_LENGTH: core.GREP_MAX_LINE_LENGTH,
+			DEFAULT_COMPACTION_SETTINGS: core.DEFAULT_COMPACTION_SETTINGS,
+			prefixes: [core.BRANCH_SUMMARY_PREFIX, core.BRANCH_SUMMARY_SUFFIX, core.COMPACTION_SUMMARY_PREFIX, core.COMPACTION_SUMMARY_SUFFIX],
+		}),
+		results: () => {
+			const failure = core.err(new Error("bad"));
+			let thrown;
+			try {
+				core.getOrThrow(failure);
+			} catch (error) {
+				thrown = error.message;
+			}
+			return {
+				ok: core.ok(1),
+				err: snapshot(failure),
+				getOrThrow: core.getOrThrow(core.ok({ v: 2 })),
+				thrown,
+				getOrUndefined: [core.getOrUndefined(core.ok({ v: 3 })), core.getOrUndefined(failure)],
+				Result: [core.Result.ok(1), core.Result.err("e"), core.Result.isOk(core.ok(1)), core.Result.isErr(core.ok(1)), core.Result.isErr(failure)],
+				toError: [core.toError(new TypeError("t")), core.toError("s"), core.toError({ a: 1 }), core.toError(10n), core.toError(undefined)].map((e) => [e.name, e.message]),
+			};
+		},
+		taggedErrors: () =>
+			TAGGED.map((tag) => {
+				const error = new core[tag]({ message: `${tag} happened`, lane: "main" });
+				return {
+					fields: errorFields(error),
+					json: error.toJSON(),
+					is: [core[tag].is(error), core[tag].is(new Error("x"))],
+					matched: core.matchError(error, { [tag]: (e) => `matched ${e._tag}` }),
+				};
+			}),
+		customTagged: () => {
+			const Custom = core.TaggedError("Custom");
+			const error = new Custom({ message: "custom", extra: [1] });
+			return { fields: errorFields(error), json: error.toJSON(), is: Custom.is(error) };
+		},
+		harnessErrors: () => [
+			errorFields(new core.HarnessFault("fault", new Error("root"))),
+			errorFields(new core.HarnessClosed()),
+			errorFields(new core.HarnessNotImplemented("compact")),
+		],
+		codedErrors: () => [
+			errorFields(new core.FileError("not_found", "missing", "/a/b")),
+			errorFields(new core.FileError("io", "failed", undefined, new Error("disk"))),
+			errorFields(new core.ExecutionError("timeout", "slow")),
+			errorFields(new core.CompactionError("nothing", "none", "why")),
+			errorFields(new core.BranchSummaryError("x", "y")),
+			errorFields(new core.SessionError("invalid_query", "bad limit")),
+		],
+		messages: () => ({
+			branch: [core.createBranchSummaryMessage("s", "from", 42), core.createBranchSummaryMessage("s", "from", "2026-01-01T00:00:01.000Z")],
+			compaction: [core.createCompactionSummaryMessage("s", 5, 7), core.createCompactionSummaryMessage("s", 5, "2026-01-01T00:00:02.000Z")],
+			custom: [core.createCustomMessage("t", "c", true, { d: 1 }, 9), core.createCustomMessage("t", [], false, undefined, "2026-01-01T00:00:03.000Z")],
+			bash: [
+				core.bashExecutionToText({ command: "ls", output: "a\nb", exitCode: 0 }),
+				core.bashExecutionToText({ command: "x", output: "", exitCode: 2, truncated: true, fullOutputPath: "/f" }),
+				core.bashExecutionToText({ command: "y", output: "o", cancelled: true, exitCode: 1 }),
+			],
+		}),
+		convertToLlm: () =>
+			core.convertToLlm([
+				message("user", { content: "u" }),
+				message("bashExecution", { command: "c", output: "o", exitCode: 0 }),
+				message("bashExecution", { command: "c", output: "o", excludeFromContext: true }),
+				message("custom", { customType: "x", content: "text" }),
+				message("branchSummary", { summary: "b" }),
+				message("compactionSummary", { summary: "c", tokensBefore: 1 }),
+				message("toolResult", { content: [] }),
+				message("unknown", {}),
+			]),
+		serializeConversation: () =>
+			core.serializeConversation([
+				message("user", { content: [{ type: "text", text: "q" }] }),
+				message("assistant", { content: [{ type: "thinking", thinking: "t" }, { type: "text", text: "a" }, { type: "toolCall", name: "read", arguments: { path: "p" } }] }),
+				message("toolResult", { content: [{ type: "text", text: "r".repeat(2100) }] }),
+			]),
+		sessionContext: () => [core.buildSessionContext(PATH), core.buildSessionContext(PATH, PROJECTORS), core.buildSessionContext(PATH.slice(0, 7), PROJECTORS)],
+		contextEntries: () => [
+			core.defaultContextEntryTransform(PATH).map((e) => e.id),
+			core.defaultContextEntryTransform(PATH.slice(0, 5)).map((e) => e.id),
+			core.buildContextEntries(PATH, { entryTransforms: [(entries) => entries.filter((e) => e.type !== "model_change"), (entries) => entries.slice(1)] }).map((e) => e.id),
+		],
+		entryMessages: () => PATH.map((entry, index) => core.sessionEntryToContextMessages(entry, index, PATH, PROJECTORS)),
+		tokens: () => ({
+			estimates: [
+				message("user", { content: "abcdefgh" }),
+				message("assistant", { content: [{ type: "toolCall", name: "n", arguments: { big: 1n } }] }),
+				message("assistant", { content: [{ type: "toolCall", name: "n", arguments: undefined }] }),
+				message("custom", { content: [{ type: "image" }, { type: "text", text: "x" }] }),
+				message("bashExecution", { command: "ab", output: "cd" }),
+				message("compactionSummary", { summary: "s".repeat(9) }),
+				message("other", {}),
+			].map((m) => core.estimateTokens(m)),
+			context: core.estimateContextTokens([
+				message("user", { content: "x".repeat(40) }),
+				message("assistant", { content: [], stopReason: "stop", usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 0 } }),
+				message("user", { content: "y".repeat(20) }),
+			]),
+			contextWithout: core.estimateContextTokens([message("user", { content: "z".repeat(13) })]),
+			calculate: core.calculateContextTokens({ input: 1, output: 2, cacheRead: 3, cacheWrite: 4, totalTokens: 0 }),
+			last: core.getLastAssistantUsage([{ type: "message", message: message("assistant", { content: [], stopReason: "stop", usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 4 } }) }]),
+			should: core.shouldCompact(100, 110, { enabled: true, reserveTokens: 20 }),
+		}),
+		truncation: () => [core.truncateHead("a\nb\nc", { maxLines: 2 }), core.truncateTail("a\nb\nc", { maxBytes: 3 }), core.truncateLine("abcdef", 2), core.formatSize(2048)],
+		promptTemplates: () => ({
+			args: ["", "one two", "  spaced   out  ", "tab\tsep", `"quoted arg" 'single one' mixed"quote"`, `unterminated "quote here`].map((s) => core.parseCommandArgs(s)),
+			substituted: [
+				core.substituteArgs("$1 and $2 and $3", ["a", "b"]),
+				core.substituteArgs("all: $@ | $ARGUMENTS", ["x", "y"]),
+				core.substituteArgs("${@:2} | ${@:2:1} | ${@:0} | ${@:5}", ["a", "b", "c"]),
+				core.substituteArgs("$10 $1", ["one"]),
+				core.substituteArgs("no placeholders", []),
+			],
+			invocation: [core.formatPromptTemplateInvocation({ content: "Review $1" }, ["file.ts"]), core.formatPromptTemplateInvocation({ content: "Plain" })],
+		}),
+		skills: () => ({
+			invocation: [
+				core.formatSkillInvocation({ name: "demo", filePath: "/skills/demo/SKILL.md", content: "Do it." }),
+				core.formatSkillInvocation({ name: "root", filePath: "/SKILL.md", content: "c" }, "also this"),
+				core.formatSkillInvocation({ name: "win", filePath: "C:\\skills\\SKILL.md", content: "c" }),
+				core.formatSkillInvocation({ name: "drive", filePath: "C:\\SKILL.md", content: "c" }),
+				core.formatSkillInvocation({ name: "trailing", filePath: "/a/b/", content: "c" }),
+			],
+			systemPrompt: [
+				core.formatSkillsForSystemPrompt([]),
+				core.formatSkillsForSystemPrompt([{ name: "<x>", description: "a & b", filePath: "/p" }, { name: "h", description: "d", filePath: "/h", disableModelInvocation: true }]),
+			],
+		}),
+		sanitize: () => core.sanitizeBinaryOutput("ok\ttab\nnew\rcr\x00\x01\x1b[31m\x7f\ufff9\ufffa\ufffb\ufffc😀\ud800end"),
+		telemetry: async () => {
+			const ctx = core.NOOP_TELEMETRY_CONTEXT;
+			const seen = [];
+			const value = await ctx.startSpan({ name: "outer" }, async (span) => {
+				seen.push(span === ctx, span.addEvent("e"), span.setAttributes({}), span.setStatus("ok"));
+				return span.startSpan({ name: "inner" }, () => "inner value");
+			});
+			const rejected = await ctx.startSpan({ name: "x" }, () => {
+				throw new Error("span failed");
+			}).catch((e) => e.message);
+			const starter = core.createTypedSpanStarter(ctx, []);
+			const typed = await starter("pi.test", { a: 1 }, (span, child) => child("pi.child", {}, () => typeof span.addEvent));
+			const schema = { version: 1, spans: {} };
+			return { keys: Object.keys(ctx), frozen: Object.isFrozen(ctx), seen, value, rejected, typed, defined: core.defineTelemetrySchema(schema) === schema };
+		},
+		uuid: () => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(core.uuidv7()),
+	};
+	return runAll(cases);
+}
