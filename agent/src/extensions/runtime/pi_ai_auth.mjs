@@ -56,6 +56,20 @@ export function raceWithAbortSignal(operation, signal) {
 	});
 }
 
+/** A signal that aborts when any of `signals` does (AbortSignal.any, which Node 18 lacks). */
+export function anySignal(signals) {
+	if (typeof AbortSignal.any === "function") return AbortSignal.any(signals);
+	const controller = new AbortController();
+	for (const signal of signals) {
+		if (signal.aborted) {
+			controller.abort(signal.reason);
+			break;
+		}
+		signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+	}
+	return controller.signal;
+}
+
 export function mergeHeaders(base, override) {
 	if (!base && !override) return undefined;
 	const merged = { ...base };
@@ -234,7 +248,7 @@ async function resolveStoredOAuth(credentials, providerId, oauth, stored, signal
 				async (current) => {
 					if (current?.type !== "oauth" || !expiresSoon(current)) return undefined;
 					try {
-						return await oauth.refresh(current, AbortSignal.any([signal, AbortSignal.timeout(OAUTH_REFRESH_TIMEOUT_MS)]));
+						return await oauth.refresh(current, anySignal([signal, AbortSignal.timeout(OAUTH_REFRESH_TIMEOUT_MS)]));
 					} catch (error) {
 						throw new ModelsError("oauth", `OAuth refresh failed for ${providerId}`, { cause: error });
 					}

@@ -5,6 +5,7 @@ import {
 	InMemoryCredentialStore,
 	InMemoryModelsStore,
 	ModelsError,
+	anySignal,
 	defaultProviderAuthContext,
 	mergeHeaders,
 	operationSignal,
@@ -92,7 +93,7 @@ class Models {
 				const generation = this.supersede(provider.id);
 				const controller = new AbortController();
 				this.refreshes.set(provider.id, { generation, controller });
-				const signal = AbortSignal.any([callerSignal, controller.signal]);
+				const signal = anySignal([callerSignal, controller.signal]);
 				const current = () => !signal.aborted && this.refreshes.get(provider.id)?.generation === generation;
 				const phase = async (credential, network) => {
 					const stored = await this.modelsStore.read(provider.id, { signal });
