@@ -345,6 +345,22 @@ export async function piCodingAgentCases(pi) {
 				{ name: "plain", description: "Plain", filePath: "/s/plain.md", disableModelInvocation: false },
 			]),
 		],
+		dimensionNote: () => [
+			pi.formatDimensionNote({ wasResized: false, width: 1, height: 1, originalWidth: 1, originalHeight: 1 }),
+			pi.formatDimensionNote({ wasResized: true, width: 800, height: 600, originalWidth: 2000, originalHeight: 1500 }),
+			pi.formatDimensionNote({ wasResized: true, width: 3, height: 3, originalWidth: 10, originalHeight: 10 }),
+		],
+		storedCredential: () => {
+			const dir = mkdtempSync(join(tmpdir(), "pi-auth-"));
+			try {
+				const path = join(dir, "auth.json");
+				writeFileSync(path, JSON.stringify({ prov: { type: "api_key", key: "k" } }));
+				writeFileSync(join(dir, "bad.json"), "{not json");
+				return [pi.readStoredCredential("prov", path), pi.readStoredCredential("other", path), pi.readStoredCredential("prov", join(dir, "bad.json")), pi.readStoredCredential("prov", join(dir, "missing.json"))];
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
+			}
+		},
 		credentialSyncError: () => {
 			const error = new pi.CredentialSynchronizationError("prov", "login", { type: "api_key" }, { cause: new Error("c") });
 			return { name: error.name, message: error.message, providerId: error.providerId, operation: error.operation, credential: error.credential, cause: error.cause.message, isError: error instanceof Error };

@@ -130,6 +130,37 @@ export function sessionCases(pi) {
 			const branch = entriesOf(["e7", "e8", "e8b", "e8l", "e9a", "e9"]);
 			return [1, 5, 50].map((keep) => pi.findCutPoint(branch, 0, branch.length, keep));
 		},
+		branchSummaryEntries: () => {
+			const byId = new Map(ENTRIES.map((entry) => [entry.id, entry]));
+			const branch = (id) => {
+				const path = [];
+				for (let e = byId.get(id); e; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e);
+				return path;
+			};
+			const session = { getBranch: branch, getEntry: (id) => byId.get(id) };
+			return [
+				["e9", "e4c"],
+				["e4c", "e9"],
+				["e6", "e6"],
+				[undefined, "e9"],
+				["e9", "e1"],
+			].map(([from, to]) => {
+				const { entries, commonAncestorId } = pi.collectEntriesForBranchSummary(session, from, to);
+				return { ids: entries.map((e) => e.id), commonAncestorId };
+			});
+		},
+		prepareBranchEntries: () => {
+			const withFiles = [
+				...entriesOf(["e1", "e2", "e4", "e5", "e6", "e7", "e8", "e8b", "e9a", "e9"]),
+				{ type: "branch_summary", id: "bs", parentId: "e9", timestamp: ts(30), summary: "s", details: { readFiles: ["r.txt"], modifiedFiles: ["m.txt"] } },
+				{ type: "branch_summary", id: "bh", parentId: "bs", timestamp: ts(31), summary: "s", fromHook: true, details: { readFiles: ["hook.txt"] } },
+				{ type: "message", id: "w", parentId: "bh", timestamp: ts(32), message: { role: "assistant", content: [{ type: "toolCall", id: "1", name: "write", arguments: { path: "w.txt" } }, { type: "toolCall", id: "2", name: "edit", arguments: { path: "e.txt" } }, { type: "toolCall", id: "3", name: "read", arguments: { path: 5 } }], stopReason: "toolUse" } },
+			];
+			return [0, 5, 60, 200, 100000].map((budget) => {
+				const { messages, fileOps, totalTokens } = pi.prepareBranchEntries(withFiles, budget);
+				return { messages, totalTokens, read: [...fileOps.read], written: [...fileOps.written], edited: [...fileOps.edited] };
+			});
+		},
 		turnStart: () => {
 			const branch = entriesOf(["e1", "e2", "e3", "e3t", "e4", "e5", "e6", "e6c", "e7", "e8"]);
 			return [0, 1, 3, 5, 6, 7, 8, 9].map((index) => [pi.findTurnStartIndex(branch, index, 0), pi.findTurnStartIndex(branch, index, 5)]);

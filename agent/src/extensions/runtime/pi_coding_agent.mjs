@@ -98,6 +98,12 @@ export {
 	wrapRegisteredTool,
 	wrapRegisteredTools,
 } from "./pi_coding_agent_misc.mjs";
+export {
+	collectEntriesForBranchSummary,
+	formatDimensionNote,
+	prepareBranchEntries,
+	readStoredCredential,
+} from "./pi_coding_agent_branch.mjs";
 export { parseFrontmatter, stripFrontmatter } from "./pi_coding_agent_frontmatter.mjs";
 export { convertToLlm, serializeConversation } from "./pi_coding_agent_messages.mjs";
 export {
@@ -129,7 +135,6 @@ export {
 	RpcClient,
 	SessionManager,
 	SettingsManager,
-	collectEntriesForBranchSummary,
 	compact,
 	convertToPng,
 	copyToClipboard,
@@ -139,7 +144,6 @@ export {
 	createAgentSessionServices,
 	createExtensionRuntime,
 	discoverAndLoadExtensions,
-	formatDimensionNote,
 	generateBranchSummary,
 	generateDiffString,
 	generateSummary,
@@ -151,8 +155,6 @@ export {
 	loadSkillsFromDir,
 	main,
 	parseArgs,
-	prepareBranchEntries,
-	readStoredCredential,
 	resizeImage,
 	resolveCliModel,
 	resolveModelScopeWithDiagnostics,
