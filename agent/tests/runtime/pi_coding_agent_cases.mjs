@@ -87,6 +87,31 @@ const FRONTMATTER_DOCS = [
 	"---\nversion: 1.10\nflag: yes\nempty:\nnull_val: null\n---\n",
 ];
 
+// Pairs of texts for the diff cases: small changes, moves, whole rewrites, final newlines.
+const DIFF_PAIRS = (() => {
+	const lines = (n, f = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n");
+	return [
+		["", ""],
+		["same\n", "same\n"],
+		["", "new\n"],
+		["old\n", ""],
+		["a\nb\nc\n", "a\nB\nc\n"],
+		["x", "y"],
+		["x\n", "x"],
+		["a\nb", "a\nb\nc"],
+		[lines(30), lines(30, (i) => (i === 15 ? "changed" : `line ${i}`))],
+		[lines(40), lines(40, (i) => (i === 3 || i === 35 ? `edited ${i}` : `line ${i}`))],
+		[lines(20), lines(20, (i) => (i === 5 || i === 9 ? `edited ${i}` : `line ${i}`))],
+		[lines(12), `${lines(12)}\nappended`],
+		[`inserted\n${lines(12)}`, lines(12)],
+		["a\nb\na\nb\na\n", "b\na\nb\na\nb\n"],
+		["one\ntwo\nthree\nfour\n", "four\nthree\ntwo\none\n"],
+		["a\n\n\nb\n", "a\n\nb\n\n"],
+		["crlf\r\nline\r\n", "crlf\r\nLINE\r\n"],
+		[lines(120), lines(120, (i) => (i % 17 === 0 ? `x${i}` : `line ${i}`))],
+	];
+})();
+
 const SAMPLE_MESSAGES = [
 	{ role: "user", content: "plain user text", timestamp: 1 },
 	{ role: "user", content: [{ type: "text", text: "block " }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "text", text: "text" }], timestamp: 2 },
@@ -302,6 +327,9 @@ export async function piCodingAgentCases(pi) {
 			}
 			return out;
 		},
+
+		diffString: () => DIFF_PAIRS.map(([a, b]) => [pi.generateDiffString(a, b), pi.generateDiffString(a, b, 1), pi.generateDiffString(a, b, 0)]),
+		unifiedPatch: () => DIFF_PAIRS.map(([a, b]) => [pi.generateUnifiedPatch("dir/file.txt", a, b), pi.generateUnifiedPatch("f", a, b, 1), pi.generateUnifiedPatch("f", a, b, 0)]),
 
 		convertToLlm: () => pi.convertToLlm(SAMPLE_MESSAGES),
 		serializeConversation: () => pi.serializeConversation(pi.convertToLlm(SAMPLE_MESSAGES)),

@@ -104,6 +104,7 @@ export {
 	prepareBranchEntries,
 	readStoredCredential,
 } from "./pi_coding_agent_branch.mjs";
+export { generateDiffString, generateUnifiedPatch } from "./pi_coding_agent_diff.mjs";
 export { parseFrontmatter, stripFrontmatter } from "./pi_coding_agent_frontmatter.mjs";
 export { convertToLlm, serializeConversation } from "./pi_coding_agent_messages.mjs";
 export {
@@ -145,10 +146,8 @@ export {
 	createExtensionRuntime,
 	discoverAndLoadExtensions,
 	generateBranchSummary,
-	generateDiffString,
 	generateSummary,
 	generateSummaryWithUsage,
-	generateUnifiedPatch,
 	hasTrustRequiringProjectResources,
 	loadProjectContextFiles,
 	loadSkills,
