@@ -13,7 +13,7 @@ test("the agent, its loops and stores bind and throw not supported", () => {
 	assert.throws(() => new core.Agent({}), /Agent is not supported by pi-agent yet/);
 	assert.throws(() => new core.AgentHarness({}), /AgentHarness is not supported by pi-agent yet/);
 	assert.throws(() => core.agentLoop([], {}, {}), /agentLoop is not supported by pi-agent yet/);
-	assert.throws(() => core.findCutPoint([], 0, 0, 0), /findCutPoint is not supported by pi-agent yet/);
+	assert.throws(() => core.compact({}, {}, {}), /compact is not supported by pi-agent yet/);
 });
 
 test("telemetry schemas are data pi-agent does not provide: reading them throws", async () => {

@@ -159,6 +159,54 @@ export async function piAgentCoreCases(core) {
 			last: core.getLastAssistantUsage([{ type: "message", message: message("assistant", { content: [], stopReason: "stop", usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 4 } }) }]),
 			should: core.shouldCompact(100, 110, { enabled: true, reserveTokens: 20 }),
 		}),
+		cutPoints: () => {
+			const m = (role, text, extra = {}) => ({ type: "message", id: `${role}-${text.length}`, message: message(role, { content: [{ type: "text", text }], ...extra }) });
+			const entries = [
+				m("user", "u".repeat(400)),
+				m("assistant", "a".repeat(800), { stopReason: "toolUse" }),
+				m("toolResult", "t".repeat(1200)),
+				{ type: "model_change", id: "mc", provider: "p", modelId: "m" },
+				{ type: "custom", id: "cu", customType: "x", data: {} },
+				m("assistant", "b".repeat(200)),
+				{ type: "branch_summary", id: "bs", summary: "went elsewhere", fromId: "z", timestamp: 3 },
+				m("bashExecution", "", { command: "ls", output: "o".repeat(100) }),
+				m("assistant", "c".repeat(400)),
+				m("user", "v".repeat(40)),
+			];
+			return {
+				cuts: [0, 10, 100, 150, 300, 600, 5000].map((keep) => [core.findCutPoint(entries, 0, entries.length, keep), core.findCutPoint(entries, 3, 9, keep)]),
+				turnStarts: entries.map((_, i) => [core.findTurnStartIndex(entries, i, 0), core.findTurnStartIndex(entries, i, 4)]),
+				none: core.findCutPoint(entries.slice(3, 5), 0, 2, 10),
+			};
+		},
+		prepareCompaction: () => {
+			const m = (id, role, text, extra = {}) => ({ type: "message", id, message: message(role, { content: [{ type: "text", text }], ...extra }) });
+			const call = (id, name, path) => ({ type: "message", id, message: message("assistant", { content: [{ type: "toolCall", id, name, arguments: { path } }], stopReason: "toolUse" }) });
+			const first = [
+				m("a", "user", "q".repeat(2000)),
+				call("b", "read", "src/a.rs"),
+				m("c", "toolResult", "r".repeat(3000)),
+				call("d", "edit", "src/b.rs"),
+				m("e", "user", "next ".repeat(300)),
+				call("f", "write", "out.txt"),
+				m("g", "assistant", "done ".repeat(200)),
+			];
+			const compaction = { type: "compaction", id: "h", seq: 8, summary: "earlier", tokensBefore: 900, timestamp: 9, retainedTail: [message("user", { content: "kept request" })], details: { readFiles: ["old.txt"], modifiedFiles: ["mod.txt"] } };
+			const later = [...first, compaction, call("i", "read", "later.rs"), m("j", "assistant", "z".repeat(1600)), m("k", "user", "last question")];
+			const shape = (result) => {
+				const value = result.value;
+				if (!value) return result;
+				return { ...value, fileOps: { read: [...value.fileOps.read], written: [...value.fileOps.written], edited: [...value.fileOps.edited] } };
+			};
+			return [
+				core.prepareCompaction([], { keepRecentTokens: 10 }),
+				core.prepareCompaction([...first, compaction], { keepRecentTokens: 10 }),
+				...[1, 300, 700, 100000].map((keep) => shape(core.prepareCompaction(first, { enabled: true, reserveTokens: 1, keepRecentTokens: keep }))),
+				...[1, 500].map((keep) => shape(core.prepareCompaction(later, { enabled: true, reserveTokens: 1, keepRecentTokens: keep }))),
+			];
+		},
+		unserializableContext: () =>
+			core.estimateContextTokens([message("assistant", { content: [{ type: "toolCall", name: "n", arguments: { big: 2n } }] }), message("user", { content: "four" })]),
 		truncation: () => [core.truncateHead("a\nb\nc", { maxLines: 2 }), core.truncateTail("a\nb\nc", { maxBytes: 3 }), core.truncateLine("abcdef", 2), core.formatSize(2048)],
 		promptTemplates: () => ({
 			args: ["", "one two", "  spaced   out  ", "tab\tsep", `"quoted arg" 'single one' mixed"quote"`, `unterminated "quote here`].map((s) => core.parseCommandArgs(s)),

@@ -1,11 +1,12 @@
 // pi-agent-core for extensions: every name of pi's entry. Results, errors, messages, the session
 // context, token estimates, truncation, prompt and skill formatting are real; the agent itself
-// (Agent, the loops, the harness, session stores, compaction and summaries, tools over an
+// (Agent, the loops, the harness, session stores, summaries by a model, tools over an
 // execution environment, telemetry recording) is pi-agent's Rust agent and not supported here.
 
 import { notSupported, notSupportedClass, notSupportedObject } from "./pi_runtime_host.mjs";
 
 export { uuidv7 } from "./pi_ai_util.mjs";
+export { findCutPoint, findTurnStartIndex, prepareCompaction } from "./pi_agent_core_compaction.mjs";
 export {
 	BranchSummaryError,
 	Closed,
@@ -48,6 +49,7 @@ export {
 	createTypedSpanStarter,
 	defaultContextEntryTransform,
 	defineTelemetrySchema,
+	estimateContextTokens,
 	estimateTokens,
 	formatPromptTemplateInvocation,
 	formatSkillInvocation,
@@ -69,7 +71,6 @@ export {
 export {
 	DEFAULT_COMPACTION_SETTINGS,
 	calculateContextTokens,
-	estimateContextTokens,
 	getLastAssistantUsage,
 	shouldCompact,
 } from "./pi_coding_agent_session.mjs";
@@ -106,8 +107,6 @@ export const createReadTool = notSupported("createReadTool");
 export const createScanningSessionSearch = notSupported("createScanningSessionSearch");
 export const createWriteTool = notSupported("createWriteTool");
 export const executeShellWithCapture = notSupported("executeShellWithCapture");
-export const findCutPoint = notSupported("findCutPoint");
-export const findTurnStartIndex = notSupported("findTurnStartIndex");
 export const generateBranchSummary = notSupported("generateBranchSummary");
 export const generateSummary = notSupported("generateSummary");
 export const generateSummaryWithUsage = notSupported("generateSummaryWithUsage");
@@ -117,7 +116,6 @@ export const loadSkills = notSupported("loadSkills");
 export const loadSourcedPromptTemplates = notSupported("loadSourcedPromptTemplates");
 export const loadSourcedSkills = notSupported("loadSourcedSkills");
 export const prepareBranchEntries = notSupported("prepareBranchEntries");
-export const prepareCompaction = notSupported("prepareCompaction");
 export const runAgentLoop = notSupported("runAgentLoop");
 export const runAgentLoopContinue = notSupported("runAgentLoopContinue");
 export const setDefaultStreamFn = notSupported("setDefaultStreamFn");

@@ -8,7 +8,7 @@ import {
 	createCompactionSummaryMessage as compactionSummary,
 	createCustomMessage as customMessage,
 } from "./pi_coding_agent_messages.mjs";
-import { estimateMessageTokens } from "./pi_coding_agent_session.mjs";
+import { estimateContextTokensWith, estimateMessageTokens } from "./pi_coding_agent_session.mjs";
 
 export const createBranchSummaryMessage = (summary, fromId, timestamp) => branchSummary(summary, fromId, timestamp, true);
 export const createCompactionSummaryMessage = (summary, tokensBefore, timestamp) =>
@@ -76,6 +76,10 @@ function tolerantStringify(value) {
 
 export function estimateTokens(message) {
 	return estimateMessageTokens(message, tolerantStringify);
+}
+
+export function estimateContextTokens(messages) {
+	return estimateContextTokensWith(messages, estimateTokens);
 }
 
 // ---- prompt templates and skills ----

@@ -196,9 +196,14 @@ export function estimateMessageTokens(message, stringify) {
 
 /** The last meaningful usage plus estimates of the messages after it. */
 export function estimateContextTokens(messages) {
+	return estimateContextTokensWith(messages, estimateTokens);
+}
+
+/** estimateContextTokens estimating messages with `estimate` (not exported by entries). */
+export function estimateContextTokensWith(messages, estimate) {
 	let index = messages.length - 1;
 	while (index >= 0 && !meaningfulUsage(messages[index])) index--;
-	const after = (from) => messages.slice(from).reduce((sum, message) => sum + estimateTokens(message), 0);
+	const after = (from) => messages.slice(from).reduce((sum, message) => sum + estimate(message), 0);
 	if (index < 0) {
 		const estimated = after(0);
 		return { tokens: estimated, usageTokens: 0, trailingTokens: estimated, lastUsageIndex: null };
