@@ -65,3 +65,11 @@ export async function runAll(cases) {
 	for (const [name, fn] of Object.entries(cases)) results[name] = await attempt(fn);
 	return results;
 }
+
+/** A finished assistant message with one text block. */
+export const assistantText = (text) => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop" });
+
+/** A JSON copy with every "timestamp" field replaced by "<ts>". */
+export function withoutTimestamps(value) {
+	return JSON.parse(JSON.stringify(value ?? null, (key, v) => (key === "timestamp" ? "<ts>" : v)));
+}

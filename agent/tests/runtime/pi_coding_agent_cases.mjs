@@ -432,7 +432,7 @@ export async function piCodingAgentCases(pi) {
 			};
 			try {
 				const results = await Promise.allSettled([
-					pi.withFileMutationQueue(file, task("a1", 20, "A1")),
+					pi.withFileMutationQueue(file, task("a1", 80, "A1")),
 					pi.withFileMutationQueue(join(dir, ".", "f.txt"), task("a2", 1, new Error("a2 failed"))),
 					pi.withFileMutationQueue(join(dir, "g.txt"), task("b", 5, "B")),
 					pi.withFileMutationQueue(file, task("a3", 1, "A3")),
