@@ -73,7 +73,6 @@ test("provider calls without host.complete throw not supported", () => {
 	assert.throws(() => ai.anthropicMessagesApi().streamSimple(model, {}), /anthropicMessagesApi\(\)\.streamSimple is not supported/);
 	assert.throws(() => ai.streamOpenAIResponses(model, {}), /streamOpenAIResponses is not supported/);
 	assert.rejects(ai.complete(model, { messages: [] }), /is not supported by pi-agent yet/);
-	assert.throws(() => ai.createFauxCore(), /createFauxCore is not supported by pi-agent yet/);
 	assert.throws(() => providers.radiusProvider(), /radiusProvider is not supported by pi-agent yet/);
 });
 

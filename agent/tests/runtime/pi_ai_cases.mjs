@@ -4,6 +4,7 @@
 // catalogue or calls a provider.
 
 import { assistantText as message, exportShape, runAll, snapshot, withoutTimestamps } from "./case_helpers.mjs";
+import { piAiFauxCases } from "./pi_ai_faux_cases.mjs";
 import { piAiModelsCases } from "./pi_ai_models_cases.mjs";
 
 const JSON_DOCS = [
@@ -442,6 +443,7 @@ export async function piAiCases(ai) {
 		].map((e) => ({ name: e.name, code: e.code, message: e.message, hasCause: "cause" in e })),
 
 		...piAiModelsCases(ai),
+		...piAiFauxCases(ai),
 
 		faux: () => {
 			const strip = (m) => ({ ...m, timestamp: typeof m.timestamp });
