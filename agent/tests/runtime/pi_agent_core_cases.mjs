@@ -248,6 +248,67 @@ export async function piAgentCoreCases(core) {
 			const schema = { version: 1, spans: {} };
 			return { keys: Object.keys(ctx), frozen: Object.isFrozen(ctx), seen, value, rejected, typed, defined: core.defineTelemetrySchema(schema) === schema };
 		},
+		jsonSerializable: () => {
+			const shared = { s: 1 };
+			const cyclic = { a: [] };
+			cyclic.a.push(cyclic);
+			const sparse = [1, , 3];
+			const extraProp = Object.assign([1], { extra: true });
+			const accessorArray = [1, 2];
+			Object.defineProperty(accessorArray, 1, { get: () => 2, enumerable: true });
+			const hidden = Object.defineProperty({}, "h", { value: 1, enumerable: false });
+			const symbolKey = { [Symbol("s")]: 1 };
+			const getter = { get g() { return 1; } };
+			const two = [1, , 3];
+			Object.defineProperty(two, 0, { get: () => 1, enumerable: true });
+			return [
+				{ a: [1, "x", true, null, { b: [shared, shared] }], n: -0.5 },
+				Object.create(null),
+				NaN,
+				Infinity,
+				undefined,
+				() => 1,
+				10n,
+				cyclic,
+				sparse,
+				extraProp,
+				accessorArray,
+				new Date(0),
+				new Map(),
+				hidden,
+				symbolKey,
+				getter,
+				two,
+				[[[{ deep: [1, { bad: Symbol("x") }] }]]],
+			].map((value) => {
+				try {
+					core.assertJsonSerializable(value);
+					return "ok";
+				} catch (error) {
+					return [error.name, error.code, error.message];
+				}
+			});
+		},
+		fileSystemResults: () =>
+			[core.ok({ v: 1 }), core.err({ code: "not_found", message: "no such file" }), core.err({ code: "permission", message: "denied" })].map((result) => {
+				try {
+					return core.getFileSystemResultOrThrow(result, "Reading session");
+				} catch (error) {
+					return [error.name, error.code, error.message, error.cause?.message];
+				}
+			}),
+		scanningSearch: async () => {
+			const sessions = {
+				one: [{ id: "a", timestamp: 1000, text: "Hello World" }, { id: "b", timestamp: "2026-01-01T00:00:00Z", text: "other" }],
+				two: [{ id: "c", timestamp: 2000, text: "hello again" }],
+			};
+			const source = {
+				list: async () => [{ id: "one", cwd: "/w" }, { id: "two", cwd: "/x" }],
+				open: async (metadata) => ({ findEntries: async (query) => (query.order === "oldestFirst" ? sessions[metadata.id] : []) }),
+			};
+			const search = core.createScanningSessionSearch(source);
+			return [await search.search({ text: "  HELLO " }), await search.search({ text: "hello", cwd: "/x" }), await search.search({ text: "   " })];
+		},
 		uuid: () => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(core.uuidv7()),
 	};
 	return runAll(cases);

@@ -8,6 +8,11 @@ import { notSupported, notSupportedClass, notSupportedObject } from "./pi_runtim
 export { uuidv7 } from "./pi_ai_util.mjs";
 export { findCutPoint, findTurnStartIndex, prepareCompaction } from "./pi_agent_core_compaction.mjs";
 export {
+	assertJsonSerializable,
+	createScanningSessionSearch,
+	getFileSystemResultOrThrow,
+} from "./pi_agent_core_session.mjs";
+export {
 	BranchSummaryError,
 	Closed,
 	CompactionError,
@@ -98,19 +103,16 @@ export const Session = notSupportedClass("Session");
 
 export const agentLoop = notSupported("agentLoop");
 export const agentLoopContinue = notSupported("agentLoopContinue");
-export const assertJsonSerializable = notSupported("assertJsonSerializable");
 export const collectEntriesForBranchSummary = notSupported("collectEntriesForBranchSummary");
 export const compact = notSupported("compact");
 export const createBashTool = notSupported("createBashTool");
 export const createEditTool = notSupported("createEditTool");
 export const createReadTool = notSupported("createReadTool");
-export const createScanningSessionSearch = notSupported("createScanningSessionSearch");
 export const createWriteTool = notSupported("createWriteTool");
 export const executeShellWithCapture = notSupported("executeShellWithCapture");
 export const generateBranchSummary = notSupported("generateBranchSummary");
 export const generateSummary = notSupported("generateSummary");
 export const generateSummaryWithUsage = notSupported("generateSummaryWithUsage");
-export const getFileSystemResultOrThrow = notSupported("getFileSystemResultOrThrow");
 export const loadPromptTemplates = notSupported("loadPromptTemplates");
 export const loadSkills = notSupported("loadSkills");
 export const loadSourcedPromptTemplates = notSupported("loadSourcedPromptTemplates");
