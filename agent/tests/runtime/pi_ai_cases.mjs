@@ -15,6 +15,30 @@ const JSON_DOCS = [
 	'{"e": 1e-3, "neg": -0.5, "big": 12345678901234567890}',
 ];
 
+// Seeded pseudo-random JSON texts (with irregular spacing) whose every prefix is parsed.
+function randomJsonDocs(count, seed) {
+	let state = seed;
+	const next = () => {
+		state = (state * 1103515245 + 12345) % 2147483648;
+		return state / 2147483648;
+	};
+	const pick = (items) => items[Math.floor(next() * items.length)];
+	const space = () => pick(["", "", " ", "\n  ", "\t"]);
+	const strings = ["", "a", "path/to/file.rs", 'quote " inside', "back\\slash", "tab\there", "é ü 😀", "line\nbreak", "\u00e9"];
+	const value = (depth) => {
+		const kind = depth > 2 ? pick(["s", "n", "b"]) : pick(["s", "n", "b", "o", "a", "o"]);
+		if (kind === "s") return JSON.stringify(pick(strings));
+		if (kind === "n") return pick(["0", "-1", "42", "3.14", "-0.5", "1e10", "2E-3", "1234567"]);
+		if (kind === "b") return pick(["true", "false", "null"]);
+		const size = Math.floor(next() * 4);
+		const items = Array.from({ length: size }, (_, i) =>
+			kind === "a" ? `${space()}${value(depth + 1)}` : `${space()}"${pick(["k", "path", "edits", "old Text", "n"])}${i}"${space()}:${space()}${value(depth + 1)}`,
+		);
+		return kind === "a" ? `[${items.join(",")}${space()}]` : `{${items.join(",")}${space()}}`;
+	};
+	return Array.from({ length: count }, () => `{${space()}"root":${space()}${value(0)}${space()}}`);
+}
+
 const MALFORMED = [
 	"",
 	"   ",
@@ -180,6 +204,8 @@ export async function piAiCases(ai) {
 
 		streamingJsonPrefixes: () =>
 			JSON_DOCS.map((doc) => Array.from({ length: doc.length + 1 }, (_, n) => snapshot(ai.parseStreamingJson(doc.slice(0, n))))),
+		streamingJsonRandom: () =>
+			randomJsonDocs(30, 7).map((doc) => Array.from({ length: doc.length + 1 }, (_, n) => snapshot(ai.parseStreamingJson(doc.slice(0, n))))),
 		streamingJsonMalformed: () => MALFORMED.map((text) => snapshot(ai.parseStreamingJson(text))),
 		repairJson: () => MALFORMED.map((text) => ai.repairJson(text)),
 		parseJsonWithRepair: () =>
