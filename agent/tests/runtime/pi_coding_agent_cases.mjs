@@ -10,6 +10,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportShape, runAll, snapshot } from "./case_helpers.mjs";
 import { sessionCases } from "./pi_coding_agent_session_cases.mjs";
+import { randomYamlDocs } from "./yaml_docs.mjs";
 
 const TOOL_NAMES = ["Read", "Bash", "Edit", "Write", "Grep", "Find", "Ls"];
 const RENDER_HOOKS = new Set(["renderCall", "renderResult"]);
@@ -226,6 +227,14 @@ export async function piCodingAgentCases(pi) {
 				try {
 					return snapshot(pi.parseFrontmatter(doc));
 				} catch (error) {
+					return { throws: true };
+				}
+			}),
+		frontmatterRandom: () =>
+			randomYamlDocs(150, 11).map((doc) => {
+				try {
+					return snapshot(pi.parseFrontmatter(doc).frontmatter);
+				} catch {
 					return { throws: true };
 				}
 			}),

@@ -83,6 +83,8 @@ function unescapeDouble(body, line) {
 class Reader {
 	constructor(text) {
 		this.lines = text.split("\n").map((line) => line.replace(/\r$/, ""));
+		// A final newline ends the last line; it does not start an empty one.
+		if (this.lines.length > 1 && this.lines[this.lines.length - 1] === "") this.lines.pop();
 		this.at = 0;
 	}
 
@@ -189,7 +191,9 @@ class Reader {
 			const item = content.slice(1);
 			const rest = item.trimStart();
 			if (rest === "" || rest.startsWith("#")) {
-				result.push(this.entryValue("", indent));
+				// An empty item: its value is the block below it, if more indented, else null.
+				this.at++;
+				result.push(this.node(indent + 1, indent));
 				continue;
 			}
 			// The item's own content starts a node at its column ("- a: 1" then "  b: 2").
@@ -271,12 +275,13 @@ class Reader {
 		const lines = [];
 		while (this.at < this.lines.length) {
 			const line = this.lines[this.at];
-			if (line.trim() === "") {
+			// A blank line is empty unless its spaces go past the content's indentation.
+			if (line.trim() === "" && (contentIndent === undefined || line.length <= contentIndent)) {
 				lines.push("");
 				this.at++;
 				continue;
 			}
-			const indent = indentOf(line);
+			const indent = line.trim() === "" ? line.length : indentOf(line);
 			contentIndent ??= indent;
 			if (indent < contentIndent || indent <= parentIndent) break;
 			lines.push(line.slice(contentIndent));
