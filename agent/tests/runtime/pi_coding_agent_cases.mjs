@@ -113,6 +113,25 @@ const DIFF_PAIRS = (() => {
 	];
 })();
 
+// Seeded pseudo-random text pairs: lines dropped, added and replaced, final newlines or not.
+function randomDiffPairs(count, seed) {
+	let state = seed;
+	const next = () => {
+		state = (state * 1103515245 + 12345) % 2147483648;
+		return state / 2147483648;
+	};
+	const words = ["a", "b", "c", "x", "", "long line here", "}", "{"];
+	const pick = () => words[Math.floor(next() * words.length)];
+	return Array.from({ length: count }, () => {
+		const lines = Array.from({ length: Math.floor(next() * 30) }, pick);
+		const edited = lines.flatMap((line) => {
+			const r = next();
+			return r < 0.1 ? [] : r < 0.2 ? [line, pick()] : r < 0.3 ? [pick()] : [line];
+		});
+		return [lines.join("\n") + (next() < 0.5 ? "\n" : ""), edited.join("\n") + (next() < 0.5 ? "\n" : "")];
+	});
+}
+
 const SAMPLE_MESSAGES = [
 	{ role: "user", content: "plain user text", timestamp: 1 },
 	{ role: "user", content: [{ type: "text", text: "block " }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "text", text: "text" }], timestamp: 2 },
@@ -338,6 +357,8 @@ export async function piCodingAgentCases(pi) {
 		},
 
 		diffString: () => DIFF_PAIRS.map(([a, b]) => [pi.generateDiffString(a, b), pi.generateDiffString(a, b, 1), pi.generateDiffString(a, b, 0)]),
+		diffRandom: () =>
+			randomDiffPairs(60, 5).map(([a, b]) => [pi.generateDiffString(a, b, 1), pi.generateUnifiedPatch("f", a, b, 2)]),
 		unifiedPatch: () => DIFF_PAIRS.map(([a, b]) => [pi.generateUnifiedPatch("dir/file.txt", a, b), pi.generateUnifiedPatch("f", a, b, 1), pi.generateUnifiedPatch("f", a, b, 0)]),
 
 		convertToLlm: () => pi.convertToLlm(SAMPLE_MESSAGES),
