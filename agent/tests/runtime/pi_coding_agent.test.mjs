@@ -73,19 +73,21 @@ test("built-in tools run the agent's tool through host.callTool", () => {
 			content: [{ type: "text", text: "ran read" }],
 			details: { n: 1 },
 		});
-		assert.deepStrictEqual(calls[0], { name: "read", params: { path: "a.txt", limit: 3 }, signal, options: { cwd: "/agent/cwd" } });
+		assert.deepStrictEqual(calls[0], { name: "read", params: { path: "a.txt", limit: 3 }, signal, options: { cwd: "/agent/cwd", onUpdate: undefined } });
 
 		// A tool made for another directory sends absolute paths.
 		await pi.createEditToolDefinition("/other/dir").execute("id2", { path: "src/x.rs", edits: [{ oldText: "a", newText: "b" }] });
 		assert.equal(calls[1].params.path, "/other/dir/src/x.rs");
-		assert.deepStrictEqual(calls[1].options, { cwd: "/other/dir" });
+		assert.deepStrictEqual(calls[1].options, { cwd: "/other/dir", onUpdate: undefined });
 		await pi.createLsTool("/other/dir").execute("id3", {});
 		assert.deepStrictEqual(calls[2].params, {});
 		await pi.createFindTool("/other/dir").execute("id4", { pattern: "*.rs", path: "/abs" });
 		assert.equal(calls[3].params.path, "/abs");
 
-		await pi.createBashTool("/agent/cwd", { commandPrefix: "source env.sh" }).execute("id5", { command: "make" });
+		const onUpdate = () => {};
+		await pi.createBashTool("/agent/cwd", { commandPrefix: "source env.sh" }).execute("id5", { command: "make" }, signal, onUpdate);
 		assert.deepStrictEqual(calls[4].params, { command: "source env.sh\nmake" });
+		assert.equal(calls[4].options.onUpdate, onUpdate);
 
 		for (const tool of [...pi.createCodingTools("/agent/cwd"), ...pi.createReadOnlyTools("/agent/cwd")]) {
 			await tool.execute("id", { path: "p", command: "c", edits: [{ oldText: "o", newText: "n" }], pattern: "x", content: "" });

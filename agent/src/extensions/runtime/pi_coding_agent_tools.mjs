@@ -165,7 +165,7 @@ function executorFor(name, cwd, options) {
 		}
 		const host = piHost();
 		if (typeof host?.callTool !== "function") throw notSupportedError(`the ${name} tool outside pi-agent`);
-		return host.callTool(name, hostParams(name, params, cwd, options), signal, { cwd });
+		return host.callTool(name, hostParams(name, params, cwd, options), signal, { cwd, onUpdate });
 	};
 }
 

@@ -8,8 +8,11 @@
 //   models: Model[]                 the agent's model catalogue (getModel & co read it)
 //   imageModels: ImageModel[]       image-generation models, likewise
 //   callTool(name, params, signal, options?) -> Promise<{content, details}>
-//                                   runs one of the agent's built-in tools; options.cwd is the
-//                                   directory the tool object was created for
+//                                   runs one of the agent's built-in tools (the built-in one,
+//                                   even when an extension overrides that name); options.cwd is
+//                                   the directory the tool object was created for,
+//                                   options.onUpdate(partialResult) the caller's update callback
+//                                   (may be undefined)
 //   complete(request, signal) -> Promise<AssistantMessage>
 //                                   one provider call by the agent; request is
 //                                   {model, context, options, simple}
