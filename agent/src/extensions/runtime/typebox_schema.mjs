@@ -123,14 +123,14 @@ class CollectingContext extends CheckContext {
   }
 }
 const fresh = (collect) => (collect ? new CollectingContext() : new CheckContext());
-const report = (c, keyword, sp, ip, params) => c.addError({ keyword, schemaPath: sp, instancePath: ip, params });
+const report = (E, c, keyword, sp, ip, params) => E && c.addError({ keyword, schemaPath: sp, instancePath: ip, params });
 const forward = (c, failed) => failed.forEach((ctx) => ctx.errors.forEach((error) => c.addError(error)));
 
 // ---------------------------------------------------------------- walker
 function validate(E, s, c, sp, ip, schema, value) {
   s.push(schema);
   let ok;
-  if (isBoolean(schema)) ok = schema || (E && report(c, "boolean", sp, ip, {}));
+  if (isBoolean(schema)) ok = schema || (E && report(E, c, "boolean", sp, ip, {}));
   else ok = validateKeywords(E, s, c, sp, ip, schema, value);
   s.pop(schema);
   return ok;
@@ -175,7 +175,7 @@ const typeChecks = {
 const isTypeName = (name, value) => (Object.prototype.hasOwnProperty.call(typeChecks, name) ? typeChecks[name](value) : true);
 function type(E, s, c, sp, ip, schema, value) {
   const ok = isArray(schema.type) ? schema.type.some((name) => isTypeName(name, value)) : isTypeName(schema.type, value);
-  return ok || report(c, "type", sp, ip, { type: schema.type });
+  return ok || report(E, c, "type", sp, ip, { type: schema.type });
 }
 const TYPE = [[K.type, type]];
 
@@ -183,7 +183,7 @@ const TYPE = [[K.type, type]];
 function required(E, s, c, sp, ip, schema, value) {
   const missing = [];
   const ok = every(schema.required, 0, E, (key) => hasKey(value, key) || (missing.push(key), false));
-  return ok || report(c, "required", sp, ip, { requiredProperties: missing });
+  return ok || report(E, c, "required", sp, ip, { requiredProperties: missing });
 }
 const escapeKey = (key) => `^${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`;
 function knownKeysPattern(schema) {
@@ -201,21 +201,21 @@ function additionalProperties(E, s, c, sp, ip, schema, value) {
     if (!passed) rejected.push(key);
     return passed;
   });
-  return ok || report(c, "additionalProperties", sp, ip, { additionalProperties: rejected });
+  return ok || report(E, c, "additionalProperties", sp, ip, { additionalProperties: rejected });
 }
 function dependencies(E, s, c, sp, ip, schema, value) {
   const empty = keysOf(value).length === 0;
   const ok = every(Object.entries(schema.dependencies), 0, E, ([key, dependency]) => {
     if (!hasKey(value, key)) return true;
     if (!isArray(dependency)) return validate(E, s, c, `${sp}/dependencies/${key}`, ip, dependency, value);
-    return dependency.every((name) => hasKey(value, name) || report(c, "dependencies", sp, ip, { property: key, dependencies: dependency }));
+    return dependency.every((name) => hasKey(value, name) || report(E, c, "dependencies", sp, ip, { property: key, dependencies: dependency }));
   });
   return empty || ok;
 }
 function dependentRequired(E, s, c, sp, ip, schema, value) {
   const empty = keysOf(value).length === 0;
   const ok = every(Object.entries(schema.dependentRequired), 0, E, ([key, names]) =>
-    !hasKey(value, key) || every(names, 0, E, (name) => hasKey(value, name) || report(c, "dependentRequired", sp, ip, { property: key, dependencies: names })));
+    !hasKey(value, key) || every(names, 0, E, (name) => hasKey(value, name) || report(E, c, "dependentRequired", sp, ip, { property: key, dependencies: names })));
   return empty || ok;
 }
 function dependentSchemas(E, s, c, sp, ip, schema, value) {
@@ -246,10 +246,10 @@ function propertyNames(E, s, c, sp, ip, schema, value) {
     if (!passed) invalid.push(key);
     return passed;
   });
-  return ok || report(c, "propertyNames", sp, ip, { propertyNames: invalid });
+  return ok || report(E, c, "propertyNames", sp, ip, { propertyNames: invalid });
 }
 const limit = (keyword, measure, compare) => (E, s, c, sp, ip, schema, value) =>
-  compare(measure(value, schema[keyword]), schema[keyword]) || report(c, keyword, sp, ip, { limit: schema[keyword] });
+  compare(measure(value, schema[keyword]), schema[keyword]) || report(E, c, keyword, sp, ip, { limit: schema[keyword] });
 const countKeys = (value) => keysOf(value).length;
 const OBJECT = [
   [K.required, required], [K.additionalProperties, additionalProperties], [K.dependencies, dependencies],
@@ -269,17 +269,17 @@ const matches = (s, c, schema, item) => validate(false, s, c, "", "", schema, it
 function contains(E, s, c, sp, ip, schema, value) {
   if (K.minContains(schema) && schema.minContains === 0) return true;
   const ok = value.length !== 0 && value.some((item) => matches(s, c, schema.contains, item));
-  return ok || report(c, "contains", sp, ip, { minContains: 1 });
+  return ok || report(E, c, "contains", sp, ip, { minContains: 1 });
 }
 const containsCount = (s, c, schema, value) => value.reduce((n, item) => (matches(s, c, schema.contains, item) ? n + 1 : n), 0);
 function maxContains(E, s, c, sp, ip, schema, value) {
   if (!K.contains(schema)) return true;
   const minContains = K.minContains(schema) ? schema.minContains : 1;
-  return containsCount(s, c, schema, value) <= schema.maxContains || report(c, "contains", sp, ip, { minContains, maxContains: schema.maxContains });
+  return containsCount(s, c, schema, value) <= schema.maxContains || report(E, c, "contains", sp, ip, { minContains, maxContains: schema.maxContains });
 }
 function minContains(E, s, c, sp, ip, schema, value) {
   if (!K.contains(schema)) return true;
-  return containsCount(s, c, schema, value) >= schema.minContains || report(c, "contains", sp, ip, { minContains: schema.minContains });
+  return containsCount(s, c, schema, value) >= schema.minContains || report(E, c, "contains", sp, ip, { minContains: schema.minContains });
 }
 function items(E, s, c, sp, ip, schema, value) {
   if (isArray(schema.items)) {
@@ -302,7 +302,7 @@ function uniqueItems(E, s, c, sp, ip, schema, value) {
     if (seen.has(hash)) duplicateItems.push(index);
     else seen.add(hash);
   });
-  return duplicateItems.length === 0 || report(c, "uniqueItems", sp, ip, { duplicateItems });
+  return duplicateItems.length === 0 || report(E, c, "uniqueItems", sp, ip, { duplicateItems });
 }
 const length = (value) => value.length;
 const ARRAY = [
@@ -314,18 +314,18 @@ const ARRAY = [
 // ---------------------------------------------------------------- strings / numbers
 function pattern(E, s, c, sp, ip, schema, value) {
   const regexp = isString(schema.pattern) ? new RegExp(schema.pattern, "u") : schema.pattern;
-  return regexp.test(value) || report(c, "pattern", sp, ip, { pattern: schema.pattern });
+  return regexp.test(value) || report(E, c, "pattern", sp, ip, { pattern: schema.pattern });
 }
-const format = (E, s, c, sp, ip, schema, value) => testFormat(schema.format, value) || report(c, "format", sp, ip, { format: schema.format });
+const format = (E, s, c, sp, ip, schema, value) => testFormat(schema.format, value) || report(E, c, "format", sp, ip, { format: schema.format });
 const STRING = [
   [K.maxLength, limit("maxLength", (v, l) => graphemeCount(v, l), (n, l) => n <= l)],
   [K.minLength, limit("minLength", (v, l) => graphemeCount(v, l), (n, l) => n >= l)],
   [K.format, format], [K.pattern, pattern],
 ];
 const bound = (keyword, comparison, test) => (E, s, c, sp, ip, schema, value) =>
-  test(value, schema[keyword]) || report(c, keyword, sp, ip, { comparison, limit: schema[keyword] });
+  test(value, schema[keyword]) || report(E, c, keyword, sp, ip, { comparison, limit: schema[keyword] });
 const multipleOf = (E, s, c, sp, ip, schema, value) =>
-  isMultipleOf(value, schema.multipleOf) || report(c, "multipleOf", sp, ip, { multipleOf: schema.multipleOf });
+  isMultipleOf(value, schema.multipleOf) || report(E, c, "multipleOf", sp, ip, { multipleOf: schema.multipleOf });
 const NUMBER = [
   [K.exclusiveMaximum, bound("exclusiveMaximum", "<", (v, l) => v < l)],
   [K.exclusiveMinimum, bound("exclusiveMinimum", ">", (v, l) => v > l)],
@@ -352,24 +352,24 @@ function dynamicRef(E, s, c, sp, ip, schema, value) {
   return isSchema(target) && validate(E, s, c, "#", ip, target, value);
 }
 const sameValue = (expected, value) => (isValueLike(expected) ? value === expected : deepEqual(value, expected));
-const constant = (E, s, c, sp, ip, schema, value) => sameValue(schema.const, value) || report(c, "const", sp, ip, { allowedValue: schema.const });
+const constant = (E, s, c, sp, ip, schema, value) => sameValue(schema.const, value) || report(E, c, "const", sp, ip, { allowedValue: schema.const });
 const enumeration = (E, s, c, sp, ip, schema, value) =>
-  schema.enum.some((option) => sameValue(option, value)) || report(c, "enum", sp, ip, { allowedValues: schema.enum });
+  schema.enum.some((option) => sameValue(option, value)) || report(E, c, "enum", sp, ip, { allowedValues: schema.enum });
 function conditional(E, s, c, sp, ip, schema, value) {
   const thenSchema = K.then(schema) ? schema.then : true;
   const elseSchema = K.else(schema) ? schema.else : true;
   if (!E) return validate(E, s, c, sp, ip, schema.if, value) ? validate(E, s, c, sp, ip, thenSchema, value) : validate(E, s, c, sp, ip, elseSchema, value);
   const branch = new CollectingContext();
   const ok = validate(E, s, branch, `${sp}/if`, ip, schema.if, value)
-    ? validate(E, s, branch, `${sp}/then`, ip, thenSchema, value) || report(c, "if", sp, ip, { failingKeyword: "then" })
-    : validate(E, s, c, `${sp}/else`, ip, elseSchema, value) || report(c, "if", sp, ip, { failingKeyword: "else" });
+    ? validate(E, s, branch, `${sp}/then`, ip, thenSchema, value) || report(E, c, "if", sp, ip, { failingKeyword: "then" })
+    : validate(E, s, c, `${sp}/else`, ip, elseSchema, value) || report(E, c, "if", sp, ip, { failingKeyword: "else" });
   if (ok) c.merge([branch]);
   return ok;
 }
 function not(E, s, c, sp, ip, schema, value) {
   const next = new CheckContext();
   const ok = !validate(false, s, next, sp, ip, schema.not, value) && c.merge([next]);
-  return ok || report(c, "not", sp, ip, {});
+  return ok || report(E, c, "not", sp, ip, {});
 }
 /** Run each sub-schema in its own context; returns passing and failing contexts. */
 function branches(E, s, sp, ip, schemas, keyword, value) {
@@ -396,14 +396,14 @@ function anyOf(E, s, c, sp, ip, schema, value) {
   const ok = passed.length > 0 && c.merge(passed);
   if (ok || !E) return ok;
   forward(c, failed);
-  return report(c, "anyOf", sp, ip, {});
+  return report(E, c, "anyOf", sp, ip, {});
 }
 function oneOf(E, s, c, sp, ip, schema, value) {
   const { passed, failed, passing } = branches(E, s, sp, ip, schema.oneOf, "oneOf", value);
   const ok = passed.length === 1 && c.merge(passed);
   if (ok || !E) return ok;
   if (passing.length === 0) forward(c, failed);
-  return report(c, "oneOf", sp, ip, { passingSchemas: passing });
+  return report(E, c, "oneOf", sp, ip, { passingSchemas: passing });
 }
 function unevaluatedItems(E, s, c, sp, ip, schema, value) {
   if (!isArray(value)) return true;
@@ -414,7 +414,7 @@ function unevaluatedItems(E, s, c, sp, ip, schema, value) {
     if (!passed) rejected.push(index);
     return passed;
   });
-  return ok || report(c, "unevaluatedItems", sp, ip, { unevaluatedItems: rejected });
+  return ok || report(E, c, "unevaluatedItems", sp, ip, { unevaluatedItems: rejected });
 }
 function unevaluatedProperties(E, s, c, sp, ip, schema, value) {
   if (!isObject(value)) return true;
@@ -425,11 +425,11 @@ function unevaluatedProperties(E, s, c, sp, ip, schema, value) {
     if (!passed) rejected.push(key);
     return passed;
   });
-  return ok || report(c, "unevaluatedProperties", sp, ip, { unevaluatedProperties: rejected });
+  return ok || report(E, c, "unevaluatedProperties", sp, ip, { unevaluatedProperties: rejected });
 }
 function refine(E, c, sp, ip, schema, value) {
   return every(schema["~refine"], 0, E, (refinement, index) =>
-    refinement.check(value) || (E && report(c, "~refine", sp, ip, { index, message: refinement.error(value) })));
+    refinement.check(value) || (E && report(E, c, "~refine", sp, ip, { index, message: refinement.error(value) })));
 }
 const GENERAL = [
   [K.$ref, ref], [K.$recursiveRef, recursiveRef], [K.$dynamicRef, dynamicRef], [K.const, constant], [K.enum, enumeration],
