@@ -12,6 +12,7 @@ import { typeCases } from "./typebox_cases.mjs";
 import { checkCases } from "./typebox_check_cases.mjs";
 import { valueCases } from "./typebox_value_cases.mjs";
 import { toolArgCases } from "./typebox_tool_args_cases.mjs";
+import { scriptCases } from "./typebox_script_cases.mjs";
 import { runCase } from "./typebox_encode.mjs";
 
 const golden = JSON.parse(readFileSync(new URL("./goldens/typebox.json", import.meta.url), "utf8"));
@@ -26,7 +27,7 @@ test("export names match typebox 1.x", () => {
 });
 
 const cases = [
-  ...typeCases(typebox), ...checkCases(typebox, value, compile), ...valueCases(typebox, value, compile),
+  ...typeCases(typebox), ...checkCases(typebox, value, compile), ...valueCases(typebox, value, compile), ...scriptCases(typebox, value),
   ...toolArgCases(typebox, validateToolArguments),
 ];
 

@@ -10,6 +10,7 @@ import { typeCases } from "../typebox_cases.mjs";
 import { checkCases } from "../typebox_check_cases.mjs";
 import { valueCases } from "../typebox_value_cases.mjs";
 import { toolArgCases } from "../typebox_tool_args_cases.mjs";
+import { scriptCases } from "../typebox_script_cases.mjs";
 import { runCase } from "../typebox_encode.mjs";
 
 const ref = process.env.REF ?? join(homedir(), ".cache/pi-reference/0.84.1/pi/node_modules");
@@ -24,7 +25,7 @@ const names = {
   value: Object.keys(value), Value: Object.keys(value.Value), compile: Object.keys(compile),
 };
 const cases = [
-  ...typeCases(typebox), ...checkCases(typebox, value, compile), ...valueCases(typebox, value, compile),
+  ...typeCases(typebox), ...checkCases(typebox, value, compile), ...valueCases(typebox, value, compile), ...scriptCases(typebox, value),
   ...toolArgCases(typebox, validateToolArguments),
 ];
 const results = {};
