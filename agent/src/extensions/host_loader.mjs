@@ -102,6 +102,7 @@ function loaderHooks(state, nodeApi) {
 	function resolve(specifier, context, nextResolve) {
 		const file = runtimeFile(specifier);
 		if (file !== undefined) return { url: RUNTIME + file, shortCircuit: true };
+		if (specifier.startsWith(RUNTIME)) return { url: specifier, shortCircuit: true };
 		const parent = context.parentURL;
 		if (parent?.startsWith(RUNTIME)) {
 			if (specifier.startsWith("./")) return { url: new URL(specifier, parent).href, shortCircuit: true };

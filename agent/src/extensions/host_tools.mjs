@@ -33,7 +33,11 @@ async function runTool(message) {
 	const onUpdate = (partial) => send({ type: "tool_update", id: message.id, partialResult: toolResult(partial) });
 	try {
 		if (!found) throw new Error(`Tool ${message.name} not found`);
-		const result = await found.tool.execute(message.toolCallId, message.args, controller.signal, onUpdate, context());
+		// Checked already when the tool_call handlers ran (they may have changed the input since).
+		const args = validatedCalls.delete(message.toolCallId)
+			? message.args
+			: await validatedArgs(found.tool, message.toolCallId, message.args);
+		const result = await found.tool.execute(message.toolCallId, args, controller.signal, onUpdate, context());
 		send({ type: "tool_result", id: message.id, result: toolResult(result), isError: false });
 	} catch (error) {
 		send({
@@ -47,8 +51,35 @@ async function runTool(message) {
 	}
 }
 
-/** `tool_call` handlers in load order: the first that blocks wins; `event.input` is theirs to change. */
+/** The calls of extension tools whose arguments were checked before their tool_call handlers. */
+const validatedCalls = new Set();
+
+/**
+ * The arguments of a call of an extension's tool as pi checks them before anything else sees
+ * them: the tool's `prepareArguments`, then pi-ai's validation (TypeBox's conversion and
+ * checks), which throws the reference's "Validation failed for tool" error.
+ */
+async function validatedArgs(tool, toolCallId, args) {
+	const { validateToolArguments } = await import("pi-agent:/runtime/typebox_tool_args.mjs");
+	const prepared = typeof tool.prepareArguments === "function" ? tool.prepareArguments(args) : args;
+	return validateToolArguments(tool, { type: "toolCall", id: toolCallId, name: tool.name, arguments: prepared });
+}
+
+/**
+ * `tool_call` handlers in load order: the first that blocks wins; `event.input` is theirs to
+ * change. An extension tool's arguments are checked first, as in pi: arguments that fail
+ * reach no handler (the call then fails with the validation error).
+ */
 async function interceptToolCall(event) {
+	const own = tools().find((entry) => entry.tool.name === event.toolName);
+	if (own) {
+		try {
+			event.input = await validatedArgs(own.tool, event.toolCallId, event.input);
+			validatedCalls.add(event.toolCallId);
+		} catch {
+			return { block: false, reason: undefined, input: event.input };
+		}
+	}
 	let result;
 	for (const extension of extensions) {
 		for (const handler of extension.handlers.get("tool_call") ?? []) {
