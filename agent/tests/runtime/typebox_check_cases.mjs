@@ -16,6 +16,10 @@ function table(T) {
     ["strict object", strict, [{ a: "x" }, { a: "x", c: 1, d: 2 }, { a: "x", b: 1.5 }, { b: 1 }]],
     ["nested", nested, [{ items: [] }, { items: [{ id: 1, label: "abc" }, { id: "2", label: "abcd" }, {}] }, { items: {} }]],
     ["many required", many, [{}, { a: "1" }]],
+    ["many errors capped", many, [Object.fromEntries("abcdefghijk".split("").map((k) => [k, 1]))]],
+    ["union nested errors", T.Object({ u: T.Union([T.Object({ a: T.Number() }), T.Array(T.String())]) }), [{ u: { a: "x" } }, { u: [1] }, { u: null }]],
+    ["intersect errors", T.Intersect([T.Object({ a: T.Number() }), T.Object({ b: T.String() }, { additionalProperties: false })]), [{ a: "x", b: 1 }]],
+    ["refine after failures", T.Refine(T.Object({ a: T.Number() }), (v) => v.a > 0, () => "positive"), [{ a: -1 }, { a: "x" }, { a: 1 }]],
     ["string formats", T.Object({
       email: T.Optional(T.String({ format: "email" })), date: T.Optional(T.String({ format: "date-time" })),
       uuid: T.Optional(T.String({ format: "uuid" })), uri: T.Optional(T.String({ format: "uri" })),
