@@ -16,6 +16,10 @@ function table(T) {
     ["strict object", strict, [{ a: "x" }, { a: "x", c: 1, d: 2 }, { a: "x", b: 1.5 }, { b: 1 }]],
     ["nested", nested, [{ items: [] }, { items: [{ id: 1, label: "abc" }, { id: "2", label: "abcd" }, {}] }, { items: {} }]],
     ["many required", many, [{}, { a: "1" }]],
+    ["many errors capped", many, [Object.fromEntries("abcdefghijk".split("").map((k) => [k, 1]))]],
+    ["union nested errors", T.Object({ u: T.Union([T.Object({ a: T.Number() }), T.Array(T.String())]) }), [{ u: { a: "x" } }, { u: [1] }, { u: null }]],
+    ["intersect errors", T.Intersect([T.Object({ a: T.Number() }), T.Object({ b: T.String() }, { additionalProperties: false })]), [{ a: "x", b: 1 }]],
+    ["refine after failures", T.Refine(T.Object({ a: T.Number() }), (v) => v.a > 0, () => "positive"), [{ a: -1 }, { a: "x" }, { a: 1 }]],
     ["string formats", T.Object({
       email: T.Optional(T.String({ format: "email" })), date: T.Optional(T.String({ format: "date-time" })),
       uuid: T.Optional(T.String({ format: "uuid" })), uri: T.Optional(T.String({ format: "uri" })),
@@ -97,10 +101,36 @@ const json = [
   ["json uniqueItems", { uniqueItems: true }, [[1, "1"], [{ a: 1, b: 2 }, { b: 2, a: 1 }]]],
 ];
 
+// Many candidate strings per format, to pin format semantics.
+const formatSamples = {
+  email: ["a@b.c", "a.b+c@d-e.fg", "a..b@c.d", ".a@b.c", "a@-b.c", "a@b", "A@B.COM", "a b@c.d", "a@b_c.d", "\u00e9@b.c", "a@b..c"],
+  "idn-email": ["\u00e9@b.c", "a@\u00fc.de", "a..b@c", "a@b"],
+  "date-time": ["2024-01-01T00:00:00Z", "2024-01-01t00:00:00z", "2024-01-01T00:00:00+01:00", "2024-01-01T00:00:00", "2024-01-01 00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T23:59:60Z", "2024-01-01T22:59:60-01:00", "2024-01-01T00:00:00.123Z"],
+  date: ["2024-02-29", "2023-02-29", "2000-02-29", "1900-02-29", "2024-04-31", "2024-1-01", "02024-01-01"],
+  time: ["12:00:00Z", "12:00:00", "12:00:00+25:00", "12:60:00Z", "23:59:60Z", "00:00:60+00:01", "12:00:00.5-05:30"],
+  duration: ["P1D", "PT1H", "P1W", "P1Y2M3DT4H5M6S", "P", "PT", "P1DT", "P1H", "1D", "P1M1W"],
+  uuid: ["123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000", "123e4567e89b12d3a456426614174000", "g23e4567-e89b-12d3-a456-426614174000"],
+  uri: ["http://a", "https://user:pw@host:8080/p?q=1#f", "urn:isbn:123", "mailto:a@b.c", "/relative", "http://[::1]/", "http://a b", "http://a/%zz", "http://a/%20", "1http://a", "http://h\u00e9", "http://a:80x/", "file:///tmp/x", "http://a/\u00e9"],
+  "uri-reference": ["", "/a", "a/b", "#f", "http://a", "\\a", "a b", "\u00e9"],
+  iri: ["http://\u00e9.com", "rel", "http://a"],
+  "iri-reference": ["", "rel/\u00e9", "a b", "http://a", "http//a", "%zz"],
+  ipv4: ["0.0.0.0", "255.255.255.255", "256.0.0.0", "01.0.0.0", "1.2.3", "1.2.3.4.5", "a.b.c.d", "1..2.3"],
+  ipv6: ["::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1::2::3", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "12345::", "g::", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:", "fe80::1%eth0"],
+  hostname: ["example.com", "a", "a-b.c", "-a.com", "a-.com", "ab--c.com", "xn--bcher-kva.de", "xn--zz.de", "a_b.com", "a".repeat(64) + ".com", "example.com.", ""],
+  "idn-hostname": ["b\u00fccher.de", "\u30fb", "a\u30fbb", "\u0300a.com", "a\u3002b", "xn--bcher-kva.de", "a b"],
+  "json-pointer": ["", "/a", "/a~0b", "/a~2", "a"],
+  "relative-json-pointer": ["0", "1/a", "0#", "01", "-1"],
+  "json-pointer-uri-fragment": ["#", "#/a", "#/%20", "#/a b"],
+  regex: ["^a$", "(", "", "[a-z]+", "\\"],
+  "uri-template": ["http://x/{id}", "{+path}", "{a,b:3}", "{", "http://x/{id*}"],
+  url: ["http://example.com", "https://a.b.co/path?x=1", "ftp://f.org", "http://localhost", "http://10.0.0.1", "http://8.8.8.8", "http://192.168.1.1", "http://1.2.3.255", "http://a.b:8080", "http://a.b:1", "mailto:a@b.co", "http://\u00e9x.com", "http://a.b/ c"],
+};
+
 export function checkCases(m, value, compile) {
   const { Type: T } = m;
   const { Value } = value;
-  return [...table(T), ...json].map(([name, schema, values]) => ({
+  const formats = Object.entries(formatSamples).map(([format, values]) => [`format ${format}`, T.String({ format }), values]);
+  return [...table(T), ...json, ...formats].map(([name, schema, values]) => ({
     name: `check: ${name}`,
     run: () => {
       const validator = compile.Compile(schema);

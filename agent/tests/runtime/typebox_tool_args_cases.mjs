@@ -47,6 +47,24 @@ export function toolArgCases(m, validate) {
   };
   const scalar = { name: "scalar", parameters: { type: "number" } };
   const empty = { name: "empty", parameters: T.Object({}) };
+  const Option = T.Object({ value: T.String({ description: "v" }), label: T.String(), description: T.Optional(T.String()) });
+  const questionnaire = {
+    name: "questionnaire",
+    parameters: T.Object({
+      questions: T.Array(T.Object({
+        id: T.String(), prompt: T.String(), options: T.Array(Option, { description: "choices" }), allowOther: T.Optional(T.Boolean()),
+      }), { description: "Questions" }),
+    }),
+  };
+  const Task = T.Object({ agent: T.String(), task: T.String(), cwd: T.Optional(T.String()) });
+  const subagent = {
+    name: "subagent",
+    parameters: T.Object({
+      agent: T.Optional(T.String()), tasks: T.Optional(T.Array(Task)), chain: T.Optional(T.Array(Task)),
+      agentScope: T.Optional(StringEnum(["user", "project", "both"], { description: "scope" })),
+      confirmProjectAgents: T.Optional(T.Boolean({ default: true })),
+    }),
+  };
   const call = (tool, args, name = tool.name) => ({ name: `tool-args: ${name}`, run: () => validate(tool, { id: "c1", name: tool.name, arguments: args }) });
   return [
     call(read, { path: "a.txt" }, "read ok"),
@@ -80,5 +98,12 @@ export function toolArgCases(m, validate) {
     call(scalar, "x", "scalar error"),
     call(empty, { anything: 1 }, "empty object extra"),
     call(empty, [], "empty object array"),
+    call(empty, undefined, "empty object undefined arguments"),
+    call(questionnaire, { questions: [{ id: "q", prompt: "p", options: [{ value: "v", label: "l" }] }] }, "questionnaire ok"),
+    call(questionnaire, { questions: [{ id: 1, options: [{ value: 2 }, "x"], allowOther: "yes" }] }, "questionnaire nested errors"),
+    call(questionnaire, { questions: "[]" }, "questionnaire stringified array"),
+    call(subagent, { agent: "a", agentScope: "all", confirmProjectAgents: "false" }, "subagent enum and boolean"),
+    call(subagent, { tasks: [{ agent: "a" }, { task: "t" }], chain: [{ agent: 1, task: 2, cwd: 3 }] }, "subagent task lists"),
+    call(subagent, { unknown: 1 }, "subagent extra property allowed"),
   ];
 }
