@@ -9,6 +9,7 @@
 //! `cargo test --release -p pi-agent --test bench_extensions_startup -- --ignored --nocapture`.
 
 mod bench_support;
+mod extensions_support;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -83,33 +84,15 @@ async fn start_up(program: &Path, count: usize, node: Option<&Path>) -> Result<D
     Ok(median(&times))
 }
 
-/// The Node.js executables here that run pi-agent's extensions, with their versions.
-fn nodes() -> Vec<(PathBuf, String)> {
-    let candidates = [
-        Some(PathBuf::from("node")),
-        pi_reference::launcher_path().and_then(|launcher| pi_reference::bundled_node(&launcher)),
-    ];
-    let mut found: Vec<(PathBuf, String)> = Vec::new();
-    for node in candidates.into_iter().flatten() {
-        let Some(version) = pi_reference::node_version(&node) else {
-            continue;
-        };
-        let label = format!("{}.{}", version.0, version.1);
-        if pi_reference::runs_extensions(version) && !found.iter().any(|(_, seen)| *seen == label)
-        {
-            found.push((node, label));
-        }
-    }
-    found
-}
-
 #[tokio::test]
 #[ignore = "a benchmark: run with --ignored --nocapture on an optimised build"]
 async fn start_up_with_typescript_extensions_side_by_side() -> Result<()> {
     let ours = PathBuf::from(env!("CARGO_BIN_EXE_pi-agent"));
     println!("| implementation | 1 extension | 10 extensions |");
     println!("|---|---|---|");
-    for (node, version) in nodes() {
+    for node in extensions_support::all_nodes() {
+        let version = pi_reference::node_version(&node)
+            .map_or_else(String::new, |(major, minor)| format!("{major}.{minor}"));
         let one = start_up(&ours, 1, Some(&node)).await?;
         let ten = start_up(&ours, 10, Some(&node)).await?;
         println!("| pi-agent, Node {version} | {} | {} |", ms(one), ms(ten));

@@ -7,8 +7,6 @@
 mod extensions_support;
 mod support;
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 use serde_json::{Value, json};
 use support::TestEnv;
@@ -46,25 +44,6 @@ const COUNTER: &str = "const state = globalThis as { loads?: number };\n\
 const LATE: &str = "enum Size { Small = 1, Large = 3 }\n\
      export function describe(size: number): string { return `late ${Size[size]}`; }\n";
 
-/// The Node.js executables here that can run the extension host, each once.
-fn nodes() -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let candidates = [
-        Some(PathBuf::from("node")),
-        pi_reference::launcher_path().and_then(|launcher| pi_reference::bundled_node(&launcher)),
-    ];
-    for node in candidates.into_iter().flatten() {
-        let Some(version) = pi_reference::node_version(&node) else {
-            continue;
-        };
-        if pi_reference::runs_extensions(version) && !found.iter().any(|(_, seen)| *seen == version)
-        {
-            found.push((node, version));
-        }
-    }
-    found.into_iter().map(|(node, _)| node).collect()
-}
-
 /// Runs `/command` and returns the message of the first notice it gives.
 async fn notice(agent: &mut support::Agent, id: u64, command: &str) -> Result<String> {
     agent
@@ -79,7 +58,7 @@ async fn notice(agent: &mut support::Agent, id: u64, command: &str) -> Result<St
 
 #[tokio::test]
 async fn typescript_loads_from_node_modules_afresh_and_on_demand_on_each_node() -> Result<()> {
-    let nodes = nodes();
+    let nodes = extensions_support::all_nodes();
     let Some(_) = pi_reference::or_skip(nodes.first(), "no Node.js that runs extensions") else {
         return Ok(());
     };

@@ -25,3 +25,24 @@ pub fn node() -> Option<PathBuf> {
         ),
     )
 }
+
+/// Every Node.js here that runs extensions, one per version: `node` on `PATH`, then the
+/// reference install's own (Node 22), so that both of pi-agent's loader paths are tried.
+pub fn all_nodes() -> Vec<PathBuf> {
+    let candidates = [
+        Some(PathBuf::from("node")),
+        pi_reference::launcher_path().and_then(|launcher| pi_reference::bundled_node(&launcher)),
+    ];
+    let mut found: Vec<(PathBuf, (u64, u64))> = Vec::new();
+    for node in candidates.into_iter().flatten() {
+        let Some(version) = pi_reference::node_version(&node) else {
+            continue;
+        };
+        if pi_reference::runs_extensions(version) && !found.iter().any(|(_, seen)| *seen == version)
+        {
+            found.push((node, version));
+        }
+    }
+    found.into_iter().map(|(node, _)| node).collect()
+}
+
