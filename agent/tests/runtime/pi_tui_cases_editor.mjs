@@ -1,0 +1,4 @@
+// Editor cases (filled in with the Editor).
+export function editorCases(_tui) {
+	return [];
+}
