@@ -20,8 +20,8 @@ test("every golden case is still in the case list", () => {
 });
 
 for (const [name, fn] of cases) {
-	test(`pi-tui: ${name}`, () => {
+	test(`pi-tui: ${name}`, async () => {
 		assert.ok(name in goldens, `no golden for ${name}: run goldens/make_pi_tui.mjs`);
-		assert.deepEqual(runCase(fn), goldens[name]);
+		assert.deepEqual(await runCase(fn), goldens[name]);
 	});
 }

@@ -31,10 +31,10 @@ export function normalizeResult(value) {
 	return value;
 }
 
-/** Run one case: its normalized result, or { $error: message } if it threw. */
-export function runCase(fn) {
+/** Run one case (it may be async): its normalized result, or { $error: message } if it threw. */
+export async function runCase(fn) {
 	try {
-		return normalizeResult(fn());
+		return normalizeResult(await fn());
 	} catch (error) {
 		return { $error: error instanceof Error ? error.message : String(error) };
 	}

@@ -2,6 +2,8 @@
 // and naming it, for legacy escape sequences, the Kitty keyboard protocol (CSI u) and xterm's
 // modifyOtherKeys (CSI 27;mod;key ~).
 
+export { Key } from "./pi_tui_key_names.mjs";
+
 let kittyActive = false;
 
 /** Record whether the Kitty keyboard protocol is on (changes how ambiguous input reads). */
@@ -12,91 +14,6 @@ export function setKittyProtocolActive(active) {
 export function isKittyProtocolActive() {
 	return kittyActive;
 }
-
-const withMods = (...mods) => (key) => `${mods.join("+")}+${key}`;
-
-/** Key ids with autocomplete-friendly names: Key.enter, Key.ctrl("c"), Key.ctrlShift("p"). */
-export const Key = {
-	escape: "escape",
-	esc: "esc",
-	enter: "enter",
-	return: "return",
-	tab: "tab",
-	space: "space",
-	backspace: "backspace",
-	delete: "delete",
-	insert: "insert",
-	clear: "clear",
-	home: "home",
-	end: "end",
-	pageUp: "pageUp",
-	pageDown: "pageDown",
-	up: "up",
-	down: "down",
-	left: "left",
-	right: "right",
-	f1: "f1",
-	f2: "f2",
-	f3: "f3",
-	f4: "f4",
-	f5: "f5",
-	f6: "f6",
-	f7: "f7",
-	f8: "f8",
-	f9: "f9",
-	f10: "f10",
-	f11: "f11",
-	f12: "f12",
-	backtick: "`",
-	hyphen: "-",
-	equals: "=",
-	leftbracket: "[",
-	rightbracket: "]",
-	backslash: "\\",
-	semicolon: ";",
-	quote: "'",
-	comma: ",",
-	period: ".",
-	slash: "/",
-	exclamation: "!",
-	at: "@",
-	hash: "#",
-	dollar: "$",
-	percent: "%",
-	caret: "^",
-	ampersand: "&",
-	asterisk: "*",
-	leftparen: "(",
-	rightparen: ")",
-	underscore: "_",
-	plus: "+",
-	pipe: "|",
-	tilde: "~",
-	leftbrace: "{",
-	rightbrace: "}",
-	colon: ":",
-	lessthan: "<",
-	greaterthan: ">",
-	question: "?",
-	ctrl: withMods("ctrl"),
-	shift: withMods("shift"),
-	alt: withMods("alt"),
-	super: withMods("super"),
-	ctrlShift: withMods("ctrl", "shift"),
-	shiftCtrl: withMods("shift", "ctrl"),
-	ctrlAlt: withMods("ctrl", "alt"),
-	altCtrl: withMods("alt", "ctrl"),
-	shiftAlt: withMods("shift", "alt"),
-	altShift: withMods("alt", "shift"),
-	ctrlSuper: withMods("ctrl", "super"),
-	superCtrl: withMods("super", "ctrl"),
-	shiftSuper: withMods("shift", "super"),
-	superShift: withMods("super", "shift"),
-	altSuper: withMods("alt", "super"),
-	superAlt: withMods("super", "alt"),
-	ctrlShiftAlt: withMods("ctrl", "shift", "alt"),
-	ctrlShiftSuper: withMods("ctrl", "shift", "super"),
-};
 
 const SYMBOLS = new Set("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?");
 const SHIFT = 1;

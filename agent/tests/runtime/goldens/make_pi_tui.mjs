@@ -14,7 +14,7 @@ const tui = await import(pathToFileURL(join(ref, "@earendil-works/pi-tui/dist/in
 const results = {};
 for (const [name, fn] of piTuiCases(tui)) {
 	if (name in results) throw new Error(`duplicate case name ${name}`);
-	results[name] = runCase(fn);
+	results[name] = await runCase(fn);
 }
 const target = new URL("./pi_tui.json", import.meta.url);
 writeFileSync(target, `${JSON.stringify(results, null, 1)}\n`);
