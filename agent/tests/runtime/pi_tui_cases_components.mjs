@@ -1,4 +1,5 @@
 // Component cases: construct as extensions do, drive with input, compare render(width).
+import { autocompleteCases } from "./pi_tui_cases_autocomplete.mjs";
 import { editorCases } from "./pi_tui_cases_editor.mjs";
 import { imageCases } from "./pi_tui_cases_image.mjs";
 
@@ -304,6 +305,7 @@ export function componentCases(tui) {
 	]);
 	cases.push(...imageCases(tui));
 	cases.push(...editorCases(tui));
+	cases.push(...autocompleteCases(tui));
 	return cases;
 }
 
