@@ -6,3 +6,14 @@ export function prepareEnvironment() {
 	for (const name of TERMINAL_VARS) delete process.env[name];
 	process.env.TERM = "xterm-256color";
 }
+
+/**
+ * For the pi-coding-agent cases as well: decorations forced on (as in a colour terminal) and
+ * an empty agent directory, so no user theme or settings apply.
+ */
+export function prepareCodingAgentEnvironment() {
+	prepareEnvironment();
+	process.env.FORCE_COLOR = "1";
+	process.env.PI_CODING_AGENT_DIR = "/nonexistent/pi-agent-test-dir";
+	delete process.env.COLORFGBG;
+}
