@@ -20,6 +20,17 @@ export const markdownTheme = {
 };
 const highlightTheme = { ...markdownTheme, highlightCode: (code, lang) => code.split("\n").map((l) => `<${lang ?? "-"}>${l}`), codeBlockIndent: "| " };
 
+// Deterministic pseudo-random Markdown from syntax pieces, to shake out lexer differences.
+const MD_PIECES = ["word", " ", "two words", "*", "**", "_", "__", "`", "``", "~", "~~", "[", "]", "](http://x.y)", "(", ")", "<", ">", "<b>", "</b>", "\\", "!", "#", "\n", "\n\n", "# ", "## ", "- ", "* ", "1. ", "2) ", "> ", "    ", "\t", "|", "| a | b |\n|---|---|\n", "```", "```js\n", "~~~", "---", "===", "$", "$x^2$", "\\(a\\)", "https://u.rl/p", "www.site.com", "a@b.co", "&amp;", "日本", "😀", "[r]: http://r\n", "[r]"];
+export function fuzzMarkdown(count, seed = 11) {
+	let state = seed;
+	const next = () => {
+		state = (state * 1103515245 + 12345) % 2147483648;
+		return state;
+	};
+	return Array.from({ length: count }, () => Array.from({ length: 4 + (next() % 24) }, () => MD_PIECES[next() % MD_PIECES.length]).join(""));
+}
+
 export function markdownCases(tui) {
 	const { Markdown, Marked } = tui;
 	const cases = [];
@@ -73,6 +84,9 @@ export function markdownCases(tui) {
 			return [md.render(20), md.render(20), empty.render(10), new Markdown("x", 0, 0, markdownTheme).render(1)];
 		},
 	]);
+	const fuzz = fuzzMarkdown(400);
+	cases.push(["fuzz.Markdown", withLinks(false, () => fuzz.map((src, i) => new Markdown(src, i % 2, 0, markdownTheme).render(20 + (i % 40))))]);
+	cases.push(["fuzz.Marked.lexer", () => fuzz.map((src) => JSON.parse(JSON.stringify(new Marked().lexer(src))))]);
 	cases.push(["Marked.lexer", () => CORPUS.map((s) => JSON.parse(JSON.stringify(new Marked().lexer(s))))]);
 	cases.push(["Marked.parse", () => CORPUS.map((s) => new Marked().parse(s))]);
 	cases.push(["Marked.parseInline", () => ["*em* **strong** `code` [l](u)", "a <b>tag</b> & ~~del~~"].map((s) => new Marked().parseInline(s))]);

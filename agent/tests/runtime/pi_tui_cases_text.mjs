@@ -48,6 +48,18 @@ export const SAMPLE_STRINGS = [
 	"\u302E hangul tone",
 ];
 
+// Deterministic pseudo-random strings from tricky pieces (styles, links, wide, combining,
+// emoji, tabs, spaces), for broad agreement checks.
+const PIECES = ["a", "word", " ", "  ", "\t", "日", "本語", "😀", "👍🏽", "🇯🇵", "e\u0301", "\u200b", "x".repeat(12), "-", "/", "\x1b[31m", "\x1b[39m", "\x1b[1;4m", "\x1b[0m", "\x1b[48;5;22m", "\x1b]8;;http://a.b\x1b\\", "\x1b]8;;\x1b\\", "\x1b]8;;http://c.d\x07", "\x1b]8;;\x07", "\x1b_pi:c\x07", "ｶ", "ก", "ำ", "\n"];
+export function fuzzStrings(count, seed = 7) {
+	let state = seed;
+	const next = () => {
+		state = (state * 1103515245 + 12345) % 2147483648;
+		return state;
+	};
+	return Array.from({ length: count }, () => Array.from({ length: 3 + (next() % 14) }, () => PIECES[next() % PIECES.length]).join(""));
+}
+
 export function textCases(tui) {
 	const { visibleWidth, truncateToWidth, wrapTextWithAnsi, sliceByColumn, stripTerminalSequences, getOsc8LinkAtColumn, fuzzyMatch, fuzzyFilter } = tui;
 	const cases = [];
@@ -106,6 +118,15 @@ export function textCases(tui) {
 			return Array.from({ length: 30 }, (_, col) => getOsc8LinkAtColumn(line, col) ?? null);
 		},
 	]);
+	const fuzz = fuzzStrings(300);
+	cases.push(["fuzz.visibleWidth", () => fuzz.map((f) => visibleWidth(f))]);
+	for (const width of [1, 4, 9, 20]) {
+		cases.push([`fuzz.truncateToWidth.${width}`, () => fuzz.map((f) => [truncateToWidth(f, width), truncateToWidth(f, width, "…", true)])]);
+		cases.push([`fuzz.wrapTextWithAnsi.${width}`, () => fuzz.map((f) => wrapTextWithAnsi(f, width))]);
+	}
+	cases.push(["fuzz.sliceByColumn", () => fuzz.map((f, i) => sliceByColumn(f, i % 5, 1 + (i % 7), i % 2 === 0))]);
+	cases.push(["fuzz.Text", () => fuzz.slice(0, 80).map((f, i) => new tui.Text(f, i % 3, i % 2).render(5 + (i % 17)))]);
+	cases.push(["fuzz.TruncatedText", () => fuzz.slice(0, 80).map((f, i) => new tui.TruncatedText(f, i % 3, 0).render(3 + (i % 13)))]);
 	const fuzzyPairs = [
 		["", "anything"],
 		["abc", "abc"],

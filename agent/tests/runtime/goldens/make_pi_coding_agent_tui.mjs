@@ -17,6 +17,8 @@ const ownNames = Object.keys(await import("../../../src/extensions/runtime/pi_co
 const results = {};
 for (const [name, fn] of codingAgentTuiCases(agent, tui, ownNames)) results[name] = await runCase(fn);
 const target = new URL("./pi_coding_agent_tui.json", import.meta.url);
-writeFileSync(target, `${JSON.stringify(results, null, 1)}\n`);
+// One case per line: compact, and diffs show which cases changed.
+const body = Object.entries(results).map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`);
+writeFileSync(target, `{\n${body.join(",\n")}\n}\n`);
 console.log(`wrote ${Object.keys(results).length} cases to ${target.pathname}`);
 process.exit(0);

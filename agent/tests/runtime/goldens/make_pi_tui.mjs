@@ -17,5 +17,7 @@ for (const [name, fn] of piTuiCases(tui)) {
 	results[name] = await runCase(fn);
 }
 const target = new URL("./pi_tui.json", import.meta.url);
-writeFileSync(target, `${JSON.stringify(results, null, 1)}\n`);
+// One case per line: compact, and diffs show which cases changed.
+const body = Object.entries(results).map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`);
+writeFileSync(target, `{\n${body.join(",\n")}\n}\n`);
 console.log(`wrote ${Object.keys(results).length} cases to ${target.pathname}`);
