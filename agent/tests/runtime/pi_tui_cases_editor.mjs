@@ -2,7 +2,7 @@
 // jumps, scrolling and autocomplete, compared by rendered frames.
 const E = "\x1b";
 const theme = {
-	borderColor: (s) => `\x1b[90m${s}\x1b[39m`,
+	borderColor: (s) => s,
 	selectList: { selectedPrefix: (s) => s, selectedText: (s) => `\x1b[36m${s}\x1b[39m`, description: (s) => `\x1b[2m${s}\x1b[22m`, scrollInfo: (s) => s, noMatch: (s) => s },
 };
 const fakeTui = (rows = 24) => ({ terminal: { rows, columns: 80 }, requests: 0, requestRender() { this.requests++; } });
@@ -63,7 +63,7 @@ export function editorCases(tui) {
 	cases.push([
 		"Editor.padding.focused",
 		() => {
-			const e = new Editor(fakeTui(), theme, { paddingX: 2, autocompleteMaxVisible: 50 });
+			const e = new Editor(fakeTui(), { ...theme, borderColor: (s) => `\x1b[90m${s}\x1b[39m` }, { paddingX: 2, autocompleteMaxVisible: 50 });
 			e.focused = true;
 			e.setText("padded text that wraps around\twith a tab");
 			const a = [e.render(20), e.render(3), e.getPaddingX(), e.getAutocompleteMaxVisible()];
