@@ -36,7 +36,7 @@ export function keyCases(tui) {
 	const cases = [];
 	cases.push([
 		"Key",
-		() => Object.fromEntries(Object.entries(Key).map(([k, v]) => [k, typeof v === "function" ? `fn:${v("x")}` : v])),
+		() => Object.fromEntries(Object.entries(Key).map(([k, v]) => [k, typeof v === "function" ? `fn:${v.name}:${v("x")}` : v])),
 	]);
 	// One string of 0/1 per input (a character per key id), with Kitty off and on.
 	const grid = () => KEY_INPUTS.map((data) => KEY_IDS.map((id) => (matchesKey(data, id) ? "1" : "0")).join(""));

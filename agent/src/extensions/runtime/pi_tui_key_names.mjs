@@ -84,3 +84,8 @@ export const Key = {
 	ctrlShiftAlt: withMods("ctrl", "shift", "alt"),
 	ctrlShiftSuper: withMods("ctrl", "shift", "super"),
 };
+
+// Name each helper after its property (Key.ctrl.name === "ctrl"), as plain arrow properties are.
+for (const [name, value] of Object.entries(Key)) {
+	if (typeof value === "function") Object.defineProperty(value, "name", { value: name });
+}
