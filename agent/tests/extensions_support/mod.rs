@@ -45,4 +45,3 @@ pub fn all_nodes() -> Vec<PathBuf> {
     }
     found.into_iter().map(|(node, _)| node).collect()
 }
-
