@@ -9,6 +9,8 @@
 //   PI_AGENT_TRANSPILE);
 // - a relative import may name a `.ts` file as `.js`, or leave out the extension or
 //   `/index.ts`, as TypeScript writes them;
+// - an import of named values of a package (tagged `?pi-agent-names=a,b` by the transpiler)
+//   evaluates only the runtime files that define them;
 // - a module loaded afresh (`ctx.reload()`) loads its relative imports afresh too;
 // - an import that cannot be found fails as the reference words it.
 // Where Node.js has `module.registerHooks` (22.15, 23.5) the hooks run in this thread;
@@ -99,9 +101,52 @@ function loaderHooks(state, nodeApi) {
 		}
 	}
 
+	const NAMES = "pi-agent-names";
+
+	/**
+	 * For each runtime entry, the file and local name each of its re-exported names comes from
+	 * (`export { a, b as c } from "./x.mjs"`), read from its text once.
+	 */
+	const reexports = new Map();
+	function reexportsOf(entry) {
+		let index = reexports.get(entry);
+		if (index !== undefined) return index;
+		index = new Map();
+		for (const [, list, from] of (state.runtime[entry] ?? "").matchAll(/export\s*\{([^}]*)\}\s*from\s*"(\.\/[^"]+)"/g)) {
+			for (const item of list.split(",")) {
+				const [local, exported = local] = item.trim().split(/\s+as\s+/);
+				if (local) index.set(exported, { local, from });
+			}
+		}
+		reexports.set(entry, index);
+		return index;
+	}
+
+	/**
+	 * An entry that exports only `names` of runtime entry `entry`, each from the file that
+	 * defines it, so that what an import does not take is not evaluated; a name the index
+	 * does not know comes from the whole entry.
+	 */
+	function slimEntry(entry, names) {
+		const index = reexportsOf(entry);
+		return names
+			.map((name) => {
+				const found = index.get(name);
+				if (found === undefined) return `export { ${name} } from "./${entry}";`;
+				return `export { ${found.local === name ? name : `${found.local} as ${name}`} } from "${found.from}";`;
+			})
+			.join("\n");
+	}
+
 	function resolve(specifier, context, nextResolve) {
-		const file = runtimeFile(specifier);
-		if (file !== undefined) return { url: RUNTIME + file, shortCircuit: true };
+		const [bare, query] = specifier.split("?");
+		const names = query === undefined ? null : new URLSearchParams(query).get(NAMES);
+		const file = runtimeFile(bare);
+		if (file !== undefined) {
+			const only = names === null ? "" : `?${NAMES}=${names}`;
+			return { url: RUNTIME + file + only, shortCircuit: true };
+		}
+		if (names !== null) specifier = bare;
 		if (specifier.startsWith(RUNTIME)) return { url: specifier, shortCircuit: true };
 		const parent = context.parentURL;
 		if (parent?.startsWith(RUNTIME)) {
@@ -140,8 +185,11 @@ function loaderHooks(state, nodeApi) {
 
 	function load(address, context, nextLoad) {
 		if (address.startsWith(RUNTIME)) {
-			const source = state.runtime[address.slice(RUNTIME.length)];
+			const [file, query] = address.slice(RUNTIME.length).split("?");
+			const source = state.runtime[file];
 			if (source === undefined) throw new Error(`pi-agent has no runtime module ${address}`);
+			const names = query === undefined ? null : new URLSearchParams(query).get(NAMES);
+			if (names !== null) return { format: "module", source: slimEntry(file, names.split(",")), shortCircuit: true };
 			return { format: "module", source, shortCircuit: true };
 		}
 		if (address.startsWith("file:")) {

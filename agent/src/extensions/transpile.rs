@@ -8,10 +8,12 @@
 use std::path::Path;
 
 use oxc::allocator::Allocator;
+use oxc::ast::ast::{ImportDeclarationSpecifier, Program, Statement};
 use oxc::codegen::Codegen;
 use oxc::parser::Parser;
 use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
+use oxc::str::Str;
 use oxc::transformer::{TransformOptions, Transformer};
 
 /// One file made JavaScript.
@@ -104,6 +106,7 @@ pub fn transpile(path: &Path, source: &str) -> Result<Transpiled, SyntaxError> {
     if let Some(error) = transformed.diagnostics.errors().next() {
         return Err(syntax_error(source, error));
     }
+    name_runtime_imports(&allocator, &mut program);
     let code = Codegen::new().build(&program).code;
     if undeclared.is_empty() {
         return Ok(Transpiled { code, imports });
@@ -114,6 +117,61 @@ pub fn transpile(path: &Path, source: &str) -> Result<Transpiled, SyntaxError> {
         code: format!("{prelude}\n{code}"),
         imports,
     })
+}
+
+/// The query that names what an import takes of one of pi's packages.
+pub const NAMES_QUERY: &str = "pi-agent-names";
+
+/// Whether `specifier` names one of pi's packages, which the host serves from its own modules.
+fn is_pi_package(specifier: &str) -> bool {
+    let package = |name: &str| {
+        specifier == name
+            || specifier
+                .strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    package("typebox")
+        || package("@sinclair/typebox")
+        || specifier.starts_with("@earendil-works/pi-")
+        || specifier.starts_with("@mariozechner/pi-")
+}
+
+/// Tags each `import { a, b } from "<pi package>"` with the names it takes
+/// (`?pi-agent-names=a,b`), so the host's loader evaluates only the runtime files that define
+/// them rather than the whole package (the TUI half of pi-coding-agent, say). Default and
+/// namespace imports take the whole package and stay as they are.
+fn name_runtime_imports<'a>(allocator: &'a Allocator, program: &mut Program<'a>) {
+    for statement in program.body.iter_mut() {
+        let Statement::ImportDeclaration(import) = statement else {
+            continue;
+        };
+        let source = import.source.value.as_str();
+        if !is_pi_package(source) || source.contains('?') {
+            continue;
+        }
+        let Some(specifiers) = &import.specifiers else {
+            continue;
+        };
+        let names: Option<Vec<String>> = specifiers
+            .iter()
+            .map(|specifier| match specifier {
+                ImportDeclarationSpecifier::ImportSpecifier(named) => named
+                    .imported
+                    .name()
+                    .as_str()
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    .then(|| named.imported.name().to_string()),
+                _ => None,
+            })
+            .collect();
+        let Some(names) = names.filter(|names| !names.is_empty()) else {
+            continue;
+        };
+        let tagged = format!("{source}?{NAMES_QUERY}={}", names.join(","));
+        import.source.value = Str::from(allocator.alloc_str(&tagged));
+        import.source.raw = None;
+    }
 }
 
 /// The first error of a file, with its line and column.
@@ -154,7 +212,11 @@ mod tests {
         );
         assert!(!out.code.contains("ExtensionAPI"), "{}", out.code);
         assert!(!out.code.contains(": number"), "{}", out.code);
-        assert!(out.code.contains("from \"typebox\""), "{}", out.code);
+        assert!(
+            out.code.contains("from \"typebox?pi-agent-names=Type\""),
+            "{}",
+            out.code
+        );
         assert_eq!(out.imports, vec!["typebox".to_owned()]);
     }
 
@@ -191,6 +253,38 @@ mod tests {
         assert!(!declares.code.contains("__piAgent"), "{}", declares.code);
         let plain = js("export default () => 1;\n");
         assert!(!plain.code.contains("__piAgent"), "{}", plain.code);
+    }
+
+    #[test]
+    fn named_imports_of_pi_packages_say_what_they_take() {
+        let out = js("import { Type } from \"typebox\";\n\
+             import { defineTool, truncateHead as cut } from \"@earendil-works/pi-coding-agent\";\n\
+             import * as tui from \"@earendil-works/pi-tui\";\n\
+             import ai from \"@mariozechner/pi-ai\";\n\
+             import { join } from \"node:path\";\n\
+             import { thing } from \"typeboxer\";\n\
+             export default () => [Type, defineTool, cut, tui, ai, join, thing];\n");
+        assert!(
+            out.code.contains("\"typebox?pi-agent-names=Type\""),
+            "{}",
+            out.code
+        );
+        assert!(
+            out.code.contains(
+                "\"@earendil-works/pi-coding-agent?pi-agent-names=defineTool,truncateHead\""
+            ),
+            "{}",
+            out.code
+        );
+        for untouched in [
+            "\"@earendil-works/pi-tui\"",
+            "\"@mariozechner/pi-ai\"",
+            "\"node:path\"",
+            "\"typeboxer\"",
+        ] {
+            assert!(out.code.contains(untouched), "{untouched}: {}", out.code);
+        }
+        assert_eq!(out.imports[0], "typebox", "the walk sees the written names");
     }
 
     #[test]

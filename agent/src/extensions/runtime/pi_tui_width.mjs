@@ -2,8 +2,26 @@
 // wide (CJK, fullwidth) characters count two and combining marks count zero.
 import { WIDE_RANGES } from "./pi_tui_wide_table.mjs";
 
-export const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-export const words = new Intl.Segmenter(undefined, { granularity: "word" });
+// Made on first use: a segmenter and the Unicode property regexes below cost tens of
+// milliseconds to build, which every extension importing pi-tui would pay at start-up.
+function lazySegmenter(granularity) {
+	let segmenter;
+	return {
+		segment(text) {
+			segmenter ??= new Intl.Segmenter(undefined, { granularity });
+			return segmenter.segment(text);
+		},
+	};
+}
+
+export const graphemes = lazySegmenter("grapheme");
+export const words = lazySegmenter("word");
+
+/** A regex built on first use. */
+function lazy(build) {
+	let regex;
+	return () => (regex ??= build());
+}
 
 // Unicode-set regexes (flag v) exist from Node 20; Node 18 gets close /u equivalents.
 function unicodeSetRegex(source, fallback) {
@@ -14,16 +32,18 @@ function unicodeSetRegex(source, fallback) {
 	}
 }
 
-const ZERO_WIDTH_RUN = /^(?:\p{Default_Ignorable_Code_Point}|\p{Control}|\p{Mark}|\p{Surrogate})+$/u;
-const LEADING_INVISIBLE = /^[\p{Default_Ignorable_Code_Point}\p{Control}\p{Format}\p{Mark}\p{Surrogate}]+/u;
-const INVISIBLE_CHAR = /^(?:\p{Default_Ignorable_Code_Point}|\p{Control}|\p{Format}|\p{Mark}|\p{Surrogate})$/u;
-const MARK_CHAR = /^\p{Mark}$/u;
+const ZERO_WIDTH_RUN = lazy(() => /^(?:\p{Default_Ignorable_Code_Point}|\p{Control}|\p{Mark}|\p{Surrogate})+$/u);
+const LEADING_INVISIBLE = lazy(() => /^[\p{Default_Ignorable_Code_Point}\p{Control}\p{Format}\p{Mark}\p{Surrogate}]+/u);
+const INVISIBLE_CHAR = lazy(() => /^(?:\p{Default_Ignorable_Code_Point}|\p{Control}|\p{Format}|\p{Mark}|\p{Surrogate})$/u);
+const MARK_CHAR = lazy(() => /^\p{Mark}$/u);
 // Marks that terminals give a cell: spacing marks (but three that legacy wcwidth tables treat as
 // zero width) plus some non-spacing marks those tables count as one.
-const CELL_MARKS = /^(?:(?![\u1734\u302E\u302F])\p{Spacing_Mark}|[\u065F\u0F7F\u102B\u102C\u1031\u1033-\u1035\u1038\u103A-\u103E])+$/u;
-const RGI_EMOJI = unicodeSetRegex(
+const CELL_MARKS = lazy(() => /^(?:(?![\u1734\u302E\u302F])\p{Spacing_Mark}|[\u065F\u0F7F\u102B\u102C\u1031\u1033-\u1035\u1038\u103A-\u103E])+$/u);
+const RGI_EMOJI = lazy(() =>
+	unicodeSetRegex(
 	"^\\p{RGI_Emoji}$",
 	"^(?:\\p{Emoji_Presentation}|\\p{Extended_Pictographic}\\uFE0F)(?:[\\u{1F3FB}-\\u{1F3FF}]|\\u200D\\p{Extended_Pictographic}\\uFE0F?)*$|^[\\u{1F1E6}-\\u{1F1FF}]{2}$|^[#*0-9]\\uFE0F\\u20E3$",
+),
 );
 
 /** East Asian width of one code point: 2 for Wide and Fullwidth, otherwise 1. */
@@ -55,10 +75,10 @@ function mayBeEmoji(cluster) {
 /** Cells taken by one grapheme cluster (a tab counts three). */
 export function clusterWidth(cluster) {
 	if (cluster === "\t") return 3;
-	if (CELL_MARKS.test(cluster)) return [...cluster].length;
-	if (ZERO_WIDTH_RUN.test(cluster)) return 0;
-	if (mayBeEmoji(cluster) && RGI_EMOJI.test(cluster)) return 2;
-	const visible = cluster.replace(LEADING_INVISIBLE, "");
+	if (CELL_MARKS().test(cluster)) return [...cluster].length;
+	if (ZERO_WIDTH_RUN().test(cluster)) return 0;
+	if (mayBeEmoji(cluster) && RGI_EMOJI().test(cluster)) return 2;
+	const visible = cluster.replace(LEADING_INVISIBLE(), "");
 	const first = visible.codePointAt(0);
 	if (first === undefined) return 0;
 	// Lone regional indicators: terminals usually draw them wide.
@@ -67,12 +87,12 @@ export function clusterWidth(cluster) {
 	// Later code points in the cluster that still take cells.
 	let afterMark = false;
 	for (const ch of [...visible].slice(1)) {
-		if (CELL_MARKS.test(ch)) {
+		if (CELL_MARKS().test(ch)) {
 			width += 1;
 			afterMark = false;
-		} else if (MARK_CHAR.test(ch)) {
+		} else if (MARK_CHAR().test(ch)) {
 			afterMark = true;
-		} else if (!INVISIBLE_CHAR.test(ch)) {
+		} else if (!INVISIBLE_CHAR().test(ch)) {
 			const cp = ch.codePointAt(0);
 			if (afterMark || (cp >= 0xff00 && cp <= 0xffef)) width += eastAsianWidth(cp);
 			else if (cp === 0x0e33 || cp === 0x0eb3) width += 1;
