@@ -268,7 +268,13 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) 
         }
         .await
         {
-            tracing::error!(%error, "cannot write to the extension host");
+            // A host that is gone (it ended, or the agent stops it as it exits) is reported by
+            // the reader, which sees its output end; any other failure is worth a line.
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                tracing::debug!(%error, "the extension host is gone");
+            } else {
+                tracing::error!(%error, "cannot write to the extension host");
+            }
             return;
         }
     }
