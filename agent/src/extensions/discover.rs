@@ -1,11 +1,13 @@
 //! Which extension files to load, in the reference's order: the `-e` paths, then (unless
-//! `--no-extensions`) the project's `.pi/extensions/` when the project is trusted, then the
-//! agent folder's `extensions/`. Each with the `sourceInfo` that `get_commands` reports.
+//! `--no-extensions`) per scope (the trusted project's, then the agent folder's) the settings'
+//! `extensions` array and the `extensions/` folder, then the extensions of the settings'
+//! packages ([`crate::packages`]). Each with the `sourceInfo` that `get_commands` reports.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::packages::Kind;
 use crate::resources::SourceInfo;
 
 /// One extension file to load.
@@ -111,6 +113,10 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
         discovery.project_trusted,
         "extensions",
     );
+    let packages =
+        crate::packages::resolve(discovery.agent_dir, discovery.cwd, discovery.project_trusted);
+    // A file a package claims (enabled or not) is the package's.
+    let claimed = |path: &Path| packages.claims(Kind::Extensions, path);
     for (base, scope) in scopes {
         // The settings' `extensions` array of this scope first, then its `extensions/` folder.
         let entries = settings
@@ -119,12 +125,27 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
             .map(|group| group.entries.as_slice())
             .unwrap_or_default();
         for path in settings_files(entries, base) {
-            add(path, "local", scope, None);
+            if !claimed(&path) {
+                add(path, "local", scope, None);
+            }
         }
         for path in files_in(&base.join("extensions")) {
-            if crate::resources::patterns::enabled_by_overrides(&path, entries, base) {
+            if !claimed(&path)
+                && crate::resources::patterns::enabled_by_overrides(&path, entries, base)
+            {
                 add(path, "auto", scope, Some(base));
             }
+        }
+    }
+    // Then the packages' (a folder that is itself the extension loads through its entry).
+    for found in packages.enabled(Kind::Extensions) {
+        if let Some(path) = crate::packages::extension_entry(&found.path)
+            && !files.iter().any(|known| known.path == path)
+        {
+            files.push(ExtensionFile {
+                path,
+                source_info: found.source_info.clone(),
+            });
         }
     }
     files
