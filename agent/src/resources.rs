@@ -97,6 +97,9 @@ pub struct ResourceOptions {
     pub skill_paths: Vec<PathBuf>,
     /// `--prompt-template` paths, loaded even with `--no-prompt-templates`.
     pub prompt_template_paths: Vec<PathBuf>,
+    /// `-e` sources: a package among them brings its prompt templates and skills too (first,
+    /// and even with `--no-prompt-templates` and `--no-skills`).
+    pub extension_paths: Vec<PathBuf>,
 }
 
 /// Whether the project in `cwd` is trusted without `--approve` / `--no-approve`: a saved
@@ -114,16 +117,27 @@ impl Resources {
             .project_trust
             .unwrap_or_else(|| project_trusted_by_settings(agent_dir, cwd));
         let packages = crate::packages::resolve(agent_dir, cwd, trusted);
+        let cli_packages = crate::packages::resolve_cli(&options.extension_paths, cwd, agent_dir);
         let mut resources = Self::load(cwd, agent_dir, trusted, &packages);
-        if options.no_prompt_templates {
-            resources.templates.clear();
+        // Templates: those of `-e` packages, the discovered ones (unless `-np`), then
+        // `--prompt-template` paths; each file once, the first of a name wins.
+        let discovered = std::mem::take(&mut resources.templates);
+        package_resources::add_templates(
+            &mut resources.templates,
+            &cli_packages,
+            &mut Default::default(),
+        );
+        if !options.no_prompt_templates {
+            package_resources::extend_templates(&mut resources.templates, discovered);
         }
         template_paths::add(&mut resources.templates, &options, cwd);
         package_resources::first_of_each_name(&mut resources.templates);
-        // Skills in the reference's precedence: per scope (project, then user) those the
-        // settings name, then those discovered; then the packages'; then `--skill` paths.
+        // Skills in the reference's precedence: those of `-e` packages; per scope (project,
+        // then user) those the settings name, then those discovered; then the packages'; then
+        // `--skill` paths.
         let discovered = std::mem::take(&mut resources.skills);
         let mut skills = skill_paths::SkillSet::default();
+        package_resources::add_cli_skills(&mut skills, &cli_packages);
         if !options.no_skills {
             let named = skill_paths::settings_skill_paths(cwd, agent_dir, trusted);
             for scope in ["project", "user"] {

@@ -322,6 +322,7 @@ pub(super) fn session_init(
             tools: cli.tool_selection(),
             skill_paths: cli.skills.clone(),
             prompt_template_paths: cli.prompt_templates.clone(),
+            extension_paths: cli.extensions.clone(),
         },
         extensions: None,
         rpc_release,

@@ -2,7 +2,8 @@
 //! installs: it only looks): npm packages of the global settings under
 //! `<agent dir>/npm/node_modules/<name>` (else npm's global `node_modules`, where older pi
 //! releases installed them), of the project settings under `.pi/npm/node_modules/<name>`;
-//! git packages cloned to `<agent dir>/git/<host>/<path>` or `.pi/git/<host>/<path>`.
+//! git packages cloned to `<agent dir>/git/<host>/<path>` or `.pi/git/<host>/<path>`. Those of
+//! `-e` (scope `temporary`) under `<agent dir>/tmp/extensions/`, in a folder named by a hash.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,9 +33,31 @@ impl InstallRoots {
         }
     }
 
+    /// A folder of `-e`'s installs: `<agent dir>/tmp/extensions/<prefix>/<hash>/<suffix>`, the
+    /// hash being the first 8 hex digits of the SHA-256 of `<prefix>-<suffix>`.
+    fn temporary(&self, prefix: &str, suffix: &str) -> PathBuf {
+        let digest = ring::digest::digest(
+            &ring::digest::SHA256,
+            format!("{prefix}-{suffix}").as_bytes(),
+        );
+        let hash: String = digest.as_ref()[..4]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let root = self
+            .agent_dir
+            .join("tmp/extensions")
+            .join(prefix)
+            .join(hash);
+        crate::resources::patterns::resolve(suffix, &root)
+    }
+
     /// Where npm package `name` of `scope` is: the managed folder, or for the global settings
     /// npm's global folder when only that one holds it.
     pub fn npm_path(&self, name: &str, scope: &str) -> PathBuf {
+        if scope == "temporary" {
+            return self.temporary("npm", "").join("node_modules").join(name);
+        }
         let managed = self.root(scope, "npm").join("node_modules").join(name);
         if scope != "user" || managed.exists() {
             return managed;
@@ -48,6 +71,15 @@ impl InstallRoots {
     /// Where git package `git` of `scope` is cloned; refused when its host and path would
     /// lead outside the clone folder.
     pub fn git_path(&self, git: &GitSource, scope: &str) -> Result<PathBuf, PackageError> {
+        if scope == "temporary" {
+            let prefix = format!("git-{}", git.host);
+            let path = self.temporary(&prefix, &git.path);
+            let root = self.agent_dir.join("tmp/extensions").join(prefix);
+            return match path.starts_with(&root) {
+                true => Ok(path),
+                false => Err(PackageError::OutsideInstallRoot { path }),
+            };
+        }
         let root = self.root(scope, "git");
         let path =
             crate::resources::patterns::resolve(&format!("{}/{}", git.host, git.path), &root);
@@ -190,6 +222,18 @@ mod tests {
             dir.path().join("agent/git/github.com/acme/tools")
         );
         assert!(roots.git_path(&git("..", "../../etc"), "project").is_err());
+        // `-e` installs: SHA-256("npm-") begins f35b2129, SHA-256("git-github.com-acme/tools")
+        // 6832fafd.
+        assert_eq!(
+            roots.npm_path("tools", "temporary"),
+            dir.path()
+                .join("agent/tmp/extensions/npm/f35b2129/node_modules/tools")
+        );
+        assert_eq!(
+            roots.git_path(&git("github.com", "acme/tools"), "temporary")?,
+            dir.path()
+                .join("agent/tmp/extensions/git-github.com/6832fafd/acme/tools")
+        );
         assert_eq!(roots.manager_name(), "npm",);
         let wrapped = super::InstallRoots {
             npm_command: vec![

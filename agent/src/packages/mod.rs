@@ -39,7 +39,7 @@ pub enum PackageError {
     NotInstalled {
         /// The entry's source text.
         package: String,
-        /// `project` or `user`.
+        /// `project`, `user` or `temporary` (`-e`).
         scope: &'static str,
         /// Where it was looked for.
         path: PathBuf,
@@ -54,7 +54,7 @@ pub enum PackageError {
     WrongVersion {
         /// The entry's source text.
         package: String,
-        /// `project` or `user`.
+        /// `project`, `user` or `temporary` (`-e`).
         scope: &'static str,
         /// The installed package.
         path: PathBuf,
@@ -66,7 +66,7 @@ pub enum PackageError {
     PathMissing {
         /// The entry's source text.
         package: String,
-        /// `project` or `user`.
+        /// `project`, `user` or `temporary` (`-e`).
         scope: &'static str,
         /// The path it resolves to.
         path: PathBuf,
@@ -150,10 +150,41 @@ pub fn resolve(agent_dir: &Path, cwd: &Path, project_trusted: bool) -> Packages 
             });
         }
     }
-    let entries = dedupe(entries);
+    resolve_entries(&dedupe(entries), &roots)
+}
+
+/// The packages of `-e` (scope `temporary`): a path (relative to `cwd`) as the reference
+/// resolves it before it is a source, `npm:` and git sources as given, found where the
+/// reference's `pi -e` installs them.
+pub fn resolve_cli(sources: &[PathBuf], cwd: &Path, agent_dir: &Path) -> Packages {
+    let roots = InstallRoots {
+        agent_dir: agent_dir.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+        npm_command: vec!["npm".to_owned()],
+    };
+    let entries: Vec<Entry> = sources
+        .iter()
+        .map(|given| {
+            let given = crate::paths::text(given);
+            let source = match Source::parse(&given) {
+                Source::Local(path) => source::resolve_path(&path, cwd).display().to_string(),
+                _ => given,
+            };
+            Entry {
+                source,
+                filter: None,
+                scope: "temporary",
+                base: cwd.to_path_buf(),
+            }
+        })
+        .collect();
+    resolve_entries(&entries, &roots)
+}
+
+fn resolve_entries(entries: &[Entry], roots: &InstallRoots) -> Packages {
     let mut packages = Packages::default();
-    for entry in &entries {
-        if let Err(problem) = add_entry(entry, &entries, &roots, &mut packages.gathered) {
+    for entry in entries {
+        if let Err(problem) = add_entry(entry, entries, roots, &mut packages.gathered) {
             packages.problems.push(problem);
         }
     }
