@@ -320,13 +320,20 @@ fn version_matches(installed: Option<&str>, wanted: Option<&str>) -> bool {
     }
 }
 
-/// The file an extension path loads: a file as it is; for a folder, the file its
-/// `package.json`'s `main` names (with `.ts` or `.js` added when it has no extension), else
-/// its `index.ts`, else its `index.js`.
+/// The file an extension path loads, as a module loader resolves it: a file as it is; for a
+/// folder, the file its `package.json`'s `main` names (as it is, or with a script extension,
+/// or its `index`), else the folder's `index` with a script extension, `.js` before `.ts`.
 pub fn extension_entry(path: &Path) -> Option<PathBuf> {
     if path.is_file() {
         return Some(path.to_path_buf());
     }
+    const EXTENSIONS: [&str; 6] = ["js", "mjs", "cjs", "ts", "mts", "cts"];
+    let with_extensions = |stem: &Path| -> Vec<PathBuf> {
+        EXTENSIONS
+            .iter()
+            .map(|extension| PathBuf::from(format!("{}.{extension}", stem.display())))
+            .collect()
+    };
     let main = std::fs::read_to_string(path.join("package.json"))
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
@@ -335,13 +342,10 @@ pub fn extension_entry(path: &Path) -> Option<PathBuf> {
     if let Some(main) = main {
         let main = crate::resources::patterns::resolve(&main, path);
         candidates.push(main.clone());
-        for extension in ["ts", "js"] {
-            candidates.push(PathBuf::from(format!("{}.{extension}", main.display())));
-            candidates.push(main.join(format!("index.{extension}")));
-        }
+        candidates.extend(with_extensions(&main));
+        candidates.extend(with_extensions(&main.join("index")));
     }
-    candidates.push(path.join("index.ts"));
-    candidates.push(path.join("index.js"));
+    candidates.extend(with_extensions(&path.join("index")));
     candidates.into_iter().find(|candidate| candidate.is_file())
 }
 
