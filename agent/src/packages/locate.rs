@@ -130,9 +130,7 @@ impl InstallRoots {
             Some(separator) => self.npm_command.get(separator + 1),
             None => self.npm_command.first(),
         };
-        let program = after
-            .map(|program| Path::new(program))
-            .and_then(Path::file_name);
+        let program = after.map(Path::new).and_then(Path::file_name);
         let name = program
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();

@@ -282,7 +282,10 @@ fn a_folder_without_resources_is_itself_an_extension_loaded_through_its_entry() 
     assert_eq!(extension_entry(&world.root.join("pkgs")), None);
     // As a module loader resolves a folder: `.js` before `.ts`.
     world.write("pkgs/bare/index.js", "")?;
-    assert_eq!(extension_entry(paths[0]), Some(world.root.join("pkgs/bare/index.js")));
+    assert_eq!(
+        extension_entry(paths[0]),
+        Some(world.root.join("pkgs/bare/index.js"))
+    );
     Ok(())
 }
 

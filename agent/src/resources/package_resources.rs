@@ -101,10 +101,11 @@ mod tests {
         Ok(())
     }
 
-    /// `(name, source, description)` of the templates, then of the skills.
-    fn listing(
-        resources: &Resources,
-    ) -> (Vec<(String, String, String)>, Vec<(String, String, String)>) {
+    /// `(name, source, description)`.
+    type Row = (String, String, String);
+
+    /// The rows of the templates, then of the skills.
+    fn listing(resources: &Resources) -> (Vec<Row>, Vec<Row>) {
         let templates = resources.templates.iter().map(|t| {
             (
                 t.name.clone(),
@@ -122,7 +123,7 @@ mod tests {
         (templates.collect(), skills.collect())
     }
 
-    fn row(name: &str, source: &str, description: &str) -> (String, String, String) {
+    fn row(name: &str, source: &str, description: &str) -> Row {
         (name.into(), source.into(), description.into())
     }
 
