@@ -13,6 +13,7 @@ pub mod extensions;
 mod js;
 pub mod model_resolver;
 pub mod modes;
+pub mod packages;
 mod paths;
 pub mod provider;
 pub mod release;

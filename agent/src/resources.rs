@@ -4,6 +4,7 @@
 //! `/skill:name args` expansions of a prompt, and the inputs of the system prompt.
 
 mod expand;
+mod package_resources;
 pub(crate) mod patterns;
 mod skill_paths;
 mod template_paths;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::packages::Packages;
 use crate::system_prompt::PromptSkill;
 
 /// Where a template or skill came from, as `get_commands` reports it.
@@ -95,6 +97,9 @@ pub struct ResourceOptions {
     pub skill_paths: Vec<PathBuf>,
     /// `--prompt-template` paths, loaded even with `--no-prompt-templates`.
     pub prompt_template_paths: Vec<PathBuf>,
+    /// `-e` sources: a package among them brings its prompt templates and skills too (first,
+    /// and even with `--no-prompt-templates` and `--no-skills`).
+    pub extension_paths: Vec<PathBuf>,
 }
 
 /// Whether the project in `cwd` is trusted without `--approve` / `--no-approve`: a saved
@@ -111,20 +116,35 @@ impl Resources {
         let trusted = options
             .project_trust
             .unwrap_or_else(|| project_trusted_by_settings(agent_dir, cwd));
-        let mut resources = Self::load(cwd, agent_dir, trusted);
-        if options.no_prompt_templates {
-            resources.templates.clear();
+        let packages = crate::packages::resolve(agent_dir, cwd, trusted);
+        let cli_packages = crate::packages::resolve_cli(&options.extension_paths, cwd, agent_dir);
+        let mut resources = Self::load(cwd, agent_dir, trusted, &packages);
+        // Templates: those of `-e` packages, the discovered ones (unless `-np`), then
+        // `--prompt-template` paths; each file once, the first of a name wins.
+        let discovered = std::mem::take(&mut resources.templates);
+        package_resources::add_templates(
+            &mut resources.templates,
+            &cli_packages,
+            &mut Default::default(),
+        );
+        if !options.no_prompt_templates {
+            package_resources::extend_templates(&mut resources.templates, discovered);
         }
         template_paths::add(&mut resources.templates, &options, cwd);
-        // Skills in the reference's precedence: per scope (project, then user) those the
-        // settings name, then those discovered; then `--skill` paths.
+        package_resources::first_of_each_name(&mut resources.templates);
+        // Skills in the reference's precedence: those of `-e` packages; per scope (project,
+        // then user) those the settings name, then those discovered; then the packages'; then
+        // `--skill` paths.
         let discovered = std::mem::take(&mut resources.skills);
         let mut skills = skill_paths::SkillSet::default();
+        package_resources::add_cli_skills(&mut skills, &cli_packages);
         if !options.no_skills {
             let named = skill_paths::settings_skill_paths(cwd, agent_dir, trusted);
             for scope in ["project", "user"] {
                 for (path, source) in &named {
-                    if *source == skill_paths::PathSource::Settings(scope) {
+                    if *source == skill_paths::PathSource::Settings(scope)
+                        && !packages.claims(crate::packages::Kind::Skills, path)
+                    {
                         skills.add_path(path, *source);
                     }
                 }
@@ -135,6 +155,7 @@ impl Resources {
                     skills.add(skill.clone());
                 }
             }
+            package_resources::add_skills(&mut skills, &packages);
         }
         for path in &options.skill_paths {
             let path = patterns::resolve(&path.to_string_lossy(), cwd);
@@ -192,13 +213,16 @@ impl Resources {
 
     /// Discovers templates and skills; the project's only when `project_trusted`. Templates
     /// come in the reference's precedence: per scope (project, then user) those the settings'
-    /// `prompts` array names, then those of the `prompts/` folder; the array's patterns filter
-    /// both ([`patterns`]), and a file is loaded once.
-    pub fn load(cwd: &Path, agent_dir: &Path, project_trusted: bool) -> Self {
+    /// `prompts` array names, then those of the `prompts/` folder, then the packages'; the
+    /// array's patterns filter both ([`patterns`]), and a file is loaded once (a file a
+    /// package claims is the package's).
+    pub fn load(cwd: &Path, agent_dir: &Path, project_trusted: bool, packages: &Packages) -> Self {
+        use crate::packages::Kind;
         let mut resources = Self::default();
         let mut seen = std::collections::HashSet::new();
         let mut first = |file: &Path| {
-            seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()))
+            !packages.claims(Kind::Prompts, file)
+                && seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()))
         };
         for group in crate::config::resource_entries(agent_dir, cwd, project_trusted, "prompts") {
             let (patterns, plain): (Vec<&str>, Vec<&str>) = group
@@ -239,6 +263,7 @@ impl Resources {
                 }
             }
         }
+        package_resources::add_templates(&mut resources.templates, packages, &mut seen);
         let skill_settings =
             crate::config::resource_entries(agent_dir, cwd, project_trusted, "skills");
         let overrides_of = |scope: &str| {
@@ -253,7 +278,8 @@ impl Resources {
             let mut found = Vec::new();
             collect_skills(&root.base.join("skills"), root.root_files, &mut found);
             for file in found {
-                if patterns::enabled_by_overrides(&file, overrides_of(root.scope), &root.base)
+                if !packages.claims(Kind::Skills, &file)
+                    && patterns::enabled_by_overrides(&file, overrides_of(root.scope), &root.base)
                     && let Some(skill) = load_skill(&file, &root.base, root.scope)
                 {
                     skills.add(skill);

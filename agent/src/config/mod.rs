@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 pub use models::{ModelRegistry, RequestAuth, RequestAuthError, RequestModel};
 pub use settings::{
-    ResourceEntries, RetrySettings, Settings, deep_merge, migrate, resource_entries,
+    ResourceEntries, RetrySettings, Settings, SettingsFile, deep_merge, migrate, resource_entries,
+    settings_files,
 };
 pub use stream::{DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, StreamOptions, ThinkingBudgets};
 pub use trust::{TrustError, needs_trust, project_trusted};

@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 mod files;
 
 pub(super) use files::read_object;
-pub use files::{ResourceEntries, deep_merge, migrate, resource_entries};
+pub use files::{
+    ResourceEntries, SettingsFile, deep_merge, migrate, resource_entries, settings_files,
+};
 
 /// Automatic retry settings (`retry`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,13 @@
 //! Which extension files to load, in the reference's order: the `-e` paths, then (unless
-//! `--no-extensions`) the project's `.pi/extensions/` when the project is trusted, then the
-//! agent folder's `extensions/`. Each with the `sourceInfo` that `get_commands` reports.
+//! `--no-extensions`) per scope (the trusted project's, then the agent folder's) the settings'
+//! `extensions` array and the `extensions/` folder, then the extensions of the settings'
+//! packages ([`crate::packages`]). Each with the `sourceInfo` that `get_commands` reports.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::packages::Kind;
 use crate::resources::SourceInfo;
 
 /// One extension file to load.
@@ -71,6 +73,21 @@ impl Places {
 /// [`missing_cli_paths`]).
 pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
     let mut files: Vec<ExtensionFile> = Vec::new();
+    // `-e` sources are packages too: a folder brings what its manifest or conventional
+    // folders list; a folder that is itself the extension is reported by its own path.
+    let cli_packages =
+        crate::packages::resolve_cli(discovery.cli_paths, discovery.cwd, discovery.agent_dir);
+    for found in cli_packages.enabled(Kind::Extensions) {
+        if let Some(path) = crate::packages::extension_entry(&found.path)
+            && !files.iter().any(|known| known.path == path)
+        {
+            let source_info = cli_source_info(&found.path);
+            files.push(ExtensionFile { path, source_info });
+        }
+    }
+    if discovery.no_discovery {
+        return files;
+    }
     let mut add = |path: PathBuf, source: &str, scope: &str, base_dir: Option<&Path>| {
         if !files.iter().any(|known| known.path == path) {
             let source_info = SourceInfo {
@@ -83,22 +100,6 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
             files.push(ExtensionFile { path, source_info });
         }
     };
-    for given in discovery.cli_paths {
-        let path = cli_path(given, discovery.cwd);
-        let found = if path.is_dir() {
-            entries_of(&path).unwrap_or_else(|| files_in(&path))
-        } else if path.exists() {
-            vec![path]
-        } else {
-            continue;
-        };
-        for path in found {
-            add(path, "cli", "temporary", None);
-        }
-    }
-    if discovery.no_discovery {
-        return files;
-    }
     let project = discovery.cwd.join(".pi");
     let mut scopes = Vec::new();
     if discovery.project_trusted {
@@ -111,6 +112,13 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
         discovery.project_trusted,
         "extensions",
     );
+    let packages = crate::packages::resolve(
+        discovery.agent_dir,
+        discovery.cwd,
+        discovery.project_trusted,
+    );
+    // A file a package claims (enabled or not) is the package's.
+    let claimed = |path: &Path| packages.claims(Kind::Extensions, path);
     for (base, scope) in scopes {
         // The settings' `extensions` array of this scope first, then its `extensions/` folder.
         let entries = settings
@@ -119,21 +127,59 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
             .map(|group| group.entries.as_slice())
             .unwrap_or_default();
         for path in settings_files(entries, base) {
-            add(path, "local", scope, None);
+            if !claimed(&path) {
+                add(path, "local", scope, None);
+            }
         }
         for path in files_in(&base.join("extensions")) {
-            if crate::resources::patterns::enabled_by_overrides(&path, entries, base) {
+            if !claimed(&path)
+                && crate::resources::patterns::enabled_by_overrides(&path, entries, base)
+            {
                 add(path, "auto", scope, Some(base));
             }
+        }
+    }
+    // Then the packages' (a folder that is itself the extension loads through its entry).
+    for found in packages.enabled(Kind::Extensions) {
+        if let Some(path) = crate::packages::extension_entry(&found.path)
+            && !files.iter().any(|known| known.path == path)
+        {
+            files.push(ExtensionFile {
+                path,
+                source_info: found.source_info.clone(),
+            });
         }
     }
     files
 }
 
-/// The reference's load error for each `-e` path that does not exist, in their order (it
-/// reports them after the extensions that failed to load).
+/// The reference's load errors for the paths it cannot load: first the package folders that
+/// are themselves the extension but have no entry point (from `-e`, then, unless
+/// `--no-extensions`, from the settings; it fails to import them), then each `-e` path that
+/// does not exist, in their order.
 pub fn missing_cli_paths(discovery: Discovery<'_>) -> Vec<String> {
-    discovery
+    let (cwd, agent_dir) = (discovery.cwd, discovery.agent_dir);
+    let mut packages = vec![crate::packages::resolve_cli(
+        discovery.cli_paths,
+        cwd,
+        agent_dir,
+    )];
+    if !discovery.no_discovery {
+        packages.push(crate::packages::resolve(
+            agent_dir,
+            cwd,
+            discovery.project_trusted,
+        ));
+    }
+    let unloadable = packages
+        .iter()
+        .flat_map(|packages| packages.enabled(Kind::Extensions))
+        .filter(|found| crate::packages::extension_entry(&found.path).is_none())
+        .map(|found| {
+            let shown = found.path.display();
+            format!("Failed to load extension \"{shown}\": Failed to load extension: Cannot find module '{shown}'")
+        });
+    let missing = discovery
         .cli_paths
         .iter()
         .map(|given| cli_path(given, discovery.cwd))
@@ -141,8 +187,19 @@ pub fn missing_cli_paths(discovery: Discovery<'_>) -> Vec<String> {
         .map(|path| {
             let shown = path.display();
             format!("Failed to load extension \"{shown}\": Extension path does not exist: {shown}")
-        })
-        .collect()
+        });
+    unloadable.chain(missing).collect()
+}
+
+/// The `sourceInfo` of an extension `-e` names.
+fn cli_source_info(path: &Path) -> SourceInfo {
+    SourceInfo {
+        path: path.display().to_string(),
+        source: "cli".to_owned(),
+        scope: "temporary".to_owned(),
+        origin: "top-level".to_owned(),
+        base_dir: None,
+    }
 }
 
 /// An `-e` path as the reference resolves it: trimmed, `~` expanded, made absolute against the
@@ -316,6 +373,109 @@ mod tests {
         assert_eq!(
             missing_cli_paths(discovery),
             [missing("nope.ts"), missing("gone.js")]
+        );
+    }
+
+    #[test]
+    fn package_extensions_follow_the_local_ones_and_keep_the_files_they_claim() {
+        let root = tempfile::tempdir().unwrap();
+        let cwd = root.path().join("work");
+        let agent = root.path().join("agent");
+        write(&agent.join("extensions/own.ts"), "");
+        write(&agent.join("extensions/shared.ts"), "");
+        write(&root.path().join("pkgs/kit/extensions/kit.ts"), "");
+        // The agent dir as a package claims its own extensions/ files; the filter turns one off.
+        write(
+            &agent.join("settings.json"),
+            r#"{"packages": ["../pkgs/kit", {"source": ".", "extensions": ["!extensions/shared.ts"]}]}"#,
+        );
+        let discovery = Discovery {
+            cli_paths: &[],
+            cwd: &cwd,
+            agent_dir: &agent,
+            project_trusted: false,
+            no_discovery: false,
+        };
+        let files = discover(discovery);
+        let shown: Vec<(PathBuf, &str, &str)> = files
+            .iter()
+            .map(|file| {
+                let info = &file.source_info;
+                (
+                    file.path.clone(),
+                    info.source.as_str(),
+                    info.origin.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    root.path().join("pkgs/kit/extensions/kit.ts"),
+                    "../pkgs/kit",
+                    "package"
+                ),
+                (agent.join("extensions/own.ts"), ".", "package"),
+            ]
+        );
+        assert!(
+            discover(Discovery {
+                no_discovery: true,
+                ..discovery
+            })
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn an_e_folder_is_a_package_and_one_without_an_entry_cannot_load() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        write(
+            &dir.join("kit/package.json"),
+            r#"{"pi": {"extensions": ["./ext"]}}"#,
+        );
+        write(&dir.join("kit/ext/index.ts"), "");
+        write(&dir.join("bare/index.js"), "");
+        write(&dir.join("plain/a.ts"), "");
+        let cli = [
+            PathBuf::from("kit"),
+            PathBuf::from("./bare"),
+            PathBuf::from("plain"),
+        ];
+        let discovery = Discovery {
+            cli_paths: &cli,
+            cwd: dir,
+            agent_dir: &dir.join("agent"),
+            project_trusted: false,
+            no_discovery: true,
+        };
+        let files = discover(discovery);
+        let loaded: Vec<(PathBuf, String)> = files
+            .iter()
+            .map(|file| (file.path.clone(), file.source_info.path.clone()))
+            .collect();
+        // A folder that is itself the extension is reported by its own path.
+        assert_eq!(
+            loaded,
+            [
+                (
+                    dir.join("kit/ext/index.ts"),
+                    dir.join("kit/ext/index.ts").display().to_string()
+                ),
+                (
+                    dir.join("bare/index.js"),
+                    dir.join("bare").display().to_string()
+                ),
+            ]
+        );
+        let plain = dir.join("plain").display().to_string();
+        assert_eq!(
+            missing_cli_paths(discovery),
+            [format!(
+                "Failed to load extension \"{plain}\": Failed to load extension: Cannot find module '{plain}'"
+            )]
         );
     }
 }

@@ -149,6 +149,7 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         AppMode::Rpc | AppMode::Interactive => None,
     };
     let trusted = place.trusted(&config.cwd)?;
+    startup::report_package_problems(&config, trusted);
     let options = startup::SessionOptions::check(&cli, &config)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

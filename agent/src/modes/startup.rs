@@ -78,6 +78,16 @@ pub(super) fn report_config_warnings(config: &Config) {
     }
 }
 
+/// The settings' packages that load nothing (not installed, another version, a path that is
+/// not there), on stderr: the reference skips them in silence offline, and would install
+/// them otherwise; pi-agent never installs, so it says what is missing.
+pub(super) fn report_package_problems(config: &Config, project_trusted: bool) {
+    let packages = crate::packages::resolve(&config.agent_dir, &config.cwd, project_trusted);
+    for problem in &packages.problems {
+        report(&format!("Warning: {problem}"));
+    }
+}
+
 /// The session folder given: `--session-dir`, `$PI_CODING_AGENT_SESSION_DIR`, the settings'
 /// `sessionDir`, each with `~` expanded.
 fn session_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
@@ -312,6 +322,7 @@ pub(super) fn session_init(
             tools: cli.tool_selection(),
             skill_paths: cli.skills.clone(),
             prompt_template_paths: cli.prompt_templates.clone(),
+            extension_paths: cli.extensions.clone(),
         },
         extensions: None,
         rpc_release,

@@ -115,7 +115,7 @@ fn candidates(file: &Path, base: &Path) -> Vec<String> {
     forms
 }
 
-fn matches_any(file: &Path, patterns: &[&str], base: &Path) -> bool {
+pub(crate) fn matches_any(file: &Path, patterns: &[&str], base: &Path) -> bool {
     let forms = candidates(file, base);
     patterns.iter().any(|pattern| {
         globset::GlobBuilder::new(pattern)
@@ -126,7 +126,7 @@ fn matches_any(file: &Path, patterns: &[&str], base: &Path) -> bool {
     })
 }
 
-fn matches_any_exact(file: &Path, patterns: &[&str], base: &Path) -> bool {
+pub(crate) fn matches_any_exact(file: &Path, patterns: &[&str], base: &Path) -> bool {
     if patterns.is_empty() {
         return false;
     }

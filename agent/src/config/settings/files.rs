@@ -18,28 +18,53 @@ pub struct ResourceEntries {
     pub entries: Vec<String>,
 }
 
-/// The `key` arrays of the project settings (only when `project_trusted`) and of the global
-/// settings, in that order, each file read on its own (not merged) and migrated, as the
-/// reference resolves resource paths. A missing or broken file gives an empty list.
-pub fn resource_entries(
-    agent_dir: &Path,
-    cwd: &Path,
-    project_trusted: bool,
-    key: &str,
-) -> Vec<ResourceEntries> {
-    let project = cwd.join(".pi");
+/// One settings file read on its own (not merged) and migrated: the project's `.pi/settings.json`
+/// or the global one in the agent folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsFile {
+    /// The folder relative paths in it resolve against: `<cwd>/.pi` or the agent folder.
+    pub base: PathBuf,
+    /// `project` or `user`.
+    pub scope: &'static str,
+    /// Its keys (empty when the file is missing or broken).
+    pub values: Map<String, Value>,
+}
+
+/// The project settings (only when `project_trusted`) and the global settings, in that order,
+/// each read on its own and migrated, as the reference resolves resources and packages.
+pub fn settings_files(agent_dir: &Path, cwd: &Path, project_trusted: bool) -> Vec<SettingsFile> {
     let mut files: Vec<(PathBuf, &'static str)> = Vec::new();
     if project_trusted {
-        files.push((project, "project"));
+        files.push((cwd.join(".pi"), "project"));
     }
     files.push((agent_dir.to_path_buf(), "user"));
     let mut ignored = Vec::new();
     files
         .into_iter()
         .map(|(base, scope)| {
-            let (mut settings, _) = read_object(&base.join("settings.json"), scope, &mut ignored);
-            migrate(&mut settings);
-            let entries = settings
+            let (mut values, _) = read_object(&base.join("settings.json"), scope, &mut ignored);
+            migrate(&mut values);
+            SettingsFile {
+                base,
+                scope,
+                values,
+            }
+        })
+        .collect()
+}
+
+/// The `key` arrays of [`settings_files`]. A missing or broken file gives an empty list.
+pub fn resource_entries(
+    agent_dir: &Path,
+    cwd: &Path,
+    project_trusted: bool,
+    key: &str,
+) -> Vec<ResourceEntries> {
+    settings_files(agent_dir, cwd, project_trusted)
+        .into_iter()
+        .map(|file| {
+            let entries = file
+                .values
                 .get(key)
                 .and_then(Value::as_array)
                 .map(|entries| {
@@ -51,8 +76,8 @@ pub fn resource_entries(
                 })
                 .unwrap_or_default();
             ResourceEntries {
-                base,
-                scope,
+                base: file.base,
+                scope: file.scope,
                 entries,
             }
         })
