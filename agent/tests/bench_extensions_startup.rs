@@ -65,10 +65,16 @@ async fn start_up(program: &Path, count: usize, node: Option<&Path>) -> Result<D
     for n in 0..count {
         let name = format!("ext_{n}.ts");
         support::write_file(&env.work_dir(), &name, &extension(n))?;
-        args.extend(["-e".to_owned(), env.work_dir().join(name).display().to_string()]);
+        args.extend([
+            "-e".to_owned(),
+            env.work_dir().join(name).display().to_string(),
+        ]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let vars: Vec<(&str, &Path)> = node.map(|node| ("PI_AGENT_NODE", node)).into_iter().collect();
+    let vars: Vec<(&str, &Path)> = node
+        .map(|node| ("PI_AGENT_NODE", node))
+        .into_iter()
+        .collect();
     let mut times = Vec::with_capacity(STARTS);
     for _ in 0..STARTS {
         let started = Instant::now();
@@ -95,8 +101,7 @@ fn nodes() -> Vec<(PathBuf, String)> {
             continue;
         };
         let label = format!("{}.{}", version.0, version.1);
-        if pi_reference::runs_extensions(version) && !found.iter().any(|(_, seen)| *seen == label)
-        {
+        if pi_reference::runs_extensions(version) && !found.iter().any(|(_, seen)| *seen == label) {
             found.push((node, label));
         }
     }
