@@ -72,6 +72,13 @@ async fn pi_agent_runs_pis_example_extensions_as_the_reference_does() -> Result<
     };
 
     let started = Instant::now();
+    let (theirs, mine) = tokio::join!(run(&reference, None), run(&ours, None));
+    let (theirs, mine) = (theirs?, mine?);
+    anyhow::ensure!(
+        theirs.tools.is_some() && mine.tools.is_some(),
+        "without extensions, a prompt must show the tools: reference {theirs:?}, ours {mine:?}"
+    );
+    let baselines = (theirs.tools, mine.tools);
     let mut comparisons = Vec::new();
     for example in examples(&folder)? {
         if only
@@ -81,12 +88,17 @@ async fn pi_agent_runs_pis_example_extensions_as_the_reference_does() -> Result<
             continue;
         }
         let (theirs, mine) = tokio::join!(
-            run(&reference, &example.source),
-            run(&ours, &example.source)
+            run(&reference, Some(&example.source)),
+            run(&ours, Some(&example.source))
         );
         let theirs = theirs.with_context(|| format!("{} on the reference", example.name))?;
         let mine = mine.with_context(|| format!("{} on pi-agent", example.name))?;
-        comparisons.push(Comparison::new(&example.name, theirs, mine));
+        comparisons.push(Comparison::new(
+            &example.name,
+            theirs,
+            mine,
+            (&baselines.0, &baselines.1),
+        ));
     }
     let elapsed = started.elapsed();
 

@@ -50,7 +50,13 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    pub fn new(name: &str, reference: AgentRun, ours: AgentRun) -> Self {
+    /// `baselines`: the tools each agent offers without extensions (the reference's, ours).
+    pub fn new(
+        name: &str,
+        reference: AgentRun,
+        ours: AgentRun,
+        baselines: (&Option<Value>, &Option<Value>),
+    ) -> Self {
         let mut comparison = Self {
             name: name.to_owned(),
             loads: loads(&reference, &ours),
@@ -66,7 +72,10 @@ impl Comparison {
         let (r, o) = (&comparison.reference, &comparison.ours);
         if r.loaded {
             comparison.commands = list_aspect(&r.commands, &o.commands);
-            comparison.tools = list_aspect(&r.tools, &o.tools);
+            comparison.tools = list_aspect(
+                &unchanged_built_ins(&r.tools, baselines.0),
+                &unchanged_built_ins(&o.tools, baselines.1),
+            );
             comparison.flags = if r.flags == o.flags {
                 Aspect::Same
             } else {
@@ -260,6 +269,29 @@ fn short(text: &str, max: usize) -> String {
     }
     let cut: String = one_line.chars().take(max).collect();
     format!("{cut}…")
+}
+
+/// `tools` with each tool that is as it is without extensions (a built-in tool, worded by each
+/// agent in its own words) reduced to its name: an example's own tools, and built-in ones it
+/// replaced, are compared in full.
+fn unchanged_built_ins(tools: &Option<Value>, baseline: &Option<Value>) -> Option<Value> {
+    let tools = tools.as_ref()?.as_array()?;
+    let empty = Vec::new();
+    let baseline = baseline
+        .as_ref()
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let reduced = tools
+        .iter()
+        .map(|tool| {
+            if baseline.contains(tool) {
+                serde_json::json!({"name": tool["name"], "builtIn": "as without extensions"})
+            } else {
+                tool.clone()
+            }
+        })
+        .collect();
+    Some(Value::Array(reduced))
 }
 
 /// Two lists of named things (commands, tools) compared: which names differ, else the first

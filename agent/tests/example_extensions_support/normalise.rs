@@ -16,6 +16,10 @@ static ISO_TIME: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
+/// Milliseconds since 1970 from 2017 to 2049, as a run's clock gives them (in ids and names).
+static EPOCH_MS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b1[5-9]\d{11}\b|\b2[0-4]\d{11}\b").expect("a valid pattern"));
+
 /// Keys whose values are times or counters of a run, whatever their type.
 const TIME_KEYS: [&str; 4] = ["timestamp", "createdAt", "updatedAt", "duration"];
 
@@ -50,7 +54,8 @@ impl Normaliser {
             text = text.replace(path.as_str(), placeholder);
         }
         let text = UUID.replace_all(&text, "<uuid>");
-        ISO_TIME.replace_all(&text, "<time>").into_owned()
+        let text = ISO_TIME.replace_all(&text, "<time>");
+        EPOCH_MS.replace_all(&text, "<time>").into_owned()
     }
 
     /// `value` with every string normalised as [`Self::text`] and the values of time keys
@@ -71,9 +76,17 @@ impl Normaliser {
                     })
                     .collect(),
             ),
+            Value::Number(number) if number.as_u64().is_some_and(is_epoch_ms) => {
+                Value::from("<time>")
+            }
             other => other.clone(),
         }
     }
+}
+
+/// Whether `n` reads as milliseconds since 1970 of the years [`EPOCH_MS`] spans.
+fn is_epoch_ms(n: u64) -> bool {
+    (1_500_000_000_000..2_500_000_000_000).contains(&n)
 }
 
 #[cfg(test)]
@@ -87,7 +100,10 @@ mod tests {
             "path": "/tmp/.tmpAB/extensions/x.ts",
             "id": "123e4567-e89b-12d3-a456-426614174000",
             "timestamp": 1700000000000u64,
-            "text": "at 2024-01-02T03:04:05.678Z"
+            "text": "at 2024-01-02T03:04:05.678Z",
+            "label": "bookmark-1796586448383",
+            "at": 1796586448383u64,
+            "count": 12
         });
         assert_eq!(
             normaliser.value(&value),
@@ -95,7 +111,10 @@ mod tests {
                 "path": "<root>/extensions/x.ts",
                 "id": "<uuid>",
                 "timestamp": "<time>",
-                "text": "at <time>"
+                "text": "at <time>",
+                "label": "bookmark-<time>",
+                "at": "<time>",
+                "count": 12
             })
         );
     }

@@ -67,26 +67,34 @@ pub struct AgentRun {
     pub headless: Vec<(String, CommandOutcome)>,
 }
 
-/// Runs `program` with the example at `source` (a file or folder) copied into a scratch
-/// folder of its own, and runs headless the commands it lists for the example.
-pub async fn run(program: &Program, source: &Path) -> Result<AgentRun> {
+/// Runs `program` with the example at `source` (a file or folder; `None`: no extension, the
+/// baseline) copied into a scratch folder of its own, and runs headless the commands it lists
+/// for the example.
+pub async fn run(program: &Program, source: Option<&Path>) -> Result<AgentRun> {
     let server = mock_llm::MockServer::start(mock_llm::Script::reply("done")).await?;
     let env = TestEnv::new(&server.uri())?;
-    let folder = env.root.path().join("extensions");
-    let example = folder.join(source.file_name().unwrap_or_default());
-    copy_all(source, &example)?;
     let mut others = program.own_paths.clone();
     others.push((env.root.path().join("home").display().to_string(), "<home>"));
     let normaliser = Normaliser::new(env.root.path(), &others);
-    let example_arg = example.display().to_string();
+    let mut extension_args: Vec<String> = Vec::new();
+    if let Some(source) = source {
+        let example = env
+            .root
+            .path()
+            .join("extensions")
+            .join(source.file_name().unwrap_or_default());
+        copy_all(source, &example)?;
+        extension_args.extend(["-e".to_owned(), example.display().to_string()]);
+    }
+    let extension_args: Vec<&str> = extension_args.iter().map(String::as_str).collect();
 
-    let flags = help_flags(program, &env, &example_arg).await;
+    let flags = help_flags(program, &env, &extension_args).await;
     let mut out = AgentRun {
         flags,
         ..AgentRun::default()
     };
     let mut args: Vec<&str> = pi_reference::MOCK_RPC_ARGS.to_vec();
-    args.extend(["-e", example_arg.as_str()]);
+    args.extend_from_slice(&extension_args);
     let mut command = env.command_for(&program.path, &args);
     command.envs(program.vars.iter().map(|(k, v)| (k, v)));
     let mut session = Session::spawn(command)?;
@@ -208,8 +216,9 @@ async fn headless(
 
 /// The `Extension CLI Flags:` section of `--help` with the example loaded: its lines up to the
 /// next empty one, or what went wrong.
-async fn help_flags(program: &Program, env: &TestEnv, example: &str) -> String {
-    let mut command = env.command_for(&program.path, &["-e", example, "--help"]);
+async fn help_flags(program: &Program, env: &TestEnv, extension_args: &[&str]) -> String {
+    let args = [extension_args, &["--help"]].concat();
+    let mut command = env.command_for(&program.path, &args);
     command.envs(program.vars.iter().map(|(k, v)| (k, v)));
     command
         .stdin(std::process::Stdio::null())
