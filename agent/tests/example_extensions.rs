@@ -20,6 +20,9 @@
 //! Skipped, saying why, without the reference or a Node.js for extensions (a failure when
 //! `PI_REQUIRE_REFERENCE` is set).
 
+// The normalising patterns are constants: `expect` on compiling them cannot fail at run time.
+#![allow(clippy::expect_used)]
+
 mod example_extensions_support;
 mod support;
 

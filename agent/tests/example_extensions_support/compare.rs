@@ -342,10 +342,11 @@ fn show_run(run: &AgentRun) -> String {
             .unwrap_or_else(|| "none".to_owned())
     };
     let mut text = format!(
-        "loaded: {}\nexit code: {:?}\nstderr:\n{}\nflags:\n{}\ncommands: {}\ntools: {}\n",
+        "loaded: {}\nexit code: {:?}\nstderr:\n{}\nstderr later:\n{}\nflags:\n{}\ncommands: {}\ntools: {}\n",
         run.loaded,
         run.exit_code,
         run.stderr,
+        run.later_stderr,
         run.flags,
         pretty(&run.commands),
         pretty(&run.tools)

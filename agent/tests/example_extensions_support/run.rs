@@ -55,8 +55,12 @@ pub struct AgentRun {
     pub loaded: bool,
     /// The exit code: of the failed start-up, or after stdin closed at the end.
     pub exit_code: Option<i32>,
-    /// Its whole stderr, normalised.
+    /// Its stderr through start-up and the first prompt (all of it when it did not load),
+    /// normalised.
     pub stderr: String,
+    /// Its stderr after that, to its exit, normalised (not compared: an exit races with the
+    /// extension host's).
+    pub later_stderr: String,
     /// The commands of `get_commands`, normalised.
     pub commands: Option<Value>,
     /// The tools of the first model request (name, description, schema), normalised.
@@ -113,12 +117,17 @@ pub async fn run(program: &Program, source: Option<&Path>) -> Result<AgentRun> {
         let listed = startup.last().map(|r| r["data"]["commands"].clone());
         out.commands = listed.map(|c| normaliser.value(&c));
         out.tools = tools(&mut session, &server, &normaliser).await;
+        out.stderr = normaliser.text(&session.stderr());
         let names = example_commands(out.commands.as_ref());
         out.headless = headless(&mut session, &server, &normaliser, &names).await;
     }
     let (code, stderr) = session.finish(Duration::from_secs(10)).await;
     out.exit_code = code;
-    out.stderr = normaliser.text(&stderr);
+    let stderr = normaliser.text(&stderr);
+    match stderr.strip_prefix(out.stderr.as_str()) {
+        Some(later) if out.loaded => out.later_stderr = later.to_owned(),
+        _ => out.stderr = stderr,
+    }
     Ok(out)
 }
 

@@ -2,6 +2,7 @@
 //! with a bound, its dialogs answered as cancelled, its stderr kept whole.
 
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -28,7 +29,9 @@ pub struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Lines<BufReader<ChildStdout>>,
-    stderr: Option<JoinHandle<String>>,
+    /// Stderr as read so far, and the task that reads it.
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_task: Option<JoinHandle<()>>,
     closed: bool,
 }
 
@@ -43,17 +46,23 @@ impl Session {
         let mut child = command.spawn().context("spawning the agent")?;
         let stdin = child.stdin.take().context("no stdin")?;
         let stdout = child.stdout.take().context("no stdout")?;
-        let mut stderr = child.stderr.take().context("no stderr")?;
-        let stderr = tokio::spawn(async move {
-            let mut bytes = Vec::new();
-            let _ = stderr.read_to_end(&mut bytes).await;
-            String::from_utf8_lossy(&bytes).into_owned()
+        let mut pipe = child.stderr.take().context("no stderr")?;
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let read = Arc::clone(&stderr);
+        let stderr_task = tokio::spawn(async move {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk).await {
+                read.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .extend_from_slice(&chunk[..n]);
+            }
         });
         Ok(Self {
             child,
             stdin: Some(stdin),
             lines: BufReader::new(stdout).lines(),
-            stderr: Some(stderr),
+            stderr,
+            stderr_task: Some(stderr_task),
             closed: false,
         })
     }
@@ -130,6 +139,12 @@ impl Session {
         }
     }
 
+    /// What it has written on stderr so far.
+    pub fn stderr(&self) -> String {
+        let bytes = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     /// Whether stdout has closed.
     pub fn closed(&self) -> bool {
         self.closed
@@ -146,14 +161,10 @@ impl Session {
                 None
             }
         };
-        let stderr = match self.stderr.take() {
-            Some(task) => tokio::time::timeout(Duration::from_secs(5), task)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default(),
-            None => String::new(),
-        };
-        (code, stderr)
+        if let Some(task) = self.stderr_task.take() {
+            // A child of the agent may keep the pipe open: it is not waited for long.
+            let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
+        }
+        (code, self.stderr())
     }
 }
