@@ -51,12 +51,7 @@ pub struct Comparison {
 
 impl Comparison {
     /// `baselines`: the tools each agent offers without extensions (the reference's, ours).
-    pub fn new(
-        name: &str,
-        reference: AgentRun,
-        ours: AgentRun,
-        baselines: (&Option<Value>, &Option<Value>),
-    ) -> Self {
+    pub fn new(name: &str, reference: AgentRun, ours: AgentRun, baselines: Baselines) -> Self {
         let mut comparison = Self {
             name: name.to_owned(),
             loads: loads(&reference, &ours),
@@ -72,10 +67,7 @@ impl Comparison {
         let (r, o) = (&comparison.reference, &comparison.ours);
         if r.loaded {
             comparison.commands = list_aspect(&r.commands, &o.commands);
-            comparison.tools = list_aspect(
-                &unchanged_built_ins(&r.tools, baselines.0),
-                &unchanged_built_ins(&o.tools, baselines.1),
-            );
+            comparison.tools = tools_aspect(&r.tools, &o.tools, baselines);
             comparison.flags = if r.flags == o.flags {
                 Aspect::Same
             } else {
@@ -271,27 +263,58 @@ fn short(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-/// `tools` with each tool that is as it is without extensions (a built-in tool, worded by each
-/// agent in its own words) reduced to its name: an example's own tools, and built-in ones it
-/// replaced, are compared in full.
-fn unchanged_built_ins(tools: &Option<Value>, baseline: &Option<Value>) -> Option<Value> {
-    let tools = tools.as_ref()?.as_array()?;
-    let empty = Vec::new();
-    let baseline = baseline
+/// The tools of both agents compared: one at a time, in order, each the same when it is the
+/// same JSON, or when on each side it is that agent's built-in tool as it is without extensions
+/// (each agent words its built-in tools in its own words) and marked for caching alike.
+fn tools_aspect(reference: &Option<Value>, ours: &Option<Value>, baselines: Baselines) -> Aspect {
+    let (Some(r), Some(o)) = (
+        reference.as_ref().and_then(Value::as_array),
+        ours.as_ref().and_then(Value::as_array),
+    ) else {
+        return list_aspect(reference, ours);
+    };
+    let same = r.len() == o.len()
+        && r.iter().zip(o).all(|(a, b)| {
+            a == b
+                || (a["name"] == b["name"]
+                    && a["cache_control"] == b["cache_control"]
+                    && is_built_in(a, baselines.0)
+                    && is_built_in(b, baselines.1))
+        });
+    if same {
+        Aspect::Same
+    } else {
+        let marked = |tools: &[Value], baseline| {
+            let marked = tools.iter().map(|tool| {
+                if is_built_in(tool, baseline) {
+                    serde_json::json!({"name": tool["name"], "builtIn": "as without extensions"})
+                } else {
+                    tool.clone()
+                }
+            });
+            Some(Value::Array(marked.collect()))
+        };
+        list_aspect(&marked(r, baselines.0), &marked(o, baselines.1))
+    }
+}
+
+/// The tools each agent offers without extensions (the reference's, ours).
+pub type Baselines<'a> = (&'a Option<Value>, &'a Option<Value>);
+
+/// Whether `tool` is one of `baseline`'s as it is there (where it is marked for caching aside).
+fn is_built_in(tool: &Value, baseline: &Option<Value>) -> bool {
+    let uncached = |tool: &Value| {
+        let mut tool = tool.clone();
+        if let Some(map) = tool.as_object_mut() {
+            map.shift_remove("cache_control");
+        }
+        tool
+    };
+    let tool = uncached(tool);
+    baseline
         .as_ref()
         .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let reduced = tools
-        .iter()
-        .map(|tool| {
-            if baseline.contains(tool) {
-                serde_json::json!({"name": tool["name"], "builtIn": "as without extensions"})
-            } else {
-                tool.clone()
-            }
-        })
-        .collect();
-    Some(Value::Array(reduced))
+        .is_some_and(|tools| tools.iter().any(|built_in| uncached(built_in) == tool))
 }
 
 /// Two lists of named things (commands, tools) compared: which names differ, else the first

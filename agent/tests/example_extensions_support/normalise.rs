@@ -1,5 +1,5 @@
 //! What differs between two runs of the same thing and is not behaviour: the scratch folders'
-//! paths, UUIDs, times.
+//! paths, UUIDs, session entry ids, times.
 
 use std::sync::LazyLock;
 
@@ -62,6 +62,7 @@ impl Normaliser {
     /// replaced.
     pub fn value(&self, value: &Value) -> Value {
         match value {
+            Value::String(id) if is_entry_id(id) => Value::from("<id>"),
             Value::String(text) => Value::String(self.text(text)),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.value(v)).collect()),
             Value::Object(map) => Value::Object(
@@ -84,6 +85,14 @@ impl Normaliser {
     }
 }
 
+/// Whether `text` is a session entry's id: 8 lower-case hexadecimal digits, random each run.
+fn is_entry_id(text: &str) -> bool {
+    text.len() == 8
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 /// Whether `n` reads as milliseconds since 1970 of the years [`EPOCH_MS`] spans.
 fn is_epoch_ms(n: u64) -> bool {
     (1_500_000_000_000..2_500_000_000_000).contains(&n)
@@ -103,7 +112,8 @@ mod tests {
             "text": "at 2024-01-02T03:04:05.678Z",
             "label": "bookmark-1796586448383",
             "at": 1796586448383u64,
-            "count": 12
+            "count": 12,
+            "entry": {"id": "22374f5a", "parentId": "2f84e951"}
         });
         assert_eq!(
             normaliser.value(&value),
@@ -114,7 +124,8 @@ mod tests {
                 "text": "at <time>",
                 "label": "bookmark-<time>",
                 "at": "<time>",
-                "count": 12
+                "count": 12,
+                "entry": {"id": "<id>", "parentId": "<id>"}
             })
         );
     }

@@ -73,32 +73,49 @@ pub struct AgentRun {
 
 /// Runs `program` with the example at `source` (a file or folder; `None`: no extension, the
 /// baseline) copied into a scratch folder of its own, and runs headless the commands it lists
-/// for the example.
+/// for the example. `--help` runs at the same time, in a scratch folder of its own.
 pub async fn run(program: &Program, source: Option<&Path>) -> Result<AgentRun> {
     let server = mock_llm::MockServer::start(mock_llm::Script::reply("done")).await?;
     let env = TestEnv::new(&server.uri())?;
+    let help_env = TestEnv::empty()?;
+    let rpc_args = extension_args(&env, source)?;
+    let help_args = extension_args(&help_env, source)?;
+    let help_args: Vec<&str> = help_args.iter().map(String::as_str).collect();
+    let (flags, out) = tokio::join!(
+        help_flags(program, &help_env, &help_args),
+        rpc_run(program, &env, &rpc_args, &server)
+    );
+    Ok(AgentRun { flags, ..out? })
+}
+
+/// `-e <copy>` for the example at `source` copied into `env`'s scratch folder (nothing for
+/// `None`).
+fn extension_args(env: &TestEnv, source: Option<&Path>) -> Result<Vec<String>> {
+    let Some(source) = source else {
+        return Ok(Vec::new());
+    };
+    let copy = env
+        .root
+        .path()
+        .join("extensions")
+        .join(source.file_name().unwrap_or_default());
+    copy_all(source, &copy)?;
+    Ok(vec!["-e".to_owned(), copy.display().to_string()])
+}
+
+/// Everything but the flags: the agent in RPC mode with `extension_args` against `server`.
+async fn rpc_run(
+    program: &Program,
+    env: &TestEnv,
+    extension_args: &[String],
+    server: &mock_llm::MockServer,
+) -> Result<AgentRun> {
     let mut others = program.own_paths.clone();
     others.push((env.root.path().join("home").display().to_string(), "<home>"));
     let normaliser = Normaliser::new(env.root.path(), &others);
-    let mut extension_args: Vec<String> = Vec::new();
-    if let Some(source) = source {
-        let example = env
-            .root
-            .path()
-            .join("extensions")
-            .join(source.file_name().unwrap_or_default());
-        copy_all(source, &example)?;
-        extension_args.extend(["-e".to_owned(), example.display().to_string()]);
-    }
-    let extension_args: Vec<&str> = extension_args.iter().map(String::as_str).collect();
-
-    let flags = help_flags(program, &env, &extension_args).await;
-    let mut out = AgentRun {
-        flags,
-        ..AgentRun::default()
-    };
+    let mut out = AgentRun::default();
     let mut args: Vec<&str> = pi_reference::MOCK_RPC_ARGS.to_vec();
-    args.extend_from_slice(&extension_args);
+    args.extend(extension_args.iter().map(String::as_str));
     let mut command = env.command_for(&program.path, &args);
     command.envs(program.vars.iter().map(|(k, v)| (k, v)));
     let mut session = Session::spawn(command)?;
@@ -116,10 +133,10 @@ pub async fn run(program: &Program, source: Option<&Path>) -> Result<AgentRun> {
         out.loaded = true;
         let listed = startup.last().map(|r| r["data"]["commands"].clone());
         out.commands = listed.map(|c| normaliser.value(&c));
-        out.tools = tools(&mut session, &server, &normaliser).await;
+        out.tools = tools(&mut session, server, &normaliser).await;
         out.stderr = normaliser.text(&session.stderr());
         let names = example_commands(out.commands.as_ref());
-        out.headless = headless(&mut session, &server, &normaliser, &names).await;
+        out.headless = headless(&mut session, server, &normaliser, &names).await;
     }
     let (code, stderr) = session.finish(Duration::from_secs(10)).await;
     out.exit_code = code;
