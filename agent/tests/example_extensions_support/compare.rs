@@ -340,13 +340,42 @@ fn list_aspect(reference: &Option<Value>, ours: &Option<Value>) -> Aspect {
         .find(|(a, b)| a != b);
     match first {
         Some((a, b)) => Aspect::Differs(format!(
-            "{}: reference {} / ours {}",
+            "{}{}",
             a["name"].as_str().unwrap_or("?"),
-            short(&a.to_string(), 300),
-            short(&b.to_string(), 300)
+            first_difference(&a, &b, "")
         )),
         None => Aspect::Differs("the same names, otherwise different".to_owned()),
     }
+}
+
+/// Where two JSON values first differ: `.key.path: reference X / ours Y` (values cut short).
+pub fn first_difference(a: &Value, b: &Value, at: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            for key in keys {
+                let (u, v) = (&x.get(key), &y.get(key));
+                if u != v {
+                    let (u, v) = (
+                        u.cloned().unwrap_or_default(),
+                        v.cloned().unwrap_or_default(),
+                    );
+                    return first_difference(&u, &v, &format!("{at}.{key}"));
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            if let Some((i, (u, v))) = x.iter().zip(y).enumerate().find(|(_, (u, v))| u != v) {
+                return first_difference(u, v, &format!("{at}[{i}]"));
+            }
+        }
+        _ => {}
+    }
+    format!(
+        "{at}: reference {} / ours {}",
+        short(&a.to_string(), 150),
+        short(&b.to_string(), 150)
+    )
 }
 
 /// The names in a list of commands or tools, or what stands in for them.

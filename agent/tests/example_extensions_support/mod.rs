@@ -2,6 +2,8 @@
 //! their comparison and the list of known differences.
 
 pub mod compare;
+#[cfg(test)]
+mod compare_tests;
 pub mod known;
 pub mod normalise;
 pub mod run;
