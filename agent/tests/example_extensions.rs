@@ -109,6 +109,10 @@ async fn pi_agent_runs_pis_example_extensions_as_the_reference_does() -> Result<
     for comparison in &comparisons {
         println!("{}", comparison.row());
     }
+    println!("\nWhat differs:");
+    for comparison in comparisons.iter().filter(|c| !c.matches()) {
+        println!("- {}: {}", comparison.name, comparison.reason());
+    }
     println!("\n{}", totals(&comparisons));
     println!(
         "{} examples in {:.1} s",

@@ -113,7 +113,7 @@ impl Comparison {
         let differing: Vec<String> = aspects
             .iter()
             .filter_map(|(what, aspect)| match aspect {
-                Aspect::Differs(how) => Some(format!("{what} differ ({})", short(how, 100))),
+                Aspect::Differs(how) => Some(format!("{what} differ ({})", short(how, 200))),
                 _ => None,
             })
             .collect();
@@ -211,8 +211,14 @@ fn headless(reference: &AgentRun, ours: &AgentRun) -> (Aspect, Vec<String>) {
                 skipped.push(format!("/{name} (takes longer than the bound)"))
             }
             CommandOutcome::NotRun(why) => skipped.push(format!("/{name} (not run: {why})")),
-            CommandOutcome::Ran(_) if theirs != Some(outcome) => differing.push(format!("/{name}")),
-            CommandOutcome::Ran(_) => {}
+            CommandOutcome::Ran(records) => match theirs {
+                Some(CommandOutcome::Ran(mine)) if mine == records => {}
+                Some(CommandOutcome::Ran(mine)) => {
+                    differing.push(format!("/{name} ({})", records_difference(records, mine)))
+                }
+                Some(other) => differing.push(format!("/{name} (ours: {other:?})")),
+                None => differing.push(format!("/{name} (ours: not registered)")),
+            },
         }
     }
     let aspect = if !differing.is_empty() {
@@ -223,6 +229,27 @@ fn headless(reference: &AgentRun, ours: &AgentRun) -> (Aspect, Vec<String>) {
         Aspect::Same
     };
     (aspect, skipped)
+}
+
+/// The first record where two commands' records differ, and how.
+fn records_difference(reference: &[Value], ours: &[Value]) -> String {
+    let at = reference.iter().zip(ours).position(|(a, b)| a != b);
+    match at {
+        Some(i) => format!(
+            "record {i}{}",
+            first_difference(&reference[i], &ours[i], "")
+        ),
+        None if reference.len() > ours.len() => {
+            format!(
+                "ours lacks {}",
+                short(&reference[ours.len()].to_string(), 150)
+            )
+        }
+        None => format!(
+            "ours adds {}",
+            short(&ours[reference.len()].to_string(), 150)
+        ),
+    }
 }
 
 static MISSING_MODULE: LazyLock<Regex> = LazyLock::new(|| {

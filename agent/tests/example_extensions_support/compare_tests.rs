@@ -46,8 +46,23 @@ fn a_command_that_takes_long_only_on_ours_differs() {
         loaded(vec![("a", ran("hi"))]),
         loaded(vec![("a", CommandOutcome::TookLong)]),
     );
-    assert_eq!(comparison.headless, Aspect::Differs("/a".to_owned()));
+    assert_eq!(
+        comparison.headless,
+        Aspect::Differs("/a (ours: TookLong)".to_owned())
+    );
     assert!(!comparison.matches());
+}
+
+#[test]
+fn differing_records_are_named_by_the_first_that_differs() {
+    let comparison = compare(
+        loaded(vec![("a", ran("hi"))]),
+        loaded(vec![("a", ran("ho"))]),
+    );
+    assert_eq!(
+        comparison.headless,
+        Aspect::Differs("/a (record 0.message: reference \"hi\" / ours \"ho\")".to_owned())
+    );
 }
 
 #[test]
