@@ -3,7 +3,8 @@
 //! reference and on pi-agent side by side (the two at once, one example after another), each
 //! against its own mock model:
 //!
-//! 1. start-up: whether it loads (answers `get_commands`), the exit code, stderr;
+//! 1. start-up: whether it loads (answers `get_commands`), the exit code, and stderr until stdin
+//!    closes at the end (what an exit writes races with the extension host: shown, not compared);
 //! 2. `get_commands`;
 //! 3. the tools of the model request that one prompt makes (from the mock's journal);
 //! 4. the `Extension CLI Flags:` section of `--help`;

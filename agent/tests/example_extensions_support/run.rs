@@ -55,8 +55,7 @@ pub struct AgentRun {
     pub loaded: bool,
     /// The exit code: of the failed start-up, or after stdin closed at the end.
     pub exit_code: Option<i32>,
-    /// Its stderr through start-up and the first prompt (all of it when it did not load),
-    /// normalised.
+    /// Its stderr until stdin closes at the end (all of it when it did not load), normalised.
     pub stderr: String,
     /// Its stderr after that, to its exit, normalised (not compared: an exit races with the
     /// extension host's).
@@ -134,9 +133,9 @@ async fn rpc_run(
         let listed = startup.last().map(|r| r["data"]["commands"].clone());
         out.commands = listed.map(|c| normaliser.value(&c));
         out.tools = tools(&mut session, server, &normaliser).await;
-        out.stderr = normaliser.text(&session.stderr());
         let names = example_commands(out.commands.as_ref());
         out.headless = headless(&mut session, server, &normaliser, &names).await;
+        out.stderr = normaliser.text(&session.stderr());
     }
     let (code, stderr) = session.finish(Duration::from_secs(10)).await;
     out.exit_code = code;
@@ -181,6 +180,8 @@ async fn tools(
             r["type"] == "agent_settled"
         })
         .await;
+    // What the run's last handlers still write comes before the commands' records.
+    session.until_quiet(&mut records, QUIET, QUIET_CAP).await;
     let journal = server.journal();
     let tools = journal.first().map(|entry| entry.body["tools"].clone())?;
     Some(n.value(&tools))
