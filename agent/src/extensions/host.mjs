@@ -6,7 +6,8 @@
 // Running tools, interceptors, `user_bash` operations and `pi.exec` are in host_tools.mjs,
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs,
 // `pi.registerProvider` in host_providers.mjs, `ctx.navigateTree` in host_tree.mjs,
-// `ctx.sessionManager` in host_session_manager.mjs: the agent appends them to this file (one module).
+// `ctx.sessionManager` in host_session_manager.mjs, `pi.events` in host_events.mjs: the agent
+// appends them to this file (one module).
 //
 // The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
@@ -147,6 +148,7 @@ function warnOnce(key, text) {
 /** The `pi` object of one extension: the supported calls, and a warning for the others. */
 function api(extension) {
 	const supported = {
+		events: eventsApi(extension),
 		on(type, handler) {
 			const list = extension.handlers.get(type) ?? [];
 			list.push(handler);
@@ -433,6 +435,7 @@ async function reload(fresh, paths, modules) {
 	if (Array.isArray(paths)) loadedPaths = paths;
 	await updateLoader(modules ?? {});
 	for (const extension of extensions) extension.stale = true;
+	dropBusSubscriptions();
 	extensions.length = 0;
 	flagValues.clear();
 	for (const finish of pendingDialogs.values()) finish({ cancelled: true });

@@ -66,7 +66,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_session_manager.mjs"),
     "\n",
-    include_str!("host_setup.mjs")
+    include_str!("host_setup.mjs"),
+    "\n",
+    include_str!("host_events.mjs")
 );
 
 /// Why extensions cannot be started.
