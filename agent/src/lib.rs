@@ -13,7 +13,6 @@ pub mod extensions;
 mod js;
 pub mod model_resolver;
 pub mod modes;
-pub mod packages;
 mod paths;
 pub mod provider;
 pub mod release;

@@ -5,6 +5,7 @@
 
 mod expand;
 mod package_resources;
+pub mod packages;
 pub(crate) mod patterns;
 mod skill_paths;
 mod template_paths;
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::packages::Packages;
+use crate::resources::packages::Packages;
 use crate::system_prompt::PromptSkill;
 
 /// Where a template or skill came from, as `get_commands` reports it.
@@ -116,8 +117,9 @@ impl Resources {
         let trusted = options
             .project_trust
             .unwrap_or_else(|| project_trusted_by_settings(agent_dir, cwd));
-        let packages = crate::packages::resolve(agent_dir, cwd, trusted);
-        let cli_packages = crate::packages::resolve_cli(&options.extension_paths, cwd, agent_dir);
+        let packages = crate::resources::packages::resolve(agent_dir, cwd, trusted);
+        let cli_packages =
+            crate::resources::packages::resolve_cli(&options.extension_paths, cwd, agent_dir);
         let mut resources = Self::load(cwd, agent_dir, trusted, &packages);
         // Templates: those of `-e` packages, the discovered ones (unless `-np`), then
         // `--prompt-template` paths; each file once, the first of a name wins.
@@ -143,7 +145,7 @@ impl Resources {
             for scope in ["project", "user"] {
                 for (path, source) in &named {
                     if *source == skill_paths::PathSource::Settings(scope)
-                        && !packages.claims(crate::packages::Kind::Skills, path)
+                        && !packages.claims(crate::resources::packages::Kind::Skills, path)
                     {
                         skills.add_path(path, *source);
                     }
@@ -217,7 +219,7 @@ impl Resources {
     /// array's patterns filter both ([`patterns`]), and a file is loaded once (a file a
     /// package claims is the package's).
     pub fn load(cwd: &Path, agent_dir: &Path, project_trusted: bool, packages: &Packages) -> Self {
-        use crate::packages::Kind;
+        use crate::resources::packages::Kind;
         let mut resources = Self::default();
         let mut seen = std::collections::HashSet::new();
         let mut first = |file: &Path| {

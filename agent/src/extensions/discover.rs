@@ -1,14 +1,14 @@
 //! Which extension files to load, in the reference's order: the `-e` paths, then (unless
 //! `--no-extensions`) per scope (the trusted project's, then the agent folder's) the settings'
 //! `extensions` array and the `extensions/` folder, then the extensions of the settings'
-//! packages ([`crate::packages`]). Each with the `sourceInfo` that `get_commands` reports.
+//! packages ([`crate::resources::packages`]). Each with the `sourceInfo` that `get_commands` reports.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::packages::Kind;
 use crate::resources::SourceInfo;
+use crate::resources::packages::Kind;
 
 /// One extension file to load.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,10 +75,13 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
     let mut files: Vec<ExtensionFile> = Vec::new();
     // `-e` sources are packages too: a folder brings what its manifest or conventional
     // folders list; a folder that is itself the extension is reported by its own path.
-    let cli_packages =
-        crate::packages::resolve_cli(discovery.cli_paths, discovery.cwd, discovery.agent_dir);
+    let cli_packages = crate::resources::packages::resolve_cli(
+        discovery.cli_paths,
+        discovery.cwd,
+        discovery.agent_dir,
+    );
     for found in cli_packages.enabled(Kind::Extensions) {
-        if let Some(path) = crate::packages::extension_entry(&found.path)
+        if let Some(path) = crate::resources::packages::extension_entry(&found.path)
             && !files.iter().any(|known| known.path == path)
         {
             let source_info = cli_source_info(&found.path);
@@ -112,7 +115,7 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
         discovery.project_trusted,
         "extensions",
     );
-    let packages = crate::packages::resolve(
+    let packages = crate::resources::packages::resolve(
         discovery.agent_dir,
         discovery.cwd,
         discovery.project_trusted,
@@ -141,7 +144,7 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
     }
     // Then the packages' (a folder that is itself the extension loads through its entry).
     for found in packages.enabled(Kind::Extensions) {
-        if let Some(path) = crate::packages::extension_entry(&found.path)
+        if let Some(path) = crate::resources::packages::extension_entry(&found.path)
             && !files.iter().any(|known| known.path == path)
         {
             files.push(ExtensionFile {
@@ -159,13 +162,13 @@ pub fn discover(discovery: Discovery<'_>) -> Vec<ExtensionFile> {
 /// does not exist, in their order.
 pub fn missing_cli_paths(discovery: Discovery<'_>) -> Vec<String> {
     let (cwd, agent_dir) = (discovery.cwd, discovery.agent_dir);
-    let mut packages = vec![crate::packages::resolve_cli(
+    let mut packages = vec![crate::resources::packages::resolve_cli(
         discovery.cli_paths,
         cwd,
         agent_dir,
     )];
     if !discovery.no_discovery {
-        packages.push(crate::packages::resolve(
+        packages.push(crate::resources::packages::resolve(
             agent_dir,
             cwd,
             discovery.project_trusted,
@@ -174,7 +177,7 @@ pub fn missing_cli_paths(discovery: Discovery<'_>) -> Vec<String> {
     let unloadable = packages
         .iter()
         .flat_map(|packages| packages.enabled(Kind::Extensions))
-        .filter(|found| crate::packages::extension_entry(&found.path).is_none())
+        .filter(|found| crate::resources::packages::extension_entry(&found.path).is_none())
         .map(|found| {
             let shown = found.path.display();
             format!("Failed to load extension \"{shown}\": Failed to load extension: Cannot find module '{shown}'")

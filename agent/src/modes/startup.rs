@@ -82,7 +82,8 @@ pub(super) fn report_config_warnings(config: &Config) {
 /// not there), on stderr: the reference skips them in silence offline, and would install
 /// them otherwise; pi-agent never installs, so it says what is missing.
 pub(super) fn report_package_problems(config: &Config, project_trusted: bool) {
-    let packages = crate::packages::resolve(&config.agent_dir, &config.cwd, project_trusted);
+    let packages =
+        crate::resources::packages::resolve(&config.agent_dir, &config.cwd, project_trusted);
     for problem in &packages.problems {
         report(&format!("Warning: {problem}"));
     }

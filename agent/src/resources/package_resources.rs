@@ -1,4 +1,4 @@
-//! The prompt templates and skills pi packages bring ([`crate::packages`]): after every local
+//! The prompt templates and skills pi packages bring ([`crate::resources::packages`]): after every local
 //! one, each real file once, with the package's `sourceInfo`; and the reference's rule for
 //! templates of the same name: the first one listed wins.
 
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::skill_paths::SkillSet;
 use super::{PromptTemplate, load_skill, load_template};
-use crate::packages::{Kind, Packages};
+use crate::resources::packages::{Kind, Packages};
 
 /// Adds the packages' enabled templates (`.md` files) that are not loaded yet; `seen` holds
 /// the real paths of those that are.
@@ -88,18 +88,8 @@ fn real(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::super::{ResourceOptions, Resources};
-    use std::path::Path;
 
-    fn write(root: &Path, files: &[(&str, &str)]) -> anyhow::Result<()> {
-        for (path, text) in files {
-            let path = root.join(path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, text)?;
-        }
-        Ok(())
-    }
+    use crate::resources::packages::write_files as write;
 
     /// `(name, source, description)`.
     type Row = (String, String, String);

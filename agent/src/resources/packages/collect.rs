@@ -298,16 +298,7 @@ fn manifest_files(entries: &[String], root: &Path, kind: Kind) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
-    fn write(root: &Path, files: &[(&str, &str)]) -> anyhow::Result<()> {
-        for (path, text) in files {
-            let path = root.join(path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, text)?;
-        }
-        Ok(())
-    }
+    use crate::resources::packages::write_files as write;
 
     fn origin(root: &Path) -> Origin {
         Origin {

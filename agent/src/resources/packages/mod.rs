@@ -351,3 +351,16 @@ pub fn extension_entry(path: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests;
+
+/// For tests: writes `files` (path under `root`, text), making their folders.
+#[cfg(test)]
+pub(crate) fn write_files(root: &Path, files: &[(&str, &str)]) -> anyhow::Result<()> {
+    for (path, text) in files {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+    }
+    Ok(())
+}

@@ -219,16 +219,7 @@ pub(super) fn entry_points(dir: &Path) -> Option<Vec<PathBuf>> {
 mod tests {
     use super::*;
 
-    fn write(root: &Path, files: &[(&str, &str)]) -> anyhow::Result<()> {
-        for (path, text) in files {
-            let path = root.join(path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, text)?;
-        }
-        Ok(())
-    }
+    use crate::resources::packages::write_files as write;
 
     fn names(root: &Path, files: &[PathBuf]) -> Vec<String> {
         files.iter().map(|file| relative(file, root)).collect()
