@@ -145,13 +145,15 @@ const escapeXml = (text) =>
 		.replace(/"/g, "&quot;")
 		.replace(/'/g, "&apos;");
 
-/** The system prompt's list of the skills the model may read ("" when none is visible). */
-export function formatSkillsForSystemPrompt(skills) {
+/**
+ * The `<available_skills>` list of the skills the model may invoke after the `header` lines
+ * ("" when none is visible): pi-agent-core and pi-coding-agent word the header each their way.
+ */
+export function skillsListing(skills, header) {
 	const visible = skills.filter((skill) => !skill.disableModelInvocation);
 	if (visible.length === 0) return "";
 	const lines = [
-		"The following skills provide specialized instructions for specific tasks.",
-		"Read the full skill file when the task matches its description.",
+		...header,
 		"When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
 		"",
 		"<available_skills>",
@@ -167,6 +169,14 @@ export function formatSkillsForSystemPrompt(skills) {
 	}
 	lines.push("</available_skills>");
 	return lines.join("\n");
+}
+
+/** The system prompt's list of the skills the model may read ("" when none is visible). */
+export function formatSkillsForSystemPrompt(skills) {
+	return skillsListing(skills, [
+		"The following skills provide specialized instructions for specific tasks.",
+		"Read the full skill file when the task matches its description.",
+	]);
 }
 
 /** Output without control characters (but tab, newline, CR) and U+FFF9–U+FFFB. */

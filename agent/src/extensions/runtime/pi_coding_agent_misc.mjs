@@ -5,6 +5,8 @@
 import { EventEmitter } from "node:events";
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
+import { skillsListing } from "./pi_agent_core_harness.mjs";
+import { agentTool } from "./pi_coding_agent_tools.mjs";
 
 /** Returns the tool as given (it exists for its type). */
 export function defineTool(tool) {
@@ -27,13 +29,7 @@ export const isToolCallEventType = (toolName, event) => event.toolName === toolN
 export function wrapRegisteredTool(registeredTool, runner) {
 	const def = registeredTool.definition;
 	return {
-		name: def.name,
-		label: def.label,
-		description: def.description,
-		parameters: def.parameters,
-		constrainedSampling: def.constrainedSampling,
-		prepareArguments: def.prepareArguments,
-		executionMode: def.executionMode,
+		...agentTool(def),
 		execute: async (toolCallId, params, signal, onUpdate) => {
 			const before = runner.getActiveTools();
 			const result = await def.execute(toolCallId, params, signal, onUpdate, runner.createContext());
@@ -87,36 +83,12 @@ export function parseSkillBlock(text) {
 	return { name: match[1], location: match[2], content: match[3], userMessage: match[4]?.trim() || undefined };
 }
 
-const escapeXml = (text) =>
-	text
-		.replace(/&/g, "&amp;")
-		.replace(/</g, "&lt;")
-		.replace(/>/g, "&gt;")
-		.replace(/"/g, "&quot;")
-		.replace(/'/g, "&apos;");
-
 /** The system prompt's list of the skills the model may load ("" when none is visible). */
 export function formatSkillsForPrompt(skills) {
-	const visible = skills.filter((skill) => !skill.disableModelInvocation);
-	if (visible.length === 0) return "";
-	const lines = [
+	return skillsListing(skills, [
 		"\n\nThe following skills provide specialized instructions for specific tasks.",
 		"Use the read tool to load a skill's file when the task matches its description.",
-		"When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
-		"",
-		"<available_skills>",
-	];
-	for (const skill of visible) {
-		lines.push(
-			"  <skill>",
-			`    <name>${escapeXml(skill.name)}</name>`,
-			`    <description>${escapeXml(skill.description)}</description>`,
-			`    <location>${escapeXml(skill.filePath)}</location>`,
-			"  </skill>",
-		);
-	}
-	lines.push("</available_skills>");
-	return lines.join("\n");
+	]);
 }
 
 export class CredentialSynchronizationError extends Error {

@@ -186,7 +186,7 @@ function definition(name, cwd, options) {
 }
 
 /** A tool definition as the agent runs it (pi's wrapToolDefinition). */
-function agentTool(def) {
+export function agentTool(def) {
 	return {
 		name: def.name,
 		label: def.label,
