@@ -31,9 +31,9 @@ impl ToolSelection {
 
     /// The active tools out of `available` (the built-in tools, those extensions replaced in
     /// place, then the other extension tools; `name_of` names each), in the order the model
-    /// sees them: first the names `--tools` gives (or the default four), then the other allowed
-    /// ones in `available`'s order: with `--tools`, those it names; otherwise those in
-    /// `extension_names`. Names that name no available tool are dropped.
+    /// sees them: first the names `--tools` gives (or the default four), then, without
+    /// `--tools`, the allowed ones of `extension_names` in its order (of registration). Names
+    /// that name no available tool are dropped.
     pub fn select<T>(
         &self,
         available: Vec<T>,
@@ -50,15 +50,10 @@ impl ToolSelection {
                 .into_iter()
                 .filter(|name| self.allows(name))
                 .collect();
-            for tool in &available {
-                let name = name_of(tool);
-                let extra = match &self.tools {
-                    Some(_) => self.allows(name),
-                    None => extension_names.contains(&name) && self.allows(name),
-                };
-                if extra {
-                    names.push(name);
-                }
+            // Without `--tools`, every extension tool joins them, in the order of registration
+            // (one that replaces a built-in tool too); `--tools` already named all it allows.
+            if self.tools.is_none() {
+                names.extend(extension_names.iter().copied().filter(|name| self.allows(name)));
             }
             let mut chosen: Vec<usize> = Vec::new();
             for name in names {
