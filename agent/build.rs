@@ -1,6 +1,7 @@
 //! Embeds the extension runtime modules (`src/extensions/runtime/*.mjs`, pi-agent's own versions
 //! of the packages pi hands its extensions) into the binary: `$OUT_DIR/runtime_files.rs` holds
-//! one `(name, text)` pair per file, in name order.
+//! one `(name, text)` pair per file, in name order, and `$OUT_DIR/runtime_digest.rs` a digest of
+//! them (FNV-1a of the names and texts: a cache key, not a checksum against tampering).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -19,14 +20,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_default();
     names.sort();
     let mut code = String::from("&[\n");
+    let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
     for name in &names {
         let path = folder.join(name);
         println!("cargo::rerun-if-changed={}", path.display());
+        for byte in name
+            .bytes()
+            .chain([0])
+            .chain(std::fs::read(&path)?)
+            .chain([0])
+        {
+            digest = (digest ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
         let absolute = std::fs::canonicalize(&path)?;
         writeln!(code, "    ({name:?}, include_str!({absolute:?})),")?;
     }
     code.push(']');
     let out = std::env::var("OUT_DIR")?;
     std::fs::write(Path::new(&out).join("runtime_files.rs"), code)?;
+    std::fs::write(
+        Path::new(&out).join("runtime_digest.rs"),
+        format!("\"{digest:016x}\""),
+    )?;
     Ok(())
 }

@@ -72,7 +72,24 @@ async fn a_missing_node_is_a_clear_startup_error() -> Result<()> {
 async fn a_node_too_old_is_a_clear_startup_error() -> Result<()> {
     let env = TestEnv::empty()?;
     let old_node = env.root.path().join("old-node");
-    std::fs::write(&old_node, "#!/bin/sh\necho v20.5.1\n")?;
+    // A Node.js as old as 20.5: asked its version, it says so; running the host, it has no
+    // module hooks (a preload takes them away), and the host must end without a word. Without
+    // a real Node.js here, a stand-in that ends as the host then does.
+    let run_host = match extensions_support::node() {
+        Some(node) => {
+            let strip = env.root.path().join("no-hooks.cjs");
+            std::fs::write(
+                &strip,
+                "const m = require('node:module');\ndelete m.register;\ndelete m.registerHooks;\nm.syncBuiltinESMExports();\n",
+            )?;
+            format!("exec '{}' -r '{}' \"$@\"", node.display(), strip.display())
+        }
+        None => "exit 3".to_owned(),
+    };
+    std::fs::write(
+        &old_node,
+        format!("#!/bin/sh\n[ \"$1\" = --version ] && echo v20.5.1 && exit 0\n{run_host}\n"),
+    )?;
     std::fs::set_permissions(
         &old_node,
         std::os::unix::fs::PermissionsExt::from_mode(0o755),

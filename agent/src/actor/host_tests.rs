@@ -14,7 +14,7 @@ use tempfile::TempDir;
 
 use super::State;
 use super::tests::{effects, line, session_in};
-use crate::extensions::{Host, HostInput, HostReply, Node, UiMode};
+use crate::extensions::{Host, HostInput, HostReply, UiMode};
 
 /// Stands in for Node.js running the host: reads the agent's `init`, says the extensions are
 /// loaded and handle `events`, then reads (and ignores) whatever comes.
@@ -39,10 +39,7 @@ fn session_with_host(
     for (name, text) in files {
         std::fs::write(agent_dir.join(name), text).unwrap();
     }
-    let node = Node {
-        program: stand_in_host(dir.path(), events),
-        version: (22, 7),
-    };
+    let node = stand_in_host(dir.path(), events);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

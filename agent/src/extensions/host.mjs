@@ -521,7 +521,11 @@ function registeredLate(extension) {
 async function handle(message) {
 	switch (message.type) {
 		case "init":
-			await init(message);
+			// A host that cannot load the extensions is of no use: it ends (the agent says so).
+			await init(message).catch((error) => {
+				process.stderr.write(`pi-agent extension host: ${errorText(error)}\n`);
+				process.exit(1);
+			});
 			break;
 		case "reload":
 			await reload(message.fresh === true, message.extensions, message.modules);

@@ -3,7 +3,7 @@
 // with the hooks:
 // - pi's packages (`typebox`, `@earendil-works/pi-ai`, pi-tui, pi-coding-agent, pi-agent-core,
 //   also under the old `@mariozechner/` scope) resolve to pi-agent's own runtime modules,
-//   `pi-agent:/runtime/<file>`, sent by the agent in `init`;
+//   `pi-agent:/runtime/<file>`, read from the folder `init` names (or sent in `init`);
 // - TypeScript files load as the JavaScript the agent made of them (sent in `init` and
 //   `reload`; a file not sent is transpiled by running the agent binary with
 //   PI_AGENT_TRANSPILE);
@@ -20,8 +20,12 @@
 import * as loaderModule from "node:module";
 import { MessageChannel as LoaderChannel } from "node:worker_threads";
 
+// A Node.js without the hooks cannot load extensions: the host ends at once, without a word,
+// and the agent asks that Node.js its version to say why.
+if (typeof loaderModule.registerHooks !== "function" && typeof loaderModule.register !== "function") process.exit(3);
+
 /**
- * The hooks, over `state` ({runtime, modules, agent}). Self-contained (its text is the loader
+ * The hooks, over `state` ({runtimeDir, runtime, modules, agent}). Self-contained (its text is the loader
  * thread's module too): it imports what it needs from `nodeApi` ({fs, url, childProcess}).
  */
 function loaderHooks(state, nodeApi) {
@@ -53,6 +57,20 @@ function loaderHooks(state, nodeApi) {
 		if (scope === undefined) return undefined;
 		const name = specifier.slice(scope.length);
 		return name.startsWith("pi-") && Object.hasOwn(PACKAGES, name) ? PACKAGES[name] : undefined;
+	}
+
+	/** The text of runtime module `file`: sent, else read from the runtime folder (once). */
+	function runtimeSource(file) {
+		let source = state.runtime[file];
+		if (source === undefined && state.runtimeDir && /^[\w-]+\.mjs$/.test(file)) {
+			try {
+				source = fs.readFileSync(`${state.runtimeDir}/${file}`, "utf8");
+			} catch {
+				return undefined;
+			}
+			state.runtime[file] = source;
+		}
+		return source;
 	}
 
 	function isFile(path) {
@@ -112,7 +130,7 @@ function loaderHooks(state, nodeApi) {
 		let index = reexports.get(entry);
 		if (index !== undefined) return index;
 		index = new Map();
-		for (const [, list, from] of (state.runtime[entry] ?? "").matchAll(/export\s*\{([^}]*)\}\s*from\s*"(\.\/[^"]+)"/g)) {
+		for (const [, list, from] of (runtimeSource(entry) ?? "").matchAll(/export\s*\{([^}]*)\}\s*from\s*"(\.\/[^"]+)"/g)) {
 			for (const item of list.split(",")) {
 				const [local, exported = local] = item.trim().split(/\s+as\s+/);
 				if (local) index.set(exported, { local, from });
@@ -186,7 +204,7 @@ function loaderHooks(state, nodeApi) {
 	function load(address, context, nextLoad) {
 		if (address.startsWith(RUNTIME)) {
 			const [file, query] = address.slice(RUNTIME.length).split("?");
-			const source = state.runtime[file];
+			const source = runtimeSource(file);
 			if (source === undefined) throw new Error(`pi-agent has no runtime module ${address}`);
 			const names = query === undefined ? null : new URLSearchParams(query).get(NAMES);
 			if (names !== null) return { format: "module", source: slimEntry(file, names.split(",")), shortCircuit: true };
@@ -207,10 +225,10 @@ const LOADER_THREAD_MODULE = `
 import * as fs from "node:fs";
 import * as url from "node:url";
 import * as childProcess from "node:child_process";
-const state = { runtime: {}, modules: {}, agent: "" };
+const state = { runtimeDir: undefined, runtime: {}, modules: {}, agent: "" };
 const hooks = (${loaderHooks.toString()})(state, { fs, url, childProcess });
-export async function initialize({ port, runtime, modules, agent }) {
-	Object.assign(state, { runtime, modules, agent });
+export async function initialize({ port, runtimeDir, runtime, modules, agent }) {
+	Object.assign(state, { runtimeDir, runtime, modules, agent });
 	port.on("message", (message) => {
 		Object.assign(state.modules, message.modules);
 		port.postMessage("applied");
@@ -251,7 +269,12 @@ async function installLoader(loader) {
 			});
 		},
 	};
-	const state = { runtime: loader.runtime ?? {}, modules: loader.modules ?? {}, agent: loader.agent };
+	const state = {
+		runtimeDir: loader.runtimeDir,
+		runtime: loader.runtime ?? {},
+		modules: loader.modules ?? {},
+		agent: loader.agent,
+	};
 	if (typeof loaderModule.registerHooks === "function") {
 		const fs = await import("node:fs");
 		const url = await import("node:url");

@@ -24,7 +24,7 @@ pub use client::{HostClient, HostInput, SendError};
 use discover::missing_cli_paths;
 pub use discover::{Discovery, ExtensionFile, Places, discover};
 pub use modules::{ModuleSources, TRANSPILE_ENV, transpile_for_host};
-pub use node::{MIN_NODE, MIN_NODE_18, NODE_ENV, Node, find_node};
+pub use node::{MIN_NODE, MIN_NODE_18, NODE_ENV, node_program};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
     CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
@@ -225,9 +225,12 @@ async fn load(
         };
         (None, problems)
     } else {
-        let node = find_node()?;
-        let (mut host, problems) =
-            Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events).await?;
+        let node = node_program();
+        let started = Host::start(&node, files, discovery.cwd, flags, mode, ui_prompt_events);
+        let (mut host, problems) = match started.await {
+            Err(Error::HostEnded) => return Err(node::unfit(&node).unwrap_or(Error::HostEnded)),
+            started => started?,
+        };
         host.places = Some(Places::of(discovery));
         (Some(host), problems)
     };
@@ -300,14 +303,14 @@ impl Host {
     /// until they are loaded; the host runs with those that loaded, and the problems say what
     /// failed.
     pub async fn start(
-        node: &Node,
+        node: &Path,
         files: Vec<ExtensionFile>,
         cwd: &Path,
         flags: &[CliFlag],
         mode: UiMode,
         ui_prompt_events: bool,
     ) -> Result<(Self, LoadProblems), Error> {
-        let mut child = tokio::process::Command::new(&node.program)
+        let mut child = tokio::process::Command::new(node)
             .args(["--no-warnings", "--input-type=module", "-e", HOST_SCRIPT])
             .current_dir(cwd)
             // `ctx.ui` dialogs tell the handlers `ui_prompt_start` / `ui_prompt_end` (0.84.4).
@@ -319,7 +322,11 @@ impl Host {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
-            .spawn()?;
+            .spawn()
+            .map_err(|source| Error::NodeMissing {
+                program: node.display().to_string(),
+                source,
+            })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::HostEnded);
         };
@@ -329,6 +336,7 @@ impl Host {
         let modules = ModuleSources::of(&extensions);
         let agent = std::env::current_exe()?;
         let agent_dir = crate::config::agent_dir();
+        let runtime_dir = runtime::cached_folder();
         client
             .send(&ToHost::Init {
                 cwd,
@@ -336,7 +344,8 @@ impl Host {
                 flags,
                 mode,
                 loader: Loader {
-                    runtime: RuntimeModules,
+                    runtime_dir: runtime_dir.as_deref(),
+                    runtime: runtime_dir.is_none().then_some(RuntimeModules),
                     modules: &modules,
                     agent: &agent,
                     version: crate::PI_VERSION,

@@ -2,8 +2,12 @@
 //! The host needs Node's module customization hooks (`module.register`, in 20.6 and 18.19; the
 //! in-thread `module.registerHooks` where there is one): pi-agent transpiles TypeScript itself,
 //! so any such Node loads TypeScript extensions.
+//!
+//! The host is started without asking Node its version first (that would cost a second Node
+//! start-up, 15-25 ms): a Node without the hooks ends the host at once, and only then is
+//! `node --version` run, to say why.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Error;
 
@@ -16,41 +20,39 @@ pub const MIN_NODE: (u64, u64) = (20, 6);
 /// The oldest Node.js 18 that can (18 gained the hooks late in its life).
 pub const MIN_NODE_18: (u64, u64) = (18, 19);
 
-/// A Node.js able to run the extension host.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    /// The executable.
-    pub program: PathBuf,
-    /// Its major and minor version.
-    pub version: (u64, u64),
-}
-
 /// Whether Node.js `version` can run the extension host.
 pub fn supported(version: (u64, u64)) -> bool {
     version >= MIN_NODE || (version.0 == MIN_NODE_18.0 && version >= MIN_NODE_18)
 }
 
-/// The Node.js to use, checked by running `node --version`.
-pub fn find_node() -> Result<Node, Error> {
-    let program = std::env::var_os(NODE_ENV)
+/// The Node.js to run the host with: `$PI_AGENT_NODE`, else `node` (on `PATH`).
+pub fn node_program() -> PathBuf {
+    std::env::var_os(NODE_ENV)
         .filter(|value| !value.is_empty())
-        .map_or_else(|| PathBuf::from("node"), PathBuf::from);
-    let output = std::process::Command::new(&program)
+        .map_or_else(|| PathBuf::from("node"), PathBuf::from)
+}
+
+/// The host could not be run, or ended before loading the extensions: why, when it is the
+/// Node.js (`node --version` cannot be run, or names a version without the hooks).
+pub fn unfit(program: &Path) -> Option<Error> {
+    let output = std::process::Command::new(program)
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|source| Error::NodeMissing {
-            program: program.display().to_string(),
-            source,
-        })?;
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(source) => {
+            return Some(Error::NodeMissing {
+                program: program.display().to_string(),
+                source,
+            });
+        }
+    };
     let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     match parse_version(&version) {
-        Some(found) if supported(found) => Ok(Node {
-            program,
-            version: found,
-        }),
-        _ => Err(Error::NodeTooOld {
+        Some(found) if supported(found) => None,
+        _ => Some(Error::NodeTooOld {
             program: program.display().to_string(),
             version: if version.is_empty() {
                 "of unknown version".into()

@@ -53,7 +53,12 @@ impl ToolSelection {
             // Without `--tools`, every extension tool joins them, in the order of registration
             // (one that replaces a built-in tool too); `--tools` already named all it allows.
             if self.tools.is_none() {
-                names.extend(extension_names.iter().copied().filter(|name| self.allows(name)));
+                names.extend(
+                    extension_names
+                        .iter()
+                        .copied()
+                        .filter(|name| self.allows(name)),
+                );
             }
             let mut chosen: Vec<usize> = Vec::new();
             for name in names {

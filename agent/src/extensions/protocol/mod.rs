@@ -509,13 +509,18 @@ mod tests {
     }
 }
 
-/// What the host's module loader is given: the runtime modules pi's packages resolve to, the
-/// extensions' TypeScript made JavaScript, and this binary, to transpile a file not sent.
+/// What the host's module loader is given: the runtime modules pi's packages resolve to (their
+/// folder, or their texts), the extensions' TypeScript made JavaScript, and this binary, to
+/// transpile a file not sent.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Loader<'a> {
-    /// File name to JavaScript.
-    pub runtime: super::RuntimeModules,
+    /// The folder of the runtime modules' files (runtime.rs), else (it cannot be written)
+    /// `runtime`: file name to JavaScript.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_dir: Option<&'a Path>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<super::RuntimeModules>,
     /// Canonical path to JavaScript (or the error).
     pub modules: &'a super::ModuleSources,
     /// The executable that transpiles on demand.
