@@ -43,7 +43,7 @@ pub fn render(registry: &Registry, scenarios: &[Loaded], root: &Path) -> String 
          or one that shows both sides with `$since`; `pi-conformance run --outside` checks \
          that a scenario fails on the releases outside its range. The corpus follows \
          {default}; on a later release, the rules listed with a change adapt the scenarios \
-         written before it (conformance/README.md, \"Releases\").\n\n\
+         written before it (docs/src/testing-an-agent.md, \"Releases\").\n\n\
          **Protocol** changes are changes of the RPC records (fields, new records, commands and \
          their answers): pi-agent follows them when it speaks the release (`--rpc-release`). \
          **Behaviour** changes are seen through the records but are not their format (texts, \

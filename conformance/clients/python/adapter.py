@@ -4,7 +4,7 @@
 
 Reads the runner's actions as JSON lines on stdin, drives the client through its public API,
 and writes what the client surfaced as JSON lines on stdout (the contract is in
-conformance/README.md, "Validating an RPC client"). Each action is started at once, in order,
+docs/src/testing-a-client.md, "Validating an RPC client"). Each action is started at once, in order,
 and waited for in its own thread, so that a call that waits (``wait_idle``) does not hold up the
 next action.
 """

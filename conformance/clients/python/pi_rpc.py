@@ -1,7 +1,7 @@
 """A small client for pi's RPC mode (``pi --mode rpc``), standard library only.
 
 An example of a client that gets the protocol right, checked in CI by ``pi-conformance client``
-(see ``conformance/README.md``, "Validating an RPC client"):
+(see ``docs/src/testing-a-client.md``, "Validating an RPC client"):
 
 - records are split on LF only, from bytes, whatever the reads (U+2028, U+2029 and U+0085 are
   text inside JSON strings; a character cut between two reads is joined again), with no line

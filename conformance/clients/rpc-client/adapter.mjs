@@ -4,7 +4,7 @@
 //
 // Reads the runner's actions as JSON lines on stdin, drives the RpcClient through its public
 // API, and writes what the client surfaced as JSON lines on stdout (the contract is in
-// conformance/README.md, "Validating an RPC client"). Needs Node.js 22 (pi's own requirement).
+// docs/src/testing-a-client.md, "Validating an RPC client"). Needs Node.js 22 (pi's own requirement).
 //
 // RpcClient always starts the agent as `node <cliPath> --mode rpc ...`; the agent the runner
 // gives is a whole command line, so cliPath is a small script written here that starts it with

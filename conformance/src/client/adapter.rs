@@ -1,6 +1,6 @@
 //! The client's adapter: a small program in the client's own language that drives the client
 //! library through its public API. It reads actions on stdin and reports, on stdout, what the
-//! client surfaced (see conformance/README.md, "Validating an RPC client").
+//! client surfaced (see docs/src/testing-a-client.md, "Validating an RPC client").
 
 use std::path::PathBuf;
 use std::process::Stdio;
