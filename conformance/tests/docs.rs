@@ -115,7 +115,11 @@ fn every_relative_link_names_a_file_and_heading_that_exist() {
             } else {
                 file.parent().unwrap().join(path)
             };
-            let shown = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+            let shown = file
+                .strip_prefix(&root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
             if !named.exists() {
                 broken.push(format!("{shown}: {target} (no such file)"));
                 continue;
@@ -148,8 +152,14 @@ fn the_book_summary_lists_every_chapter() {
         .collect();
     let unlisted: Vec<_> = chapters.difference(&listed).collect();
     let missing: Vec<_> = listed.difference(&chapters).collect();
-    assert!(unlisted.is_empty(), "chapters SUMMARY.md leaves out: {unlisted:?}");
-    assert!(missing.is_empty(), "SUMMARY.md lists chapters that do not exist: {missing:?}");
+    assert!(
+        unlisted.is_empty(),
+        "chapters SUMMARY.md leaves out: {unlisted:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "SUMMARY.md lists chapters that do not exist: {missing:?}"
+    );
 }
 
 /// Every property name anywhere in a JSON Schema.
