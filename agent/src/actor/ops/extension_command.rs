@@ -214,6 +214,7 @@ impl State {
         if let Some(id) = self.ops.commands.answer(id) {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
+            self.command_handled(true);
         }
         for error in std::mem::take(&mut self.ops.commands.errors_after_answer) {
             self.emit(error);
@@ -245,6 +246,7 @@ impl State {
         if let Some(id) = self.ops.commands.agent_started() {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
+            self.command_handled(true);
         }
     }
 
