@@ -384,7 +384,7 @@ impl State {
             HostMessage::SetLabel { target_id, label } => {
                 self.extension_set_label(&target_id, label.as_deref());
             }
-            HostMessage::Shutdown => self.request_shutdown(),
+            HostMessage::Shutdown { during_command } => self.request_shutdown(during_command),
         }
     }
 

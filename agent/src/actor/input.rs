@@ -84,7 +84,7 @@ impl State {
         match parse_line(&line) {
             Ok(pi_rpc_protocol::Incoming::Request(request)) => {
                 self.handle_command(request);
-                self.command_handled(false);
+                self.command_handled();
             }
             Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
                 self.answer_extension_dialog(response);

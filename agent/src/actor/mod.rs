@@ -201,6 +201,8 @@ impl Actor {
         }
         self.state.tasks.cancel_all();
         self.shutdown_extensions_at_exit().await;
+        self.state.write_answer_held_for_shutdown();
+        self.flush().await;
     }
 
     /// Performs what the input handled asked for ([`outbox`]), in order. A message that did

@@ -381,7 +381,7 @@ async function runCommand(name, args) {
 	const found = commands().find((entry) => entry.name === name);
 	if (!found) return;
 	try {
-		await handlerCall({ extensionPath: `command:${name}`, event: "command" }, () => found.command.handler(args, commandContext()));
+		await handlerCall({ extensionPath: `command:${name}`, event: "command" }, () => startCommand(() => found.command.handler(args, commandContext())));
 	} catch (error) {
 		send({ type: "extension_error", extensionPath: `command:${name}`, event: "command", error: errorText(error) });
 	}

@@ -19,8 +19,10 @@
 //   {type:"set_session_name", name}    pi.setSessionName (name sanitised as pi does; "" clears
 //                                      it): a `session_info` entry, `session_info_changed`
 //   {type:"set_label", targetId, label?}   pi.setLabel (no label: cleared): a `label` entry
-//   {type:"shutdown"}                  ctx.shutdown() (RPC mode only, as in pi): the agent
-//                                      exits once it has answered the command in hand
+//   {type:"shutdown", duringCommand}   ctx.shutdown() (RPC mode only, as in pi): the agent
+//                                      exits after the command in hand (duringCommand: the
+//                                      synchronous part of a command's handler made the call),
+//                                      else after the next command
 
 /** What pi says when an action method is called while the factories run. */
 const RUNTIME_NOT_BOUND =
@@ -85,7 +87,21 @@ function moreApi(extension) {
 	};
 }
 
+/**
+ * Whether the synchronous part of a command's handler runs now: pi looks at a shutdown request
+ * right after it, so one made then ends the agent with that command.
+ */
+let commandStarting = false;
+function startCommand(run) {
+	commandStarting = true;
+	try {
+		return run();
+	} finally {
+		commandStarting = false;
+	}
+}
+
 /** `ctx.shutdown()`: a request to the agent; nothing to do where no client waits (print mode). */
 function requestShutdown() {
-	if (mode === "rpc") send({ type: "shutdown" });
+	if (mode === "rpc") send({ type: "shutdown", duringCommand: commandStarting });
 }

@@ -212,9 +212,11 @@ impl State {
     /// Answers an extension command that is done, then reports what waited for its answer.
     fn answer_extension_command(&mut self, id: Option<RequestId>) {
         if let Some(id) = self.ops.commands.answer(id) {
+            if self.hold_answer_for_shutdown(&id) {
+                return;
+            }
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
-            self.command_handled(true);
         }
         for error in std::mem::take(&mut self.ops.commands.errors_after_answer) {
             self.emit(error);
@@ -244,9 +246,11 @@ impl State {
     /// rest of the run waits for its answer.
     pub(in crate::actor) fn after_triggered_start(&mut self) {
         if let Some(id) = self.ops.commands.agent_started() {
+            if self.hold_answer_for_shutdown(&id) {
+                return;
+            }
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
-            self.command_handled(true);
         }
     }
 

@@ -295,8 +295,12 @@ pub enum HostMessage {
         #[serde(default)]
         label: Option<String>,
     },
-    /// `ctx.shutdown()`: the agent exits once it has answered the command in hand.
-    Shutdown,
+    /// `ctx.shutdown()`: the agent exits after the command in hand, or after the next one.
+    Shutdown {
+        /// Whether the synchronous part of a command's handler asked (that command is the one).
+        #[serde(default, rename = "duringCommand")]
+        during_command: bool,
+    },
     /// `pi.sendUserMessage(content, options)`: a user message, as if typed.
     SendUserMessage {
         /// The text blocks joined by newlines.
