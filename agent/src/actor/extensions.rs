@@ -394,7 +394,9 @@ impl State {
         match route {
             OpRoute::Startup => self.start_up_handlers_done(),
             OpRoute::Settled => self.settle(),
-            OpRoute::ModelSelect(key) | OpRoute::ThinkingLevelSelect(key) => {
+            OpRoute::ModelSelect(key)
+            | OpRoute::ThinkingLevelSelect(key)
+            | OpRoute::SessionInfoChanged(key) => {
                 self.model_select_done(key);
             }
             OpRoute::Replacement(key) => {

@@ -17,7 +17,8 @@
 //                                      and skills, as `get_commands` lists them
 // To the agent:
 //   {type:"set_session_name", name}    pi.setSessionName (name sanitised as pi does; "" clears
-//                                      it): a `session_info` entry, `session_info_changed`
+//                                      it): a `session_info` entry, `session_info_changed` (its
+//                                      handlers run here)
 //   {type:"set_label", targetId, label?}   pi.setLabel (no label: cleared): a `label` entry
 //   {type:"shutdown", duringCommand}   ctx.shutdown() (RPC mode only, as in pi): the agent
 //                                      exits after the command in hand (duringCommand: the
@@ -60,6 +61,8 @@ function moreApi(extension) {
 			const sanitized = name.replace(/[\r\n]+/g, " ").trim();
 			sessionMirror.pendingName = { name: sanitized || undefined };
 			send({ type: "set_session_name", name: sanitized });
+			// As pi, the handlers start before the call returns; the agent does not send this one.
+			void emit({ type: "session_info_changed", name: sanitized || undefined });
 		},
 		getSessionName() {
 			assertBound();
