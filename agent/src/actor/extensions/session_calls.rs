@@ -59,48 +59,31 @@ impl State {
     /// `ctx.shutdown()` from the host (`during_command`: from a command handler's synchronous
     /// part).
     pub(in crate::actor) fn request_shutdown(&mut self, during_command: bool) {
-        if self.shutdown != Shutdown::None {
-            return;
-        }
-        self.shutdown = if during_command && self.ops.commands.running() {
-            Shutdown::InCommand(None)
-        } else {
-            Shutdown::Requested
-        };
+        let running = self.ops.commands.running();
+        self.shutdown.asked(during_command && running);
     }
 
     /// A client line has been handled: a requested shutdown is due now, or with the extension
     /// command the line started.
     pub(in crate::actor) fn command_handled(&mut self) {
-        if self.shutdown == Shutdown::Requested {
-            self.shutdown = if self.ops.commands.running() {
-                Shutdown::InCommand(None)
-            } else {
-                Shutdown::Due
-            };
-        }
+        let running = self.ops.commands.running();
+        self.shutdown.line_handled(running);
     }
 
     /// `agent_settled` is written: a requested shutdown is due.
     pub(in crate::actor) fn settled_for_shutdown(&mut self) {
-        if self.shutdown == Shutdown::Requested {
-            self.shutdown = Shutdown::Due;
-        }
+        self.shutdown.settled();
     }
 
     /// An extension command's answer (`id`): kept for after the `session_shutdown` handlers when
     /// the agent exits with that command (true), else to be written now.
     pub(in crate::actor) fn hold_answer_for_shutdown(&mut self, id: &Option<RequestId>) -> bool {
-        if self.shutdown != Shutdown::InCommand(None) {
-            return false;
-        }
-        self.shutdown = Shutdown::InCommand(Some(id.clone()));
-        true
+        self.shutdown.hold(id)
     }
 
     /// Whether the agent is to exit now, as `ctx.shutdown()` asked.
     pub(in crate::actor) fn shutdown_due(&self) -> bool {
-        matches!(self.shutdown, Shutdown::Due | Shutdown::InCommand(Some(_)))
+        self.shutdown.due()
     }
 
     /// At the exit `ctx.shutdown()` asked for, after the `session_shutdown` handlers: the
@@ -110,5 +93,108 @@ impl State {
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
         }
+    }
+}
+
+impl Shutdown {
+    /// Asked for (`with_command`: by the running command's handler, synchronously); once only.
+    fn asked(&mut self, with_command: bool) {
+        if *self == Self::None {
+            *self = if with_command {
+                Self::InCommand(None)
+            } else {
+                Self::Requested
+            };
+        }
+    }
+
+    /// A client line was handled (`command_running`: an extension command runs now).
+    fn line_handled(&mut self, command_running: bool) {
+        if *self == Self::Requested {
+            *self = if command_running {
+                Self::InCommand(None)
+            } else {
+                Self::Due
+            };
+        }
+    }
+
+    /// `agent_settled` was written.
+    fn settled(&mut self) {
+        if *self == Self::Requested {
+            *self = Self::Due;
+        }
+    }
+
+    /// The running command's answer: kept when the agent exits with it.
+    fn hold(&mut self, id: &Option<RequestId>) -> bool {
+        if *self != Self::InCommand(None) {
+            return false;
+        }
+        *self = Self::InCommand(Some(id.clone()));
+        true
+    }
+
+    fn due(&self) -> bool {
+        matches!(self, Self::Due | Self::InCommand(Some(_)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(text: &str) -> Option<RequestId> {
+        Some(RequestId::String(text.to_owned()))
+    }
+
+    #[test]
+    fn a_command_that_asks_at_once_ends_the_agent_with_its_answer_held() {
+        let mut shutdown = Shutdown::None;
+        shutdown.asked(true);
+        assert!(!shutdown.due(), "not before the command is answered");
+        shutdown.line_handled(false);
+        shutdown.settled();
+        assert!(!shutdown.due(), "the command's own answer ends it");
+        assert!(shutdown.hold(&id("q")));
+        assert!(shutdown.due());
+        assert_eq!(shutdown, Shutdown::InCommand(Some(id("q"))));
+        assert!(!shutdown.hold(&id("other")), "one answer only");
+    }
+
+    #[test]
+    fn a_request_from_elsewhere_waits_for_the_next_command_or_agent_settled() {
+        let mut shutdown = Shutdown::None;
+        shutdown.asked(false);
+        assert!(!shutdown.due());
+        assert!(
+            !shutdown.hold(&id("q")),
+            "an answer before the next line is written"
+        );
+        shutdown.line_handled(false);
+        assert!(shutdown.due());
+
+        let mut settled = Shutdown::None;
+        settled.asked(false);
+        settled.settled();
+        assert!(settled.due());
+    }
+
+    #[test]
+    fn the_next_line_running_a_command_ends_the_agent_with_that_command() {
+        let mut shutdown = Shutdown::None;
+        shutdown.asked(false);
+        shutdown.line_handled(true);
+        assert!(!shutdown.due());
+        assert!(shutdown.hold(&id("c")));
+        assert!(shutdown.due());
+    }
+
+    #[test]
+    fn only_the_first_request_counts() {
+        let mut shutdown = Shutdown::None;
+        shutdown.asked(false);
+        shutdown.asked(true);
+        assert_eq!(shutdown, Shutdown::Requested);
     }
 }
