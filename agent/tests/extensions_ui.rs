@@ -453,7 +453,7 @@ async fn an_extension_command_runs_at_once_during_a_run() -> Result<()> {
 }
 
 #[tokio::test]
-async fn theme_functions_give_the_text_back() -> Result<()> {
+async fn the_theme_styles_text_as_pis_dark_theme_in_256_colours() -> Result<()> {
     let themed = Ext::Inline(
         "themed.ts",
         r#"
@@ -472,7 +472,9 @@ export default function themed(pi: any) {
     h.agent
         .send(json!({"id": 1, "type": "prompt", "message": "/themed"}))
         .await?;
-    h.ui(json!({"method": "notify", "message": "plain", "notifyType": "info"}))
+    // A cleared environment: no truecolor hint, no background hint, no FORCE_COLOR (chalk's
+    // bold styles nothing on a pipe).
+    h.ui(json!({"method": "notify", "message": "\u{1b}[38;5;109mplain\u{1b}[39m", "notifyType": "info"}))
         .await?;
     Ok(())
 }

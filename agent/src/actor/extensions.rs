@@ -29,6 +29,7 @@ mod commands;
 mod host_calls;
 mod lifecycle;
 mod prompt;
+mod session_calls;
 mod session_mirror;
 
 use super::ops::ids::OpRoute;
@@ -38,6 +39,7 @@ use crate::extensions::{
     CancelResult, Host, HostEvent, HostInput, HostLine, HostMessage, HostReply, SendError,
 };
 pub(super) use access::{handles_event, host_client, next_message, provider_hooks};
+pub(super) use session_calls::Shutdown;
 
 /// The extension host and what waits for it.
 #[derive(Debug)]
@@ -105,11 +107,12 @@ impl Extensions {
 }
 
 impl State {
-    /// Tells the host the tools' and the model's state, then emits `session_start` (reason
+    /// Tells the host the tools', the commands' and the model's state, then emits `session_start` (reason
     /// `startup`) to the extensions; commands wait until its handlers are done
     /// (`ops/settle.rs`).
     pub(super) fn start_extensions(&mut self) {
         self.send_tools_state();
+        self.send_slash_commands();
         self.send_model_state_with(true);
         self.start_up_handlers();
     }
@@ -377,6 +380,11 @@ impl State {
                 parent_session,
                 setup,
             } => self.command_new_session(id, parent_session, setup),
+            HostMessage::SetSessionName { name } => self.extension_set_session_name(&name),
+            HostMessage::SetLabel { target_id, label } => {
+                self.extension_set_label(&target_id, label.as_deref());
+            }
+            HostMessage::Shutdown { during_command } => self.request_shutdown(during_command),
         }
     }
 
@@ -386,7 +394,9 @@ impl State {
         match route {
             OpRoute::Startup => self.start_up_handlers_done(),
             OpRoute::Settled => self.settle(),
-            OpRoute::ModelSelect(key) | OpRoute::ThinkingLevelSelect(key) => {
+            OpRoute::ModelSelect(key)
+            | OpRoute::ThinkingLevelSelect(key)
+            | OpRoute::SessionInfoChanged(key) => {
                 self.model_select_done(key);
             }
             OpRoute::Replacement(key) => {

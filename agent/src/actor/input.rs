@@ -24,7 +24,11 @@ impl Actor {
             // Each line's effects are performed before the next line is read, as each line's
             // records were written before: the outbox holds one line's records at most.
             self.flush().await;
-            if !more || self.output.is_closed() || !self.state.gates().lines {
+            if !more
+                || self.output.is_closed()
+                || !self.state.gates().lines
+                || self.state.shutdown_due()
+            {
                 break;
             }
             match lines.recv().await {
@@ -80,6 +84,7 @@ impl State {
         match parse_line(&line) {
             Ok(pi_rpc_protocol::Incoming::Request(request)) => {
                 self.handle_command(request);
+                self.command_handled();
             }
             Ok(pi_rpc_protocol::Incoming::ExtensionUiResponse(response)) => {
                 self.answer_extension_dialog(response);

@@ -164,6 +164,8 @@ pub(crate) struct State {
     release: crate::release::RpcRelease,
     /// The commands of the built-in extensions `get_commands` lists.
     builtin_commands: Vec<serde_json::Value>,
+    /// Whether an extension asked the agent to exit (`ctx.shutdown()`).
+    shutdown: extensions::Shutdown,
 }
 
 impl Actor {
@@ -179,7 +181,8 @@ impl Actor {
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.state.start_extensions();
         self.flush().await;
-        while !self.output.is_closed() {
+        // Until the input ends, stdout is gone or an extension's `ctx.shutdown()` is due.
+        while !self.output.is_closed() && !self.state.shutdown_due() {
             let gates = self.state.gates();
             let (run_events, commands) = (gates.loop_events, gates.lines);
             let state = &mut self.state;
@@ -198,6 +201,8 @@ impl Actor {
         }
         self.state.tasks.cancel_all();
         self.shutdown_extensions_at_exit().await;
+        self.state.write_answer_held_for_shutdown();
+        self.flush().await;
     }
 
     /// Performs what the input handled asked for ([`outbox`]), in order. A message that did
@@ -280,6 +285,7 @@ impl State {
             extensions: init.extensions.map(extensions::Extensions::new),
             release: init.rpc_release,
             builtin_commands: init.builtin_commands,
+            shutdown: extensions::Shutdown::None,
         };
         session.start_on_store();
         session

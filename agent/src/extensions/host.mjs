@@ -6,16 +6,16 @@
 // Running tools, interceptors, `user_bash` operations and `pi.exec` are in host_tools.mjs,
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs,
 // `pi.registerProvider` in host_providers.mjs, `ctx.navigateTree` in host_tree.mjs,
-// `ctx.sessionManager` in host_session_manager.mjs, `pi.events` in host_events.mjs: the agent
-// appends them to this file (one module).
+// `ctx.sessionManager` in host_session_manager.mjs, `pi.events` in host_events.mjs, the session
+// calls and pi.getCommands in host_api.mjs: the agent appends them to this file (one module).
 //
 // The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
 //
 // From the agent:
 //   {type:"init", cwd, extensions:[path], flags:[[name, value]], loader}
-//                                                load them, then give the flags of the command
-//                                                line (value: a text or null) to those that
+//                                                load them, then give the command line's flags
+//                                                (value: a text or null) to those that
 //                                                registered them; answer "loaded"
 //   {type:"reload", fresh?, extensions:[path], modules}   for a replaced session: drop the loaded
 //                                                extensions, load these (factories run again;
@@ -132,6 +132,7 @@ function context() {
 		isIdle() {
 			return !streaming;
 		},
+		shutdown: requestShutdown,
 	};
 }
 
@@ -144,10 +145,10 @@ function warnOnce(key, text) {
 	process.stderr.write(`pi-agent: ${text}\n`);
 }
 
-
 /** The `pi` object of one extension: the supported calls, and a warning for the others. */
 function api(extension) {
 	const supported = {
+		...moreApi(extension),
 		events: eventsApi(extension),
 		on(type, handler) {
 			const list = extension.handlers.get(type) ?? [];
@@ -380,7 +381,7 @@ async function runCommand(name, args) {
 	const found = commands().find((entry) => entry.name === name);
 	if (!found) return;
 	try {
-		await handlerCall({ extensionPath: `command:${name}`, event: "command" }, () => found.command.handler(args, commandContext()));
+		await handlerCall({ extensionPath: `command:${name}`, event: "command" }, () => startCommand(() => found.command.handler(args, commandContext())));
 	} catch (error) {
 		send({ type: "extension_error", extensionPath: `command:${name}`, event: "command", error: errorText(error) });
 	}
@@ -396,7 +397,7 @@ async function init(message) {
 	mode = message.mode ?? mode;
 	loadedPaths = message.extensions;
 	cliFlags = message.flags ?? [];
-	await installLoader(message.loader ?? {});
+	await installLoader(message.loader ?? {}).then(loadThemeModule); // for ctx.ui.theme
 	await loadAll(true);
 }
 
@@ -538,6 +539,9 @@ async function handle(message) {
 			break;
 		case "session_entries":
 			mirrorSession(message);
+			break;
+		case "slash_commands":
+			setAgentCommands(message);
 			break;
 		case "reply": {
 			const finish = pendingReplies.get(message.id);

@@ -15,7 +15,8 @@
 /**
  * The session as the agent last told us: its header and places, its entries in append order
  * (the objects an extension gets), by id, the labels set on entries (with the time of the
- * label entry that set them) and the leaf.
+ * label entry that set them), the leaf, and the name pi.setSessionName gave last while its
+ * entry is still to come ({name}).
  */
 const sessionMirror = {
 	header: null,
@@ -27,6 +28,7 @@ const sessionMirror = {
 	byId: new Map(),
 	labels: new Map(),
 	leafId: null,
+	pendingName: undefined,
 };
 
 /** Takes a `session_entries` message into the mirror. */
@@ -41,10 +43,12 @@ function mirrorSession(message) {
 		mirror.entries = [];
 		mirror.byId = new Map();
 		mirror.labels = new Map();
+		mirror.pendingName = undefined;
 	}
 	for (const entry of message.entries ?? []) {
 		mirror.entries.push(entry);
 		mirror.byId.set(entry.id, entry);
+		if (entry.type === "session_info") mirror.pendingName = undefined;
 		if (entry.type !== "label") continue;
 		if (entry.label) mirror.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
 		else mirror.labels.delete(entry.targetId);
@@ -121,6 +125,8 @@ function readonlySessionManager(session) {
 		getEntries: () => [...session.entries],
 		getTree: () => sessionTree(session),
 		getSessionName() {
+			// A pi.setSessionName whose entry the agent has not sent back yet (host_api.mjs).
+			if (session.pendingName) return session.pendingName.name;
 			const info = session.entries.findLast((entry) => entry.type === "session_info");
 			return info ? info.name?.trim() || undefined : undefined;
 		},

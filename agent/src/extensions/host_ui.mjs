@@ -3,6 +3,22 @@
 // runs this file appended to host.mjs, as one module: it uses that file's `send` and
 // `pendingDialogs`.
 
+/**
+ * The runtime module of pi's themes, the one the extensions' imports of pi-coding-agent get
+ * (`initTheme` & co act on the theme shown here); `init` loads it once the loader is in place.
+ */
+let themeModule;
+async function loadThemeModule() {
+	themeModule = await import("pi-agent:/runtime/pi_coding_agent_theme.mjs");
+}
+
+/**
+ * `ctx.ui.theme`: pi's current theme, chosen as pi chooses it (the `theme` setting, else the
+ * terminal's background from COLORFGBG; truecolor or 256 colours by what the environment
+ * says of the terminal), read anew on every use.
+ */
+const uiTheme = new Proxy({}, { get: (_target, property) => themeModule?.theme[property] });
+
 function uiRequest(request) {
 	send({ type: "ui", request: { id: randomUUID(), ...request } });
 }
@@ -137,9 +153,8 @@ const ui = {
 		return false;
 	},
 	setToolsExpanded() {},
-	// No terminal to style: every theme function (`fg(color, text)`, `bold(text)`, ...) gives
-	// the text back unchanged.
-	theme: new Proxy({}, { get: () => (...args) => args[args.length - 1] }),
+	// pi's current theme, as in pi's RPC mode: no other theme to list, get or switch to.
+	theme: uiTheme,
 	getAllThemes() {
 		return [];
 	},
@@ -147,7 +162,7 @@ const ui = {
 		return undefined;
 	},
 	setTheme() {
-		return { success: false, error: "pi-agent has no themes" };
+		return { success: false, error: "Theme switching not supported in RPC mode" };
 	},
 };
 

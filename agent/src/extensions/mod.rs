@@ -47,8 +47,8 @@ use tokio::sync::mpsc;
 use protocol::{BuiltinTool, Loader, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// module loader, tools, UI, session, providers, tree, session manager and session setup parts
-/// appended (one module).
+/// module loader, tools, UI, session, providers, tree, session manager, session setup, event bus
+/// and further API parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -68,7 +68,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_setup.mjs"),
     "\n",
-    include_str!("host_events.mjs")
+    include_str!("host_events.mjs"),
+    "\n",
+    include_str!("host_api.mjs")
 );
 
 /// Why extensions cannot be started.
@@ -502,6 +504,12 @@ impl Host {
     /// Tells the host whether the agent runs now.
     pub fn streaming(&self, value: bool) -> Result<HostLine, SendError> {
         HostLine::message(&ToHost::Streaming { value })
+    }
+
+    /// Tells the host the commands `pi.getCommands()` lists after the extensions' own (those
+    /// of the built-in extensions, prompt templates and skills, as `get_commands` lists them).
+    pub fn slash_commands(&self, commands: &[serde_json::Value]) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::SlashCommands { commands })
     }
 
     /// Whether some extension handles events of `kind`.

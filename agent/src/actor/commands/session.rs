@@ -67,6 +67,6 @@ impl State {
             name: Some(name.to_owned()),
         });
         self.emit(event);
-        self.write(Response::ok(id, kind));
+        self.answer_after_session_info_changed(id);
     }
 }

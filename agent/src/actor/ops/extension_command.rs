@@ -212,6 +212,9 @@ impl State {
     /// Answers an extension command that is done, then reports what waited for its answer.
     fn answer_extension_command(&mut self, id: Option<RequestId>) {
         if let Some(id) = self.ops.commands.answer(id) {
+            if self.hold_answer_for_shutdown(&id) {
+                return;
+            }
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
         }
@@ -243,6 +246,9 @@ impl State {
     /// rest of the run waits for its answer.
     pub(in crate::actor) fn after_triggered_start(&mut self) {
         if let Some(id) = self.ops.commands.agent_started() {
+            if self.hold_answer_for_shutdown(&id) {
+                return;
+            }
             let answer = self.release.accepted(id, "prompt", Disposition::Handled);
             self.write(answer);
         }

@@ -19,6 +19,8 @@ pub(in crate::actor) enum OpRoute {
     ModelSelect(OpKey),
     /// A thinking level change's `thinking_level_select` handlers (`model_select.rs`).
     ThinkingLevelSelect(OpKey),
+    /// A name change's `session_info_changed` handlers (`model_select.rs`).
+    SessionInfoChanged(OpKey),
     /// A replacement's `session_before_*` or `session_shutdown` handlers.
     Replacement(OpKey),
     /// A `ctx.reload()`'s `session_shutdown` handlers.

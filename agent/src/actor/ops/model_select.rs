@@ -3,7 +3,8 @@
 //! `pi.setModel` (its call resolved `true`); and a thinking level change from the client
 //! (`set_thinking_level`, `cycle_thinking_level`) whose answer waits for the
 //! `thinking_level_select` handlers, as pi runs them before it answers. A change that comes with
-//! a model change tells them without waiting (`model_select` follows and is waited for).
+//! a model change tells them without waiting (`model_select` follows and is waited for). The
+//! `set_session_name` command's answer likewise waits for the `session_info_changed` handlers.
 //!
 //! | state | input | next | what happens |
 //! |---|---|---|---|
@@ -114,6 +115,22 @@ impl State {
         let key = self.ops.key();
         self.send_op_event(OpRoute::ThinkingLevelSelect(key), &event)
             .then_some(key)
+    }
+
+    /// Answers `set_session_name` after the `session_info_changed` handlers (of the name now),
+    /// when some extension handles it.
+    pub(in crate::actor) fn answer_after_session_info_changed(&mut self, id: Option<RequestId>) {
+        let name = self.session_name.clone();
+        let event = HostEvent::SessionInfoChanged {
+            name: name.as_deref(),
+        };
+        let key = self.ops.key();
+        if self.send_op_event(OpRoute::SessionInfoChanged(key), &event) {
+            let after = AfterModelSelect::Acknowledge(id, "set_session_name", None);
+            self.ops.model_selects.insert(key, after);
+        } else {
+            self.acknowledge(id, "set_session_name", None);
+        }
     }
 
     fn acknowledge(&mut self, id: Option<RequestId>, command: &'static str, data: Option<&Value>) {

@@ -256,6 +256,7 @@ impl State {
             self.keep_active_tools(active_before);
         }
         self.send_tools_state();
+        self.send_slash_commands();
         self.providers_changed();
         if let Some(restart) = self.ops.restarts.get_mut(&key) {
             restart.loaded();

@@ -175,6 +175,7 @@ impl State {
         let aborted = self.ops.settle.stopped();
         let (waiting, idle_waiters) = self.ops.settle.settled();
         self.emit(self.release.settled(aborted));
+        self.settled_for_shutdown();
         for reply in idle_waiters {
             self.reply_to_host(&reply, true);
         }

@@ -101,6 +101,12 @@ pub enum HostEvent<'a> {
         level: ThinkingLevel,
         previous_level: ThinkingLevel,
     },
+    /// The session's name changed (`set_session_name`; the host tells of `pi.setSessionName`
+    /// itself); notification only.
+    SessionInfoChanged {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<&'a str>,
+    },
     /// The client's `bash` command, before it runs.
     UserBash {
         command: &'a str,
@@ -171,6 +177,7 @@ impl HostEvent<'_> {
             Self::AgentSettled => "agent_settled",
             Self::ModelSelect { .. } => "model_select",
             Self::ThinkingLevelSelect { .. } => "thinking_level_select",
+            Self::SessionInfoChanged { .. } => "session_info_changed",
             Self::UserBash { .. } => "user_bash",
             Self::Input { .. } => "input",
             Self::BeforeAgentStart { .. } => "before_agent_start",

@@ -281,6 +281,26 @@ pub enum HostMessage {
         /// The level asked for (clamped to the model).
         level: pi_rpc_protocol::model::ThinkingLevel,
     },
+    /// `pi.setSessionName(name)`: the session's display name (sanitised; empty clears it).
+    SetSessionName {
+        /// The name.
+        name: String,
+    },
+    /// `pi.setLabel(entryId, label)`: a `label` entry on `target_id` (no label: cleared).
+    SetLabel {
+        /// The labelled entry.
+        #[serde(rename = "targetId")]
+        target_id: String,
+        /// The label.
+        #[serde(default)]
+        label: Option<String>,
+    },
+    /// `ctx.shutdown()`: the agent exits after the command in hand, or after the next one.
+    Shutdown {
+        /// Whether the synchronous part of a command's handler asked (that command is the one).
+        #[serde(default, rename = "duringCommand")]
+        during_command: bool,
+    },
     /// `pi.sendUserMessage(content, options)`: a user message, as if typed.
     SendUserMessage {
         /// The text blocks joined by newlines.
@@ -365,6 +385,10 @@ pub(super) enum ToHost<'a> {
     },
     Streaming {
         value: bool,
+    },
+    /// What `pi.getCommands()` lists after the extensions' commands (`get_commands` entries).
+    SlashCommands {
+        commands: &'a [Value],
     },
     /// The model, the thinking level and the levels the model supports; at start-up and
     /// reloads also every model and those with credentials (`provider/id`).
