@@ -177,15 +177,6 @@ fn path_with_bin(agent_dir: Option<&Path>) -> Option<std::ffi::OsString> {
     Some(value)
 }
 
-/// Kills the command's whole process group.
-fn kill_group(pid: Option<u32>) {
-    let Some(pid) = pid.and_then(|pid| rustix::process::Pid::from_raw(pid as i32)) else {
-        return;
-    };
-    if rustix::process::kill_process_group(pid, rustix::process::Signal::KILL).is_err() {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-    }
-}
 
 /// Runs the command, handing each cleaned chunk to `on_chunk`; an error when it could not run
 /// at all.
@@ -229,6 +220,7 @@ where
         source,
     })?;
     let pid = child.id();
+    crate::tools::process_groups::started(pid);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let (mut out_buf, mut err_buf) = (vec![0u8; 65536], vec![0u8; 65536]);
@@ -245,7 +237,7 @@ where
             biased;
             () = bash.cancel.cancelled(), if !cancelled => {
                 cancelled = true;
-                kill_group(pid);
+                crate::tools::process_groups::kill(pid);
                 None
             }
             read = read_some(&mut stdout, &mut out_buf) => match read {

@@ -199,6 +199,8 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
     });
     // A read of stdin may still block a runtime thread; do not wait for it.
     runtime.shutdown_background();
+    // What the shell commands left running ends with the agent.
+    crate::tools::process_groups::end_all();
     code
 }
 

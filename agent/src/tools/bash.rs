@@ -301,8 +301,9 @@ async fn execute(
         })?;
     let deadline = timeout.map(|seconds| Instant::now() + Duration::from_secs_f64(seconds));
     // If this call is dropped mid-run (the agent shutting down), take the command's process
-    // group down with it, as the reference does on exit; a finished command's background
-    // children live on.
+    // group down with it, as the reference does on exit; what a finished command left in the
+    // background ends with the agent (process_groups.rs).
+    super::process_groups::started(child.id());
     let mut running = GroupGuard(child.id());
     let ended = pump(&mut child, deadline, ctx, output, updates).await;
     running.0 = None;
@@ -327,19 +328,10 @@ struct GroupGuard(Option<u32>);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        kill_group(self.0);
+        super::process_groups::kill(self.0);
     }
 }
 
-/// Kills the command's whole process group.
-fn kill_group(pid: Option<u32>) {
-    let Some(pid) = pid.and_then(|pid| rustix::process::Pid::from_raw(pid as i32)) else {
-        return;
-    };
-    if rustix::process::kill_process_group(pid, rustix::process::Signal::KILL).is_err() {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-    }
-}
 
 /// Reads both pipes until the shell has exited and the pipes are closed or quiet.
 async fn pump(
@@ -374,11 +366,11 @@ async fn pump(
             biased;
             () = sleep_until(deadline.unwrap_or(far)), if deadline.is_some() && !timed_out && exit.is_none() => {
                 timed_out = true;
-                kill_group(pid);
+                super::process_groups::kill(pid);
             }
             () = ctx.cancel.cancelled(), if !aborted && exit.is_none() => {
                 aborted = true;
-                kill_group(pid);
+                super::process_groups::kill(pid);
             }
             () = sleep_until(updates.timer.unwrap_or(far)), if updates.timer.is_some() => {
                 updates.timer = None;

@@ -20,6 +20,7 @@ mod locks;
 mod ls;
 pub(crate) mod output;
 pub(crate) mod path;
+pub(crate) mod process_groups;
 mod read;
 mod regular_file;
 mod schema;
