@@ -247,10 +247,12 @@ pub struct TokenTotals {
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// Estimated context tokens; `null` right after compaction.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub tokens: Option<u64>,
     /// The model's context window.
     pub context_window: u64,
     /// tokens / contextWindow × 100; `null` right after compaction.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub percent: Option<f64>,
 }
 
@@ -318,6 +320,7 @@ pub struct EntriesResult {
     /// Entries in append order (without the header).
     pub entries: Vec<SessionEntry>,
     /// The current leaf, `null` for an empty session.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub leaf_id: Option<String>,
 }
 
@@ -329,6 +332,7 @@ pub struct TreeResult {
     /// Root nodes.
     pub tree: Vec<SessionTreeNode>,
     /// The current leaf, `null` for an empty session.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub leaf_id: Option<String>,
 }
 

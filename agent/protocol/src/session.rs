@@ -41,6 +41,7 @@ pub struct EntryBase {
     /// 8 hex digits, unique within the session.
     pub id: String,
     /// The previous entry on this branch.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub parent_id: Option<String>,
     /// ISO 8601 time.
     pub timestamp: String,
