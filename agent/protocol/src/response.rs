@@ -177,7 +177,8 @@ pub struct CancelledResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ForkResult {
-    /// Text of the message forked from.
+    /// Text of the message forked from; absent when an extension cancelled the fork.
+    #[cfg_attr(feature = "schema", schemars(default))]
     pub text: String,
     /// Whether an extension cancelled the fork.
     pub cancelled: bool,
@@ -247,12 +248,18 @@ pub struct TokenTotals {
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// Estimated context tokens; `null` right after compaction.
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<u64>")
+    )]
     pub tokens: Option<u64>,
     /// The model's context window.
     pub context_window: u64,
     /// tokens / contextWindow × 100; `null` right after compaction.
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<f64>")
+    )]
     pub percent: Option<f64>,
 }
 
@@ -320,7 +327,10 @@ pub struct EntriesResult {
     /// Entries in append order (without the header).
     pub entries: Vec<SessionEntry>,
     /// The current leaf, `null` for an empty session.
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<String>")
+    )]
     pub leaf_id: Option<String>,
 }
 
@@ -332,7 +342,10 @@ pub struct TreeResult {
     /// Root nodes.
     pub tree: Vec<SessionTreeNode>,
     /// The current leaf, `null` for an empty session.
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<String>")
+    )]
     pub leaf_id: Option<String>,
 }
 

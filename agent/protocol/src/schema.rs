@@ -47,15 +47,21 @@ pub struct ContextEditEntry {
     /// 8 hex digits, unique within the session.
     pub id: String,
     /// The previous entry on this branch.
-    #[schemars(required)]
+    #[schemars(required, schema_with = "nullable::<String>")]
     pub parent_id: Option<String>,
     /// ISO 8601 time.
     pub timestamp: String,
     /// The entry taken out of the model's context.
     pub target_id: String,
     /// What replaces it; `null` drops it.
-    #[schemars(required)]
+    #[schemars(required, schema_with = "nullable::<Value>")]
     pub replacement: Option<Value>,
+}
+
+/// The schema of a field that is always written, `null` when there is no value (for
+/// `#[schemars(required, schema_with = ...)]`).
+pub fn nullable<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<Option<T>>()
 }
 
 /// What a command's success response carries in `data`.
@@ -235,7 +241,10 @@ fn add_responses(defs: &mut Map<String, Value>, responses: Vec<(&str, Data)>) {
                 (`command` is `parse` for a line that is not JSON, absent for one that is no \
                 object or has no `type`, the type given for an unknown command).",
             "type": "object",
-            "properties": {"command": {"type": "string"}, "error": {"type": "string"}},
+            "properties": {
+                "command": {"description": "The command's `type` as given: any JSON value."},
+                "error": {"type": "string"},
+            },
             "required": ["error"],
         }),
     );
@@ -247,7 +256,7 @@ fn add_responses(defs: &mut Map<String, Value>, responses: Vec<(&str, Data)>) {
             "properties": {
                 "id": {"$ref": "#/$defs/RequestId", "description": "The command's id, as given."},
                 "type": {"const": "response"},
-                "command": {"type": "string", "description": "The command's type."},
+                "command": {"description": "The command's type."},
                 "success": {"type": "boolean"},
             },
             "required": ["type", "success"],
@@ -282,7 +291,8 @@ fn add_entry_points(defs: &mut Map<String, Value>) {
     defs.insert(
         OUTPUT_RECORD.into(),
         json!({
-            "description": "A line the agent writes on its stdout.",
+            "description": "A line the agent writes on its stdout (in `--mode json`, the session \
+                header comes first).",
             "type": "object",
             "required": ["type"],
             "if": is("response"),
@@ -290,7 +300,11 @@ fn add_entry_points(defs: &mut Map<String, Value>) {
             "else": {
                 "if": is("extension_ui_request"),
                 "then": def_ref("ExtensionUiRequest"),
-                "else": def_ref("Event"),
+                "else": {
+                    "if": is("session"),
+                    "then": def_ref("SessionHeader"),
+                    "else": def_ref("Event"),
+                },
             },
         }),
     );

@@ -41,7 +41,10 @@ pub struct EntryBase {
     /// 8 hex digits, unique within the session.
     pub id: String,
     /// The previous entry on this branch.
-    #[cfg_attr(feature = "schema", schemars(required))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<String>")
+    )]
     pub parent_id: Option<String>,
     /// ISO 8601 time.
     pub timestamp: String,
