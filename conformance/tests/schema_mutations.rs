@@ -2,6 +2,8 @@
 //! required field removed, a wrong `type`, a value outside an enum) is rejected with the path
 //! of what was changed.
 
+#![allow(clippy::unwrap_used)] // helpers of tests, outside #[test] functions
+
 use pi_conformance::release::Version;
 use pi_conformance::schema::{LineKind, Validators};
 use serde_json::{Value, json};
