@@ -57,6 +57,7 @@ fn committed_protocol_schemas_are_up_to_date() {
             entries
                 .filter_map(Result::ok)
                 .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".schema.json"))
                 .collect()
         })
         .unwrap_or_default();
