@@ -6,6 +6,10 @@
 //! that departs from it is what a scenario sends on purpose to see it refused: it passes when
 //! the agent answers it with a failure, and fails the scenario when the agent accepts it (the
 //! schema or the agent is wrong).
+//!
+//! A scenario that records a divergence of the reference (an `$either` alternative taken, with
+//! its `reason`) excuses the records and accepted commands that depart from the schema: the
+//! run is non-strict, the departure named beside the divergence's reason.
 
 use serde_json::Value;
 
@@ -61,13 +65,21 @@ impl Run<'_> {
     }
 
     /// The verdict of the checks at the end of a run that passed otherwise.
-    pub(super) fn schema_verdict(&self) -> Result<(), Failure> {
+    pub(super) fn schema_verdict(&mut self) -> Result<(), Failure> {
         if self.mode == super::Mode::Collect {
             return Ok(());
         }
         let release = self.schema.as_ref().map(|v| v.release.to_string());
         let release = release.unwrap_or_default();
-        if let Some((index, value, violations)) = self.findings.records.first() {
+        let defect = !self.non_strict.is_empty();
+        if let Some((index, _, violations)) = self.findings.records.first().filter(|_| defect) {
+            let excused = format!(
+                "record {} departs from the schema of pi {release} ({}), a recorded divergence",
+                index + 1,
+                violations[0]
+            );
+            self.non_strict.push(excused);
+        } else if let Some((index, value, violations)) = self.findings.records.first() {
             return Err(failure(
                 format!(
                     "record {} does not follow the schema of pi {release}: {}",
@@ -79,6 +91,15 @@ impl Run<'_> {
             ));
         }
         for (before, value, violations) in &self.findings.commands {
+            if !self.refused(*before, value) && defect {
+                let excused = format!(
+                    "an accepted command departs from the schema of pi {release} ({}), a \
+                     recorded divergence",
+                    violations[0]
+                );
+                self.non_strict.push(excused);
+                return Ok(());
+            }
             if !self.refused(*before, value) {
                 return Err(failure(
                     format!(
