@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use jsonschema::{Draft, Validator};
 use serde_json::Value;
 
 use super::SchemaError;
@@ -63,9 +62,10 @@ impl std::fmt::Display for Violation {
 pub struct Validators {
     /// The release.
     pub release: Version,
-    command: Validator,
-    record: Validator,
-    session_file: Validator,
+    schemas: boon::Schemas,
+    command: boon::SchemaIndex,
+    record: boon::SchemaIndex,
+    session_file: boon::SchemaIndex,
 }
 
 static COMPILED: LazyLock<Mutex<HashMap<Version, Arc<Validators>>>> =
@@ -86,26 +86,33 @@ impl Validators {
 
     /// Compiles `document` (a release's schema) for each kind of line.
     pub fn compile(release: Version, document: &Value) -> Result<Validators, SchemaError> {
-        let entry = |name: &str| {
-            let mut root = document.clone();
-            if let Value::Object(root) = &mut root {
-                root.remove("anyOf");
-                root.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
-            }
-            jsonschema::options()
-                .with_draft(Draft::Draft202012)
-                .build(&root)
-                .map_err(|error| SchemaError::Compile {
-                    release,
-                    message: error.to_string(),
-                })
+        let failed = |error: boon::CompileError| SchemaError::Compile {
+            release,
+            message: error.to_string(),
+        };
+        // The document under a name of its own: its `$id` names the published file.
+        let location = format!("urn:pi-rpc:schema:{release}");
+        let mut compiler = boon::Compiler::new();
+        compiler.set_default_draft(boon::Draft::V2020_12);
+        compiler
+            .add_resource(&location, document.clone())
+            .map_err(failed)?;
+        let mut schemas = boon::Schemas::new();
+        let mut entry = |name: &str| {
+            compiler
+                .compile(&format!("{location}#/$defs/{name}"), &mut schemas)
+                .map_err(failed)
         };
         use pi_rpc_protocol::schema::{INPUT_LINE, OUTPUT_RECORD, SESSION_FILE_LINE};
+        let command = entry(INPUT_LINE)?;
+        let record = entry(OUTPUT_RECORD)?;
+        let session_file = entry(SESSION_FILE_LINE)?;
         Ok(Validators {
             release,
-            command: entry(INPUT_LINE)?,
-            record: entry(OUTPUT_RECORD)?,
-            session_file: entry(SESSION_FILE_LINE)?,
+            schemas,
+            command,
+            record,
+            session_file,
         })
     }
 
@@ -116,13 +123,10 @@ impl Validators {
             LineKind::Record => &self.record,
             LineKind::SessionFile => &self.session_file,
         };
-        let mut violations: Vec<Violation> = validator
-            .iter_errors(value)
-            .map(|error| Violation {
-                path: error.instance_path().to_string(),
-                reason: error.to_string(),
-            })
-            .collect();
+        let mut violations = Vec::new();
+        if let Err(error) = self.schemas.validate(value, *validator) {
+            leaves(&error, &mut violations);
+        }
         // The deepest first: a wrong field says more than the union that it made fail.
         violations.sort_by_key(|violation| std::cmp::Reverse(violation.path.matches('/').count()));
         violations.dedup();
@@ -153,5 +157,18 @@ impl Validators {
             }
         }
         failures
+    }
+}
+
+/// The innermost failures of `error` (a failed `allOf`, `if`/`then` or `$ref` holds why).
+fn leaves(error: &boon::ValidationError<'_, '_>, out: &mut Vec<Violation>) {
+    if error.causes.is_empty() {
+        out.push(Violation {
+            path: error.instance_location.to_string(),
+            reason: error.kind.to_string(),
+        });
+    }
+    for cause in &error.causes {
+        leaves(cause, out);
     }
 }
