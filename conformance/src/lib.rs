@@ -22,6 +22,7 @@ pub mod release;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod schema;
 pub mod scratch;
 pub mod standin;
 pub mod suite;

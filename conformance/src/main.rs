@@ -75,8 +75,11 @@ enum Command {
         #[arg(long, default_value = "conformance-out")]
         out: PathBuf,
     },
-    /// Print the JSON Schema of the scenario format.
-    Schema,
+    /// Print or write the protocol's JSON Schema of a release (`--scenario`: the scenario
+    /// format's).
+    Schema(pi_conformance::schema::cli::SchemaArgs),
+    /// Check JSONL (commands, records or session lines) against a release's schema.
+    Validate(pi_conformance::schema::cli::ValidateArgs),
     /// Stand in for an agent to validate an RPC client: run the scenario against an agent, then
     /// answer the client on stdin/stdout with that transcript, checking its commands.
     StandIn(StandInArgs),
@@ -276,10 +279,8 @@ async fn dispatch(command: Command) -> anyhow::Result<bool> {
         Command::StandIn(args) => stand_in(args).await,
         Command::Client(args) => client(args).await,
         Command::Relay { .. } => Ok(true),
-        Command::Schema => {
-            print!("{}", pi_conformance::scenario::schema_json());
-            Ok(true)
-        }
+        Command::Schema(args) => Ok(pi_conformance::schema::cli::schema(&args)?),
+        Command::Validate(args) => Ok(pi_conformance::schema::cli::validate(&args)?),
     }
 }
 

@@ -21,6 +21,7 @@ mod collect;
 mod matching;
 mod options;
 mod outcome;
+mod schema_check;
 mod steps;
 
 pub use crate::scratch::DEFAULT_ARGS;
@@ -70,6 +71,10 @@ struct Run<'a> {
     sends: Vec<Sent>,
     /// When each record read so far arrived (ms since the agent started).
     record_ms: Vec<u64>,
+    /// The schema of the agent's release, that every record and command is checked against.
+    schema: Option<std::sync::Arc<crate::schema::Validators>>,
+    /// What the checks found.
+    findings: schema_check::SchemaFindings,
 }
 
 /// Runs one scenario against one agent.
@@ -258,6 +263,10 @@ async fn with_mock(
             format!("cannot prepare the scratch folders: {e}"),
         )
     })?;
+    let registry =
+        crate::release::registry().map_err(|e| Failure::new(Verdict::Error, e.to_string()))?;
+    let schema = crate::schema::Validators::of(agent.release, registry)
+        .map_err(|e| Failure::new(Verdict::Error, e.to_string()))?;
     let launch = crate::scratch::launch(scenario, agent, &vars);
     outcome.transcript.command = std::iter::once(agent.program.display().to_string())
         .chain(agent.args.iter().cloned())
@@ -297,10 +306,15 @@ async fn with_mock(
         records_read: 0,
         sends: Vec::new(),
         record_ms: Vec::new(),
+        schema: Some(schema),
+        findings: Default::default(),
     };
     let mut result = run.steps().await;
     if result.is_ok() {
         result = run.finish().await;
+        if result.is_ok() {
+            result = run.schema_verdict();
+        }
     } else {
         run.process.kill().await;
     }

@@ -9,6 +9,7 @@ use crate::model::ThinkingLevel;
 
 /// How a prompt sent while the agent is streaming is queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum StreamingBehavior {
     /// Delivered after the current turn's tool calls, before the next model call.
     #[serde(rename = "steer")]
@@ -20,6 +21,7 @@ pub enum StreamingBehavior {
 
 /// How queued steering or follow-up messages are delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum QueueMode {
     /// All queued messages at once.
     #[serde(rename = "all")]
@@ -31,6 +33,7 @@ pub enum QueueMode {
 
 /// `prompt`: a user message, or a queued one while streaming.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PromptCommand {
     /// The message text (may be `/template` or `/skill:name`).
@@ -45,6 +48,7 @@ pub struct PromptCommand {
 
 /// `steer` and `follow_up`: queue a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueMessageCommand {
     /// The message text.
@@ -56,6 +60,7 @@ pub struct QueueMessageCommand {
 
 /// `new_session`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionCommand {
     /// Session file recorded as the new session's parent.
@@ -65,6 +70,7 @@ pub struct NewSessionCommand {
 
 /// `set_model`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SetModelCommand {
     /// Provider name.
@@ -75,6 +81,7 @@ pub struct SetModelCommand {
 
 /// `set_thinking_level`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetThinkingLevelCommand {
     /// The level wanted; clamped to what the model supports.
     pub level: ThinkingLevel,
@@ -82,6 +89,7 @@ pub struct SetThinkingLevelCommand {
 
 /// `set_steering_mode` and `set_follow_up_mode`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetQueueModeCommand {
     /// The mode.
     pub mode: QueueMode,
@@ -89,6 +97,7 @@ pub struct SetQueueModeCommand {
 
 /// `compact`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactCommand {
     /// Extra instructions for the summary.
@@ -98,6 +107,7 @@ pub struct CompactCommand {
 
 /// `set_auto_compaction` and `set_auto_retry`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetEnabledCommand {
     /// On or off.
     pub enabled: bool,
@@ -105,6 +115,7 @@ pub struct SetEnabledCommand {
 
 /// `bash`: run a shell command whose output enters the next prompt's context.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BashCommand {
     /// The command line.
@@ -116,6 +127,7 @@ pub struct BashCommand {
 
 /// `export_html`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ExportHtmlCommand {
     /// Where to write; a default name in the working folder otherwise.
@@ -125,6 +137,7 @@ pub struct ExportHtmlCommand {
 
 /// `switch_session`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SwitchSessionCommand {
     /// Session file to load.
@@ -133,6 +146,7 @@ pub struct SwitchSessionCommand {
 
 /// `fork`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ForkCommand {
     /// A user message entry of the active branch.
@@ -141,6 +155,7 @@ pub struct ForkCommand {
 
 /// `get_entries`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GetEntriesCommand {
     /// Only entries after this entry id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,6 +164,7 @@ pub struct GetEntriesCommand {
 
 /// `set_session_name`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetSessionNameCommand {
     /// The name; surrounding whitespace is trimmed and it must not end up empty.
     pub name: String,
@@ -156,10 +172,12 @@ pub struct SetSessionNameCommand {
 
 /// A command without fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Empty {}
 
 /// Every command of the protocol, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Command {
     /// Send a user prompt; the response comes once it is accepted, events follow.
@@ -311,6 +329,7 @@ impl Command {
 
 /// A command line as sent: the optional `id` beside the command's fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Request {
     /// Correlation id, echoed in the response. `null` is kept and echoed.
     #[serde(
@@ -326,6 +345,7 @@ pub struct Request {
 
 /// An answer to an `extension_ui_request` dialog, sent on stdin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExtensionUiResponse {
     /// The request's id.
     pub id: String,
@@ -336,6 +356,7 @@ pub struct ExtensionUiResponse {
 
 /// What the user answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ExtensionUiAnswer {
     /// `select`, `input`, `editor`: the chosen or typed text.

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 /// Plain text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// The text.
@@ -31,6 +32,7 @@ impl TextContent {
 
 /// Model reasoning.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingContent {
     /// The reasoning text.
@@ -48,6 +50,7 @@ pub struct ThinkingContent {
 
 /// A base64-encoded image.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// Base64 data, without a `data:` prefix.
@@ -61,6 +64,7 @@ pub struct ImageContent {
 
 /// A call of a tool by the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// The provider's call id (`toolu_...`, `call_...`).
@@ -79,6 +83,7 @@ pub struct ToolCall {
 
 /// A block of a user message, custom message or tool result: text or image.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum UserContent {
     /// `{"type":"text","text":...}`
@@ -89,6 +94,7 @@ pub enum UserContent {
 
 /// A block of an assistant message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum AssistantContent {
     /// `{"type":"text","text":...}`
@@ -101,6 +107,7 @@ pub enum AssistantContent {
 
 /// A user message's content: a plain string or a list of blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum MessageContent {
     /// `"Hello"`
@@ -112,6 +119,7 @@ pub enum MessageContent {
 /// A tool call with its `"type":"toolCall"` tag, where the wire carries one on its own
 /// (`toolcall_end.toolCall`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type")]
 pub enum TaggedToolCall {
     /// `{"type":"toolCall",...}`
@@ -122,6 +130,7 @@ pub enum TaggedToolCall {
 /// An image with its `"type":"image"` tag, where the wire carries one on its own
 /// (`prompt.images`, `steer.images`, `follow_up.images`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type")]
 pub enum TaggedImage {
     /// `{"type":"image","data":...,"mimeType":...}`

@@ -11,6 +11,7 @@ use crate::session::SessionEntry;
 
 /// A streaming delta of an assistant message (`message_update.assistantMessageEvent`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AssistantMessageEvent {
     /// A text block starts at `contentIndex`.
@@ -35,6 +36,7 @@ pub enum AssistantMessageEvent {
 
 /// `*_start`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContentIndex {
     /// Index of the block in the message's content.
@@ -43,6 +45,7 @@ pub struct ContentIndex {
 
 /// `toolcall_start`: the block's index, and from pi 0.84.3 the call's id and tool name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolcallStart {
     /// Index of the block in the message's content.
@@ -67,6 +70,7 @@ impl From<ContentIndex> for ToolcallStart {
 
 /// `*_delta`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContentDelta {
     /// Index of the block in the message's content.
@@ -77,6 +81,7 @@ pub struct ContentDelta {
 
 /// `text_end` and `thinking_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContentEnd {
     /// Index of the block in the message's content.
@@ -87,6 +92,7 @@ pub struct ContentEnd {
 
 /// `toolcall_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolcallEnd {
     /// Index of the block in the message's content.
@@ -97,10 +103,12 @@ pub struct ToolcallEnd {
 
 /// An event carrying no fields (`agent_start`, `turn_start`, `agent_settled`, ...).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NoFields {}
 
 /// `agent_settled`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AgentSettledEvent {
     /// Whether the run ended because it was aborted (from pi 1.3.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +117,7 @@ pub struct AgentSettledEvent {
 
 /// `agent_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentEndEvent {
     /// Messages produced by this run.
@@ -119,6 +128,7 @@ pub struct AgentEndEvent {
 
 /// `turn_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnEndEvent {
     /// The turn's assistant message.
@@ -129,6 +139,7 @@ pub struct TurnEndEvent {
 
 /// `message_start` and `message_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MessageEvent {
     /// The message (at start it may already hold streamed content; the end is authoritative).
     pub message: AgentMessage,
@@ -136,6 +147,7 @@ pub struct MessageEvent {
 
 /// `message_update`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageUpdateEvent {
     /// The message's cumulative usage so far (from pi 0.84.2).
@@ -147,6 +159,7 @@ pub struct MessageUpdateEvent {
 
 /// `bash_execution_update`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BashExecutionUpdateEvent {
     /// The `bash` command's id, when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,6 +170,7 @@ pub struct BashExecutionUpdateEvent {
 
 /// `tool_execution_start`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolExecutionStartEvent {
     /// The call's id.
@@ -169,6 +183,7 @@ pub struct ToolExecutionStartEvent {
 
 /// `tool_execution_update`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolExecutionUpdateEvent {
     /// The call's id.
@@ -183,6 +198,7 @@ pub struct ToolExecutionUpdateEvent {
 
 /// `tool_execution_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolExecutionEndEvent {
     /// The call's id.
@@ -200,6 +216,7 @@ pub struct ToolExecutionEndEvent {
 
 /// `queue_update`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueUpdateEvent {
     /// Pending steering messages.
@@ -210,6 +227,7 @@ pub struct QueueUpdateEvent {
 
 /// Why compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CompactionReason {
     /// The `compact` command.
@@ -222,6 +240,7 @@ pub enum CompactionReason {
 
 /// `compaction_start`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CompactionStartEvent {
     /// Why.
     pub reason: CompactionReason,
@@ -229,6 +248,7 @@ pub struct CompactionStartEvent {
 
 /// `compaction_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionEndEvent {
     /// Why.
@@ -247,6 +267,7 @@ pub struct CompactionEndEvent {
 
 /// `auto_retry_start` and `summarization_retry_scheduled`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RetryScheduledEvent {
     /// 1-based attempt number.
@@ -261,6 +282,7 @@ pub struct RetryScheduledEvent {
 
 /// `auto_retry_end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AutoRetryEndEvent {
     /// Whether a retry succeeded.
@@ -274,6 +296,7 @@ pub struct AutoRetryEndEvent {
 
 /// `summarization_retry_attempt_start`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SummarizationRetryAttemptStartEvent {
     /// `compaction` or `branchSummary`.
     pub source: String,
@@ -284,6 +307,7 @@ pub struct SummarizationRetryAttemptStartEvent {
 
 /// `extension_error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ExtensionErrorEvent {
     /// The extension's file.
@@ -296,6 +320,7 @@ pub struct ExtensionErrorEvent {
 
 /// `thinking_level_changed` (beyond the docs; before the response of the command that caused it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThinkingLevelChangedEvent {
     /// The effective level.
     pub level: ThinkingLevel,
@@ -303,6 +328,7 @@ pub struct ThinkingLevelChangedEvent {
 
 /// `session_info_changed` (beyond the docs; before the `set_session_name` response).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SessionInfoChangedEvent {
     /// The new name; absent when cleared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -311,6 +337,7 @@ pub struct SessionInfoChangedEvent {
 
 /// `entry_appended` (beyond the docs; when an extension appends a custom entry).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EntryAppendedEvent {
     /// The entry.
     pub entry: SessionEntry,
@@ -318,6 +345,7 @@ pub struct EntryAppendedEvent {
 
 /// Every event the agent emits, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// A run begins (after the prompt's response).

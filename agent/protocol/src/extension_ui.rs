@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// One extension UI request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExtensionUiRequest {
     /// Always `"extension_ui_request"`.
     #[serde(rename = "type")]
@@ -20,6 +21,7 @@ pub struct ExtensionUiRequest {
 
 /// The constant `"extension_ui_request"` tag.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ExtensionUiRequestTag {
     /// `"extension_ui_request"`
     #[default]
@@ -29,6 +31,7 @@ pub enum ExtensionUiRequestTag {
 
 /// What the extension asks for, tagged by `method`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "method")]
 pub enum ExtensionUiMethod {
     /// Choose one of `options`; answer `value` or `cancelled`.

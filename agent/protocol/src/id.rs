@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// A command's `id`. The reference echoes any JSON value; strings, numbers and `null` are what
 /// clients send. Other values (objects, arrays, booleans) are kept as they came.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum RequestId {
     /// `"req-1"`

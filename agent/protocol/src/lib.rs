@@ -21,6 +21,8 @@ pub mod message;
 pub mod model;
 pub mod record;
 pub mod response;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod session;
 pub mod surrogates;
 pub mod usage;

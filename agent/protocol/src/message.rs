@@ -8,6 +8,7 @@ use crate::usage::Usage;
 
 /// Why an assistant message ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum StopReason {
     /// Still streaming (seen in `message_start`).
@@ -28,6 +29,7 @@ pub enum StopReason {
 
 /// A message typed or sent by the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
     /// Text, or text and image blocks.
@@ -41,6 +43,7 @@ pub struct UserMessage {
 
 /// A model's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in stream order.
@@ -76,6 +79,7 @@ pub struct AssistantMessage {
 
 /// The result of one tool call, sent back to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     /// The call this answers.
@@ -104,6 +108,7 @@ pub struct ToolResultMessage {
 
 /// A shell command run by the `bash` RPC command (not by the model).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BashExecutionMessage {
     /// The command line.
@@ -132,6 +137,7 @@ pub struct BashExecutionMessage {
 
 /// A message injected by an extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessage {
     /// The extension's message kind.
@@ -153,6 +159,7 @@ pub struct CustomMessage {
 
 /// The summary that replaces compacted history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
     /// The summary text.
@@ -168,6 +175,7 @@ pub struct CompactionSummaryMessage {
 
 /// The summary of a branch the conversation came back from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     /// The summary text.
@@ -184,6 +192,7 @@ pub struct BranchSummaryMessage {
 /// What the conversation declares to the model (from pi 0.86.1): prompt sections and tool
 /// changes. The first one of a conversation declares everything; a later one only what changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SystemMessage {
     /// The whole prompt as one text; empty when it comes in `sections`.
@@ -206,6 +215,7 @@ pub struct SystemMessage {
 
 /// Any message of the conversation, tagged by `role`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum AgentMessage {
     /// `role: "user"`
@@ -229,6 +239,7 @@ pub enum AgentMessage {
 /// A tool result with its `"role":"toolResult"` tag, where the wire carries one on its own
 /// (`turn_end.toolResults`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "role")]
 pub enum TaggedToolResult {
     /// `{"role":"toolResult",...}`

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 /// How much the model reasons before answering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ThinkingLevel {
     /// No reasoning.
@@ -58,6 +59,7 @@ impl ThinkingLevel {
 
 /// Price per million tokens.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCost {
     /// Input tokens.
@@ -75,6 +77,7 @@ pub struct ModelCost {
 
 /// A model as the reference reports it (`get_state`, `set_model`, `get_available_models`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Model {
     /// Model id as the provider knows it.

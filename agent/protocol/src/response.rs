@@ -12,6 +12,7 @@ use crate::usage::Usage;
 
 /// The response envelope. Key order on the wire: `id, type, command, success, data|error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Response {
     /// The command's id, as given; absent when the command had none.
     #[serde(
@@ -42,6 +43,7 @@ pub struct Response {
 
 /// The constant `"response"` tag.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ResponseTag {
     /// `"response"`
     #[default]
@@ -94,6 +96,7 @@ impl Response {
 
 /// `get_state` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionState {
     /// The current model, or absent when none is available.
@@ -127,6 +130,7 @@ pub struct SessionState {
 
 /// `cycle_model` data (the response carries `data: null` when there is nothing to cycle to).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CycleModelResult {
     /// The model switched to.
@@ -139,6 +143,7 @@ pub struct CycleModelResult {
 
 /// `get_available_models` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AvailableModels {
     /// Every model with credentials.
     pub models: Vec<Model>,
@@ -146,6 +151,7 @@ pub struct AvailableModels {
 
 /// `cycle_thinking_level` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThinkingLevelResult {
     /// The level now in effect.
     pub level: ThinkingLevel,
@@ -153,6 +159,7 @@ pub struct ThinkingLevelResult {
 
 /// `get_available_thinking_levels` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AvailableThinkingLevels {
     /// Levels the model supports, `["off"]` for a model without reasoning.
     pub levels: Vec<ThinkingLevel>,
@@ -160,6 +167,7 @@ pub struct AvailableThinkingLevels {
 
 /// `new_session`, `switch_session` and `clone` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CancelledResult {
     /// Whether an extension cancelled the switch.
     pub cancelled: bool,
@@ -167,8 +175,10 @@ pub struct CancelledResult {
 
 /// `fork` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ForkResult {
-    /// Text of the message forked from.
+    /// Text of the message forked from; absent when an extension cancelled the fork.
+    #[cfg_attr(feature = "schema", schemars(default))]
     pub text: String,
     /// Whether an extension cancelled the fork.
     pub cancelled: bool,
@@ -176,6 +186,7 @@ pub struct ForkResult {
 
 /// `compact` data and `compaction_end.result`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionResult {
     /// The summary that replaces the compacted history.
@@ -197,6 +208,7 @@ pub struct CompactionResult {
 
 /// `bash` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BashResult {
     /// Combined stdout and stderr, truncated to the tail when long.
@@ -215,6 +227,7 @@ pub struct BashResult {
 
 /// Token totals of `get_session_stats`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenTotals {
     /// Input tokens.
@@ -231,18 +244,28 @@ pub struct TokenTotals {
 
 /// Context window usage of `get_session_stats`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// Estimated context tokens; `null` right after compaction.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<u64>")
+    )]
     pub tokens: Option<u64>,
     /// The model's context window.
     pub context_window: u64,
     /// tokens / contextWindow × 100; `null` right after compaction.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<f64>")
+    )]
     pub percent: Option<f64>,
 }
 
 /// `get_session_stats` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStats {
     /// Session file; absent with `--no-session`.
@@ -271,6 +294,7 @@ pub struct SessionStats {
 
 /// `export_html` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExportHtmlResult {
     /// Where the file was written.
     pub path: String,
@@ -278,6 +302,7 @@ pub struct ExportHtmlResult {
 
 /// One entry of `get_fork_messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ForkMessage {
     /// The user message's entry id.
@@ -288,6 +313,7 @@ pub struct ForkMessage {
 
 /// `get_fork_messages` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ForkMessages {
     /// User messages of the active branch.
     pub messages: Vec<ForkMessage>,
@@ -295,27 +321,38 @@ pub struct ForkMessages {
 
 /// `get_entries` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntriesResult {
     /// Entries in append order (without the header).
     pub entries: Vec<SessionEntry>,
     /// The current leaf, `null` for an empty session.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<String>")
+    )]
     pub leaf_id: Option<String>,
 }
 
 /// `get_tree` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TreeResult {
     /// Root nodes.
     pub tree: Vec<SessionTreeNode>,
     /// The current leaf, `null` for an empty session.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<String>")
+    )]
     pub leaf_id: Option<String>,
 }
 
 /// `get_last_assistant_text` data. The reference omits `text` (`{}`) when there is no
 /// assistant text, where its docs say `{"text": null}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LastAssistantText {
     /// The text, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,6 +361,7 @@ pub struct LastAssistantText {
 
 /// `get_messages` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MessagesResult {
     /// The conversation.
     pub messages: Vec<AgentMessage>,
@@ -331,6 +369,7 @@ pub struct MessagesResult {
 
 /// Where a command was loaded from (`get_commands`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SourceInfo {
     /// File path, or a pseudo-path such as `<inline:name>`.
@@ -349,6 +388,7 @@ pub struct SourceInfo {
 /// One command of `get_commands`. The reference reports `sourceInfo` where its docs describe
 /// `location` and `path`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SlashCommand {
     /// Name to invoke with `/name`.
@@ -364,7 +404,40 @@ pub struct SlashCommand {
 
 /// `get_commands` data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CommandsResult {
     /// Available commands.
     pub commands: Vec<SlashCommand>,
+}
+
+/// What became of an accepted `prompt`, `steer` or `follow_up` (from pi 0.99.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Disposition {
+    /// A run started with it.
+    Started,
+    /// Queued behind the current run.
+    Queued,
+    /// An extension or a command handled it; no run started.
+    Handled,
+}
+
+/// `prompt`, `steer` and `follow_up` data (from pi 0.99.1; no data before).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct InputAccepted {
+    /// What became of the message.
+    pub disposition: Disposition,
+}
+
+/// `clear_queue` data: the texts taken out of the queues.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ClearQueueResult {
+    /// Steering messages taken.
+    pub steering: Vec<String>,
+    /// Follow-up messages taken.
+    pub follow_up: Vec<String>,
 }

@@ -12,10 +12,12 @@ pub const SESSION_VERSION: u64 = 3;
 
 /// First line of a session file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHeader {
     /// Always `"session"`.
     #[serde(rename = "type")]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = "session")))]
     pub kind: String,
     /// Format version (3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -33,11 +35,16 @@ pub struct SessionHeader {
 
 /// Fields every entry has: `id`, `parentId` (null for a root) and `timestamp`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryBase {
     /// 8 hex digits, unique within the session.
     pub id: String,
     /// The previous entry on this branch.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(required, schema_with = "crate::schema::nullable::<String>")
+    )]
     pub parent_id: Option<String>,
     /// ISO 8601 time.
     pub timestamp: String,
@@ -45,6 +52,7 @@ pub struct EntryBase {
 
 /// A conversation message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MessageEntry {
     /// Id, parent and time.
     #[serde(flatten)]
@@ -55,6 +63,7 @@ pub struct MessageEntry {
 
 /// The thinking level changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingLevelChangeEntry {
     /// Id, parent and time.
@@ -66,6 +75,7 @@ pub struct ThinkingLevelChangeEntry {
 
 /// The model changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelChangeEntry {
     /// Id, parent and time.
@@ -79,6 +89,7 @@ pub struct ModelChangeEntry {
 
 /// History before `firstKeptEntryId` was summarised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionEntry {
     /// Id, parent and time.
@@ -103,6 +114,7 @@ pub struct CompactionEntry {
 
 /// Summary of a branch left behind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryEntry {
     /// Id, parent and time.
@@ -125,6 +137,7 @@ pub struct BranchSummaryEntry {
 
 /// Extension state, not part of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomEntry {
     /// The extension's entry kind.
@@ -139,6 +152,7 @@ pub struct CustomEntry {
 
 /// An extension message that is part of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessageEntry {
     /// The extension's message kind.
@@ -158,6 +172,7 @@ pub struct CustomMessageEntry {
 
 /// A label on another entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelEntry {
     /// Id, parent and time.
@@ -172,6 +187,7 @@ pub struct LabelEntry {
 
 /// Session metadata (the display name).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfoEntry {
     /// Id, parent and time.
@@ -184,6 +200,7 @@ pub struct SessionInfoEntry {
 
 /// Any entry after the header, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SessionEntry {
     /// `message`
@@ -225,6 +242,7 @@ impl SessionEntry {
 
 /// A node of `get_tree`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionTreeNode {
     /// The entry.

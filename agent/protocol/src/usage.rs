@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 /// Cost in dollars, per token class and in total.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UsageCost {
     /// Input tokens' cost.
@@ -77,20 +78,43 @@ impl Serialize for Usage {
     }
 }
 
-/// The fields as read, before the position of `reasoning` is recovered.
+/// The fields as read, before the position of `reasoning` is recovered (and the schema of
+/// [`Usage`]).
 #[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "Usage"))]
 #[serde(rename_all = "camelCase")]
 struct UsageFields {
+    /// Input tokens not read from cache.
     input: u64,
+    /// Output tokens.
     output: u64,
+    /// Input tokens read from cache.
     cache_read: u64,
+    /// Input tokens written to cache.
     cache_write: u64,
+    /// input + output + cacheRead + cacheWrite.
     total_tokens: u64,
+    /// Cost in dollars.
     cost: UsageCost,
+    /// Tokens written to the one-hour cache (Anthropic).
     #[serde(rename = "cacheWrite1h", default)]
     cache_write_1h: Option<u64>,
+    /// Reasoning tokens, where the provider reports them separately.
     #[serde(default)]
     reasoning: Option<u64>,
+}
+
+/// Token counts and cost of one model call: the schema of the fields [`Usage`] reads.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Usage {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        UsageFields::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        UsageFields::json_schema(generator)
+    }
 }
 
 impl<'de> Deserialize<'de> for Usage {

@@ -28,6 +28,9 @@ impl Run<'_> {
             self.records_read = record.index + 1;
             self.record_ms.push(record.at_ms);
         }
+        if let Ok(Some(record)) = &next {
+            self.check_record(record);
+        }
         next
     }
 
@@ -130,6 +133,7 @@ impl Run<'_> {
             Step::Send(value) => {
                 let value = pattern::substitute_captures(value, &self.captures);
                 let value = crate::scratch::substitute_value(&value, &self.vars);
+                self.check_command(&value);
                 let mut line = serde_json::to_vec(&value).unwrap_or_default();
                 line.push(b'\n');
                 self.send(&line).await
