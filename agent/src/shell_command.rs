@@ -177,7 +177,6 @@ fn path_with_bin(agent_dir: Option<&Path>) -> Option<std::ffi::OsString> {
     Some(value)
 }
 
-
 /// Runs the command, handing each cleaned chunk to `on_chunk`; an error when it could not run
 /// at all.
 pub async fn execute<F, Fut>(bash: UserBash, mut on_chunk: F) -> Result<BashResult, Error>

@@ -332,7 +332,6 @@ impl Drop for GroupGuard {
     }
 }
 
-
 /// Reads both pipes until the shell has exited and the pipes are closed or quiet.
 async fn pump(
     child: &mut Child,

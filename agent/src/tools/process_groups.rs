@@ -123,7 +123,10 @@ mod tests {
 
     #[test]
     fn this_process_is_found_in_its_own_session_and_group() {
-        let session = rustix::process::getsid(None).unwrap().as_raw_nonzero().get();
+        let session = rustix::process::getsid(None)
+            .unwrap()
+            .as_raw_nonzero()
+            .get();
         let group = rustix::process::getpgrp().as_raw_nonzero().get();
         assert!(session_groups(session).contains(&group));
     }
