@@ -28,6 +28,7 @@ mod active_tools;
 mod commands;
 mod host_calls;
 mod lifecycle;
+mod model_calls;
 mod prompt;
 mod session_mirror;
 
@@ -56,6 +57,8 @@ pub(crate) struct Extensions {
     flag_tools: Option<crate::tools::ToolSelection>,
     /// What the host was last told of the session.
     mirror: session_mirror::SessionMirror,
+    /// The extensions' model calls running, for their aborts.
+    model_calls: crate::extensions::RunningCalls,
 }
 
 impl Extensions {
@@ -69,6 +72,7 @@ impl Extensions {
             system_prompt: None,
             flag_tools: None,
             mirror: session_mirror::SessionMirror::default(),
+            model_calls: crate::extensions::RunningCalls::default(),
         }
     }
 }
@@ -361,6 +365,33 @@ impl State {
                 self.command_replace(id, session_path, entry_id, position.as_deref());
             }
             HostMessage::ReloadRuntime { id } => self.command_reload(id),
+            HostMessage::Compact {
+                id,
+                custom_instructions,
+            } => self.extension_compact(id, custom_instructions),
+            HostMessage::ModelCall {
+                id,
+                model,
+                context,
+                options,
+                simple,
+                registry,
+            } => {
+                let call = crate::extensions::ModelCall {
+                    model,
+                    context,
+                    options,
+                    simple,
+                    registry,
+                };
+                self.extension_model_call(id, call);
+            }
+            HostMessage::ModelCallAbort { id } => self.extension_model_call_abort(&id),
+            HostMessage::ModelAuth {
+                id,
+                model,
+                provider,
+            } => self.extension_model_auth(&id, model.as_ref(), provider.as_deref()),
             HostMessage::RunTool {
                 id,
                 name,

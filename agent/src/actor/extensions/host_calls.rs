@@ -27,24 +27,31 @@ impl State {
         let Some(host) = self.live_host() else {
             return;
         };
-        let (models, available): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>) = if with_models
-        {
-            let available = self
-                .config
-                .registry
-                .available()
-                .iter()
-                .map(|model| format!("{}/{}", model.provider, model.id))
-                .collect();
-            (self.config.registry.all_models().collect(), available)
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        let registry = &self.config.registry;
+        let (models, available, configured): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>, _) =
+            if with_models {
+                let available = registry
+                    .available()
+                    .iter()
+                    .map(|model| format!("{}/{}", model.provider, model.id))
+                    .collect();
+                let configured: Vec<&str> = registry
+                    .provider_names()
+                    .filter(|provider| registry.has_auth(provider))
+                    .collect();
+                (registry.all_models().collect(), available, configured)
+            } else {
+                (Vec::new(), Vec::new(), Vec::new())
+            };
         let line = host.model_state(
             &self.shown_model(),
             self.thinking_level,
             &self.thinking_levels(),
-            with_models.then_some((models.as_slice(), available.as_slice())),
+            with_models.then_some((
+                models.as_slice(),
+                available.as_slice(),
+                configured.as_slice(),
+            )),
         );
         self.tell_host("cannot tell the extension host the model", Some(line));
     }

@@ -276,6 +276,52 @@ pub enum HostMessage {
         #[serde(default)]
         cwd: Option<std::path::PathBuf>,
     },
+    /// `ctx.compact(options)`: a manual compaction, answered by a `reply` with this id
+    /// (`{result}`, or `{error}`) once it ended.
+    Compact {
+        /// The host's id for the reply.
+        id: String,
+        /// What the summary should focus on.
+        #[serde(default, rename = "customInstructions")]
+        custom_instructions: Option<String>,
+    },
+    /// A provider call of pi-ai (`complete`, `stream`, the built-in apis) or of
+    /// `ctx.modelRegistry.complete`: `model_stream`s, then a `reply` with this id (`{message}`).
+    ModelCall {
+        /// The host's id for the reply.
+        id: String,
+        /// pi-ai's `Model`.
+        model: Value,
+        /// pi-ai's `Context`.
+        #[serde(default)]
+        context: Value,
+        /// pi-ai's stream options (as JSON).
+        #[serde(default)]
+        options: Value,
+        /// A `*Simple` call.
+        #[serde(default)]
+        simple: bool,
+        /// `ctx.modelRegistry.complete`: the registry's credentials.
+        #[serde(default)]
+        registry: bool,
+    },
+    /// The signal of the model call `id` aborted.
+    ModelCallAbort {
+        /// The call's id.
+        id: String,
+    },
+    /// `ctx.modelRegistry.getApiKeyAndHeaders(model)` or `.getApiKeyForProvider(provider)`:
+    /// answered by a `reply` with this id (`{ok, apiKey?, headers?, error?}`).
+    ModelAuth {
+        /// The host's id for the reply.
+        id: String,
+        /// The model (`getApiKeyAndHeaders`).
+        #[serde(default)]
+        model: Option<Value>,
+        /// The provider (`getApiKeyForProvider`).
+        #[serde(default)]
+        provider: Option<String>,
+    },
     /// `pi.setThinkingLevel(level)`.
     SetThinkingLevel {
         /// The level asked for (clamped to the model).
@@ -376,6 +422,24 @@ pub(super) enum ToHost<'a> {
         models: Option<&'a [&'a Model]>,
         #[serde(skip_serializing_if = "Option::is_none")]
         available: Option<&'a [String]>,
+        /// The providers with credentials (with `models`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        configured: Option<&'a [&'a str]>,
+    },
+    /// A model call's progress (`model_calls.rs`): the message as it began, its usage, its
+    /// deltas.
+    ModelStream {
+        id: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        start: Option<&'a pi_rpc_protocol::message::AssistantMessage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<&'a pi_rpc_protocol::usage::Usage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        events: Option<&'a [pi_rpc_protocol::event::AssistantMessageEvent]>,
+    },
+    /// What `ctx.getContextUsage()` answers from now on (`null`: unknown).
+    ContextUsage {
+        usage: Option<&'a pi_rpc_protocol::response::ContextUsage>,
     },
     /// The answer to the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, ...).
     Reply {

@@ -1,0 +1,246 @@
+// pi-agent's extension host, its context part (appended to host.mjs): the `ctx` every handler
+// gets, and what it asks of the agent: `ctx.compact()` (the agent compacts as for the `compact`
+// command), `ctx.getContextUsage()` (from the usage the agent last sent), `ctx.modelRegistry`
+// (the models and credentials the agent last sent; the key of a model and its calls asked of
+// the agent), and the provider calls of pi-ai's runtime module (`host.complete`, which
+// `complete`, `stream` and the built-in apis use; see runtime/pi_runtime_host.mjs). pi runs
+// those calls in the extension; pi-agent runs them through its own providers and streams the
+// events back here, where the message they build is kept as pi-ai's `partial`.
+//
+// To the agent:
+//   {type:"compact", id, customInstructions?}   ctx.compact; reply {result} or {error}
+//   {type:"model_auth", id, model?, provider?}  the key (and headers) of a model or provider;
+//                                               reply {ok, apiKey?, headers?, error?}
+//   {type:"model_call", id, model, context, options, simple, registry}
+//                                               one provider call; "model_stream"s, then a
+//                                               reply {message}
+//   {type:"model_call_abort", id}               its signal aborted
+// From the agent:
+//   {type:"model_stream", id, start?, usage?, events?}   the call's progress: the message as it
+//                                               began, its usage, its deltas (RPC's
+//                                               assistantMessageEvent shapes, without partial)
+//   {type:"context_usage", usage}               what ctx.getContextUsage() answers from now on
+
+/** The handlers' `ctx` (a command's adds its session actions: host_session.mjs). */
+function context() {
+	return {
+		ui: mode === "rpc" ? ui : silentUi,
+		mode,
+		hasUI: mode === "rpc",
+		cwd,
+		signal: undefined,
+		get model() {
+			return modelState.model;
+		},
+		modelRegistry,
+		sessionManager,
+		isIdle() {
+			return !streaming;
+		},
+		getContextUsage() {
+			return contextUsage;
+		},
+		compact(options) {
+			void compactSession(options);
+		},
+	};
+}
+
+/** How full the context window is, as the agent last said (`{tokens, contextWindow, percent}`). */
+let contextUsage;
+
+/** `ctx.compact(options)`: the agent compacts; `onComplete(result)` or `onError(error)` follows. */
+async function compactSession(options) {
+	const instructions = options?.customInstructions;
+	const answer = await ask({
+		type: "compact",
+		customInstructions: typeof instructions === "string" ? instructions : undefined,
+	});
+	try {
+		if (typeof answer?.error === "string") throw new Error(answer.error);
+		options?.onComplete?.(answer?.result);
+	} catch (error) {
+		// As in pi: a throwing onComplete reaches onError too.
+		try {
+			options?.onError?.(error instanceof Error ? error : new Error(String(error)));
+		} catch (failure) {
+			process.stderr.write(`pi-agent extension host: ctx.compact onError threw: ${errorText(failure)}\n`);
+		}
+	}
+}
+
+/** `ctx.modelRegistry`: the agent's models; their keys and calls are asked of the agent. */
+const modelRegistry = {
+	find(provider, modelId) {
+		return modelState.models.find((model) => model.provider === provider && model.id === modelId);
+	},
+	getAll() {
+		return [...modelState.models];
+	},
+	getAvailable() {
+		return modelState.models.filter((model) => modelState.available.includes(`${model.provider}/${model.id}`));
+	},
+	getError() {
+		return undefined;
+	},
+	hasConfiguredAuth(model) {
+		return modelState.configured.includes(model?.provider);
+	},
+	async getApiKeyAndHeaders(model) {
+		const answer = await ask({ type: "model_auth", model: plainModel(model) });
+		if (answer?.ok !== true) return { ok: false, error: answer?.error ?? "unknown error" };
+		const resolved = { ok: true };
+		if (typeof answer.apiKey === "string") resolved.apiKey = answer.apiKey;
+		if (answer.headers) resolved.headers = answer.headers;
+		return resolved;
+	},
+	async getApiKeyForProvider(provider) {
+		const answer = await ask({ type: "model_auth", provider });
+		return answer?.ok === true && typeof answer.apiKey === "string" ? answer.apiKey : undefined;
+	},
+	async complete(model, context, options) {
+		const request = { model, context, options, simple: false, registry: true };
+		return hostComplete(request, options?.signal, () => {}).catch((error) => setupErrorMessage(model, error));
+	},
+};
+
+/** A model as JSON (what the extension built may carry functions). */
+function plainModel(model) {
+	return model && typeof model === "object" ? JSON.parse(JSON.stringify(model)) : model;
+}
+
+/** The message of a call that could not start, as pi-ai's lazy streams make it. */
+function setupErrorMessage(model, error) {
+	return {
+		role: "assistant",
+		content: [],
+		api: model?.api,
+		provider: model?.provider,
+		model: model?.id,
+		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+		stopReason: "error",
+		errorMessage: errorText(error),
+		timestamp: Date.now(),
+	};
+}
+
+/** The calls running in the agent: what to do with each "model_stream", by id. */
+const modelCalls = new Map();
+
+/**
+ * `host.complete(request, signal, onEvent)`: the agent makes the call; `onEvent` gets pi-ai's
+ * events as it streams (not the final done/error, which the caller makes of the message this
+ * resolves to).
+ */
+function hostComplete(request, signal, onEvent) {
+	const id = randomUUID();
+	const { signal: _signal, onPayload, onResponse, ...options } = request.options ?? {};
+	const message = {
+		type: "model_call",
+		id,
+		model: plainModel(request.model),
+		context: JSON.parse(JSON.stringify(request.context ?? {})),
+		options: JSON.parse(JSON.stringify(options)),
+		simple: request.simple === true,
+		registry: request.registry === true,
+	};
+	return new Promise((resolve) => {
+		const partial = new PartialMessage(onEvent);
+		const abort = () => send({ type: "model_call_abort", id });
+		signal?.addEventListener?.("abort", abort, { once: true });
+		modelCalls.set(id, (update) => partial.apply(update));
+		pendingReplies.set(id, (value) => {
+			modelCalls.delete(id);
+			signal?.removeEventListener?.("abort", abort);
+			resolve(value?.message ?? setupErrorMessage(request.model, new Error(value?.error ?? "no answer")));
+		});
+		send(message);
+		if (signal?.aborted) abort();
+	});
+}
+
+/** Takes the agent's "model_stream" and "context_usage" messages. */
+function modelCallProgress(message) {
+	if (message.type === "context_usage") contextUsage = message.usage ?? undefined;
+	else modelCalls.get(message.id)?.(message);
+}
+
+/** The message a call builds as its events come, handed to each event as pi-ai's `partial`. */
+class PartialMessage {
+	constructor(onEvent) {
+		this.onEvent = onEvent;
+		this.message = undefined;
+	}
+
+	apply(update) {
+		if (update.start) {
+			// Blocks are built from the deltas; the start's own are only read for a call's name.
+			this.started = update.start.content ?? [];
+			this.message = { ...update.start, content: [] };
+			this.onEvent({ type: "start", partial: this.message });
+		}
+		if (!this.message) return;
+		if (update.usage) this.message.usage = update.usage;
+		for (const event of update.events ?? []) this.delta(event);
+	}
+
+	delta(event) {
+		const content = this.message.content;
+		const index = event.contentIndex;
+		const partial = this.message;
+		switch (event.type) {
+			case "text_start":
+				content[index] = { type: "text", text: "" };
+				break;
+			case "thinking_start":
+				content[index] = { type: "thinking", thinking: "" };
+				break;
+			case "toolcall_start": {
+				const known = this.started?.[index];
+				const id = event.id ?? (known?.type === "toolCall" ? known.id : "");
+				const name = event.toolName ?? (known?.type === "toolCall" ? known.name : "");
+				content[index] = { type: "toolCall", id, name, arguments: {} };
+				break;
+			}
+			case "text_delta":
+				if (content[index]) content[index].text += event.delta;
+				break;
+			case "thinking_delta":
+				if (content[index]) content[index].thinking += event.delta;
+				break;
+			case "toolcall_delta":
+				if (content[index]) {
+					content[index].partialJson = (content[index].partialJson ?? "") + event.delta;
+					content[index].arguments = parseStreamingJson(content[index].partialJson);
+				}
+				break;
+			case "text_end":
+				content[index] = { ...content[index], type: "text", text: event.content };
+				break;
+			case "thinking_end":
+				content[index] = { ...content[index], type: "thinking", thinking: event.content };
+				break;
+			case "toolcall_end":
+				content[index] = event.toolCall;
+				this.onEvent({ type: event.type, contentIndex: index, toolCall: event.toolCall, partial });
+				return;
+			default:
+				return;
+		}
+		const { type, delta, content: text } = event;
+		const forwarded = { type, contentIndex: index };
+		if (delta !== undefined) forwarded.delta = delta;
+		if (text !== undefined) forwarded.content = text;
+		forwarded.partial = partial;
+		this.onEvent(forwarded);
+	}
+}
+
+/** The arguments a tool call's JSON so far gives (`{}` until it parses). */
+function parseStreamingJson(text) {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return {};
+	}
+}
