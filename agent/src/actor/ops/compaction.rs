@@ -278,14 +278,16 @@ impl State {
         self.begin_compaction(key, (reason, false), then, instructions, preparation);
     }
 
+    /// A manual compaction that cannot start ends at once: `compaction_end`, then the error
+    /// answered. An extension's comes after the answer of the command that runs (as the
+    /// reference's, which fails after awaiting, does).
     fn fail_manual(&mut self, answer: Answer, error: &str) {
         let message = format!("Compaction failed: {error}");
-        self.emit(end_event(
-            CompactionReason::Manual,
-            None,
-            false,
-            Some(message),
-        ));
+        let end = end_event(CompactionReason::Manual, None, false, Some(message));
+        match answer {
+            Answer::Client(..) => self.emit(end),
+            Answer::Host(_) => self.report_after_command(end),
+        }
         self.answer_compaction_error(answer, error.to_owned());
     }
 
