@@ -152,7 +152,9 @@ function hostComplete(request, signal, onEvent) {
 		pendingReplies.set(id, (value) => {
 			modelCalls.delete(id);
 			signal?.removeEventListener?.("abort", abort);
-			resolve(value?.message ?? setupErrorMessage(request.model, new Error(value?.error ?? "no answer")));
+			const message = value?.message ?? setupErrorMessage(request.model, new Error(value?.error ?? "no answer"));
+			// After the events still being handed over.
+			partial.applied.then(() => resolve(partial.finish(message)));
 		});
 		send(message);
 		if (signal?.aborted) abort();
@@ -165,14 +167,36 @@ function modelCallProgress(message) {
 	else modelCalls.get(message.id)?.(message);
 }
 
-/** The message a call builds as its events come, handed to each event as pi-ai's `partial`. */
+/**
+ * The message a call builds as its events come, handed to each event as pi-ai's `partial` (one
+ * object, changed as the call goes on, as pi-ai's providers do). The agent sends the deltas of
+ * one read of the body together: they are handed over one at a time, each on a turn of its own,
+ * so that a consumer sees the message as it was at each event, as with pi-ai's own streams.
+ */
 class PartialMessage {
 	constructor(onEvent) {
 		this.onEvent = onEvent;
 		this.message = undefined;
+		/** Settles once every update so far is handed over. */
+		this.applied = Promise.resolve();
 	}
 
+	/**
+	 * The call's final message: the partial one made the same as it (pi-ai's final message is
+	 * the object its events carried), or `message` itself when the call never started.
+	 */
+	finish(message) {
+		if (!this.message) return message;
+		for (const key of Object.keys(this.message)) delete this.message[key];
+		return Object.assign(this.message, message);
+	}
+
+	/** Hands over `update`'s events after those of the earlier updates. */
 	apply(update) {
+		this.applied = this.applied.then(() => this.handOver(update));
+	}
+
+	async handOver(update) {
 		if (update.start) {
 			// Blocks are built from the deltas; the start's own are only read for a call's name.
 			this.started = update.start.content ?? [];
@@ -181,10 +205,14 @@ class PartialMessage {
 		}
 		if (!this.message) return;
 		if (update.usage) this.message.usage = update.usage;
-		for (const event of update.events ?? []) this.delta(event);
+		const { parseStreamingJson } = await runtimeJson();
+		for (const event of update.events ?? []) {
+			this.delta(event, parseStreamingJson);
+			await new Promise((next) => setImmediate(next));
+		}
 	}
 
-	delta(event) {
+	delta(event, parseStreamingJson) {
 		const content = this.message.content;
 		const index = event.contentIndex;
 		const partial = this.message;
@@ -236,11 +264,9 @@ class PartialMessage {
 	}
 }
 
-/** The arguments a tool call's JSON so far gives (`{}` until it parses). */
-function parseStreamingJson(text) {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return {};
-	}
+/** pi-ai's reading of a tool call's partial JSON (the runtime module's), loaded on first use. */
+let streamingJson;
+function runtimeJson() {
+	streamingJson ??= import("pi-agent:/runtime/pi_ai_json.mjs");
+	return streamingJson;
 }

@@ -45,6 +45,9 @@ pub struct ModelCall {
 /// Why a call cannot be made: its message's `errorMessage`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelCallError {
+    /// `ctx.modelRegistry.complete` for a provider the registry does not have.
+    #[error("Unknown provider: {0}")]
+    UnknownProvider(String),
     /// `ctx.modelRegistry.complete` for a provider without credentials.
     #[error("Provider is not configured: {0}")]
     NotConfigured(String),
@@ -83,15 +86,31 @@ impl ModelCall {
         let options = &self.options;
         let given_key = text(options, "apiKey").map(str::to_owned);
         let (mut model, auth) = if self.registry {
+            if !registry.provider_names().any(|name| name == model.provider) {
+                return Err(ModelCallError::UnknownProvider(model.provider));
+            }
             if given_key.is_none() && !registry.has_auth(&model.provider) {
                 return Err(ModelCallError::NotConfigured(model.provider));
             }
-            let RequestModel { model, auth } = registry.resolve(&model);
-            let auth = auth.map(|mut auth| {
-                auth.api_key = given_key.or(auth.api_key);
-                auth
-            });
-            (model, auth)
+            let RequestModel {
+                model: resolved,
+                auth,
+            } = registry.resolve(&model);
+            match (auth, given_key) {
+                (Ok(mut auth), key) => {
+                    auth.api_key = key.or(auth.api_key);
+                    (resolved, Ok(auth))
+                }
+                // A key given is the call's: the provider's own need not resolve.
+                (Err(_), Some(key)) => {
+                    let auth = RequestAuth {
+                        api_key: Some(key),
+                        ..RequestAuth::default()
+                    };
+                    (model, Ok(auth))
+                }
+                (Err(error), None) => (resolved, Err(error)),
+            }
         } else {
             let api_key = given_key.or_else(|| ModelRegistry::environment_api_key(&model.provider));
             let auth = RequestAuth {
@@ -318,7 +337,7 @@ impl ModelCallReply {
     ) -> Result<(), SendError> {
         let prepared = match call {
             Ok(prepared) => prepared,
-            Err(message) => return self.finish(&message).await,
+            Err(message) => return self.finish(message).await,
         };
         let cancel = CancellationToken::new();
         self.running.lock().insert(self.id.clone(), cancel.clone());
@@ -343,8 +362,9 @@ impl ModelCallReply {
             };
             match event {
                 ProviderEvent::Start(message) => {
+                    let start = AgentMessage::Assistant(message);
                     self.client
-                        .send(&progress(Some(&message), None, None))
+                        .send(&progress(Some(&start), None, None))
                         .await?;
                 }
                 ProviderEvent::Usage(usage) => {
@@ -358,13 +378,15 @@ impl ModelCallReply {
                         .await?;
                 }
                 ProviderEvent::Written(written) => written.written(),
-                ProviderEvent::Done(message) => return self.finish(&message).await,
+                ProviderEvent::Done(message) => return self.finish(message).await,
             }
         }
         Ok(())
     }
 
-    async fn finish(&self, message: &AssistantMessage) -> Result<(), SendError> {
+    /// Answers the call with its final message (pi-ai's, with its `role`).
+    async fn finish(&self, message: AssistantMessage) -> Result<(), SendError> {
+        let message = AgentMessage::Assistant(message);
         let value = ReplyValue::Data(json!({ "message": message }));
         self.client
             .send(&ToHost::Reply {

@@ -83,19 +83,32 @@ fn the_thinking_level_is_the_simple_calls_reasoning_or_a_provider_option() {
 }
 
 #[test]
-fn a_registry_call_needs_the_providers_credentials_or_a_key() {
+fn a_registry_call_needs_a_known_provider_and_its_credentials_or_a_key() {
     let error = prepare(&call(json!({}), false, true)).unwrap_err();
-    assert_eq!(error.to_string(), "Provider is not configured: nowhere");
-    let given = prepare(&call(json!({"apiKey": "mine"}), false, true)).unwrap();
-    assert_eq!(given.request.auth.unwrap().api_key.as_deref(), Some("mine"));
+    assert_eq!(error.to_string(), "Unknown provider: nowhere");
     let failed = call(json!({}), false, true).failed(&error);
     assert_eq!(failed.stop_reason, StopReason::Error);
     assert_eq!(failed.provider, "nowhere");
     assert_eq!(failed.model, "m1");
     assert_eq!(
         failed.error_message.as_deref(),
-        Some("Provider is not configured: nowhere")
+        Some("Unknown provider: nowhere")
     );
+
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {"nowhere": {"baseUrl": "http://127.0.0.1:9",
+        "api": "anthropic-messages", "apiKey": "$PI_AGENT_TEST_UNSET_KEY", "models": [{"id": "m1"}]}}});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    let (registry, _) = ModelRegistry::load(dir.path());
+    let release = crate::release::RpcRelease::DEFAULT;
+    let unconfigured = call(json!({}), false, true).prepare(&registry, None, release);
+    assert_eq!(
+        unconfigured.unwrap_err().to_string(),
+        "Provider is not configured: nowhere"
+    );
+    let given = call(json!({"apiKey": "mine"}), false, true).prepare(&registry, None, release);
+    let auth = given.unwrap().request.auth.unwrap();
+    assert_eq!(auth.api_key.as_deref(), Some("mine"));
 }
 
 #[test]

@@ -431,7 +431,7 @@ pub(super) enum ToHost<'a> {
     ModelStream {
         id: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
-        start: Option<&'a pi_rpc_protocol::message::AssistantMessage>,
+        start: Option<&'a pi_rpc_protocol::message::AgentMessage>,
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<&'a pi_rpc_protocol::usage::Usage>,
         #[serde(skip_serializing_if = "Option::is_none")]
