@@ -30,6 +30,7 @@ mod host_calls;
 mod lifecycle;
 mod model_calls;
 mod prompt;
+mod resources_discover;
 mod session_mirror;
 
 use super::ops::ids::OpRoute;
@@ -416,6 +417,8 @@ impl State {
     fn complete(&mut self, route: OpRoute, reply: Option<HostReply>) {
         match route {
             OpRoute::Startup => self.start_up_handlers_done(),
+            OpRoute::StartupDiscover => self.start_up_resources_discovered(decided(reply)),
+            OpRoute::Discover(key) => self.restart_resources_discovered(key, decided(reply)),
             OpRoute::Settled => self.settle(),
             OpRoute::ModelSelect(key) | OpRoute::ThinkingLevelSelect(key) => {
                 self.model_select_done(key);

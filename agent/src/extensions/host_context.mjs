@@ -5,7 +5,8 @@
 // the agent), and the provider calls of pi-ai's runtime module (`host.complete`, which
 // `complete`, `stream` and the built-in apis use; see runtime/pi_runtime_host.mjs). pi runs
 // those calls in the extension; pi-agent runs them through its own providers and streams the
-// events back here, where the message they build is kept as pi-ai's `partial`.
+// events back here, where the message they build is kept as pi-ai's `partial`. Also the
+// `resources_discover` handlers, whose paths the agent adds to its resources.
 //
 // To the agent:
 //   {type:"compact", id, customInstructions?}   ctx.compact; reply {result} or {error}
@@ -15,7 +16,11 @@
 //                                               one provider call; "model_stream"s, then a
 //                                               reply {message}
 //   {type:"model_call_abort", id}               its signal aborted
+//   {type:"intercepted", id, result:{skillPaths, promptPaths, themePaths}}
+//                                               resources_discover's handlers: each path with
+//                                               the extension that named it
 // From the agent:
+//   {type:"intercept", id, event:{type:"resources_discover", cwd, reason}}
 //   {type:"model_stream", id, start?, usage?, events?}   the call's progress: the message as it
 //                                               began, its usage, its deltas (RPC's
 //                                               assistantMessageEvent shapes, without partial)
@@ -270,3 +275,33 @@ function runtimeJson() {
 	streamingJson ??= import("pi-agent:/runtime/pi_ai_json.mjs");
 	return streamingJson;
 }
+
+/**
+ * `resources_discover` (after each `session_start`): every handler may name skill, prompt
+ * template and theme paths; each is answered with the extension that named it.
+ */
+async function interceptResourcesDiscover(event) {
+	const found = { skillPaths: [], promptPaths: [], themePaths: [] };
+	for (const extension of extensions) {
+		// pi names an extension by what was given for it (a package's folder, not its entry).
+		const extensionPath = extensionSourceInfo(extension.path).path ?? extension.path;
+		for (const handler of extension.handlers.get("resources_discover") ?? []) {
+			try {
+				const answer = await handlerCall({ extensionPath: extension.path, event: event.type }, () =>
+					handler({ type: "resources_discover", cwd: event.cwd, reason: event.reason }, context()),
+				);
+				for (const key of Object.keys(found)) {
+					const paths = Array.isArray(answer?.[key]) ? answer[key] : [];
+					for (const path of paths) {
+						if (typeof path === "string") found[key].push({ path, extensionPath });
+					}
+				}
+			} catch (error) {
+				send({ type: "extension_error", extensionPath: extension.path, event: event.type, error: errorText(error) });
+			}
+		}
+	}
+	return found;
+}
+
+interceptors.resources_discover = interceptResourcesDiscover;

@@ -31,10 +31,10 @@ pub use modules::{ModuleSources, TRANSPILE_ENV, transpile_for_host};
 pub use node::{MIN_NODE, MIN_NODE_18, NODE_ENV, Node, find_node};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
-    CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
-    MirroredSession, OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration,
-    RegisteredCommand, RegisteredTool, ReplyValue, SetupResult, TreeOptions, TreePreparation,
-    UserBashResult,
+    CompactionPreparation, DiscoveredPath, DiscoveredResources, HelpFlag, HostEvent, HostMessage,
+    HostReply, InputResult, MirroredSession, OutgoingCustomMessage, ProviderCallOrigin,
+    ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue, SetupResult, TreeOptions,
+    TreePreparation, UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;

@@ -19,8 +19,9 @@ use crate::tools::ToolDefinition;
 pub use events::{CompactionPreparation, HostEvent, TreePreparation};
 pub use replies::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
-    ContextResult, HostReply, InputResult, OutgoingCustomMessage, ProviderHeadersResult,
-    ProviderRequestResult, ReplyValue, SetupResult, ToolCallDecision, UserBashResult,
+    ContextResult, DiscoveredPath, DiscoveredResources, HostReply, InputResult,
+    OutgoingCustomMessage, ProviderHeadersResult, ProviderRequestResult, ReplyValue, SetupResult,
+    ToolCallDecision, UserBashResult,
 };
 
 /// A line from the host: the reply to a request of the agent (by the id the agent gave it), or
