@@ -297,7 +297,7 @@ async function interceptResourcesDiscover(event) {
 					}
 				}
 			} catch (error) {
-				send({ type: "extension_error", extensionPath: extension.path, event: event.type, error: errorText(error) });
+				send({ type: "extension_error", extensionPath, event: event.type, error: errorText(error) });
 			}
 		}
 	}
