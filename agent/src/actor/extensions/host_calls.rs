@@ -54,6 +54,7 @@ impl State {
             )),
         );
         self.tell_host("cannot tell the extension host the model", Some(line));
+        self.sync_context_usage();
     }
 
     /// `pi.registerProvider(name, config)` after loading: the provider is registered at once,
