@@ -25,6 +25,8 @@
 //                                               began, its usage, its deltas (RPC's
 //                                               assistantMessageEvent shapes, without partial)
 //   {type:"context_usage", usage}               what ctx.getContextUsage() answers from now on
+//                                               (after the session's entries changed; also
+//                                               in "model_state")
 
 /** The handlers' `ctx` (a command's adds its session actions: host_session.mjs). */
 function context() {

@@ -11,8 +11,9 @@
 //                                 definitions, the extension tools it knows, each extension
 //                                 file's sourceInfo by path, the tool flags {tools, noTools,
 //                                 exclude}
-//   {type:"model_state", model, thinkingLevel, levels, models?, available?, configured?}
-//                                 the model, its level and supported levels; at start-up and
+//   {type:"model_state", model, thinkingLevel, levels, contextUsage, models?, available?,
+//    configured?}                 the model, its level and supported levels, the context
+//                                 usage (ctx.getContextUsage, host_context.mjs); at start-up and
 //                                 reloads also every model, the "provider/id" of those with
 //                                 credentials and the providers that have them
 //   {type:"reply", id, value}     the answer to one of the requests below
@@ -62,6 +63,7 @@ function setToolState(message) {
 
 /** Takes the agent's "model_state" message. */
 function setModelState(message) {
+	if ("contextUsage" in message) contextUsage = message.contextUsage ?? undefined;
 	modelState = {
 		model: message.model,
 		thinkingLevel: message.thinkingLevel,

@@ -447,20 +447,22 @@ impl Host {
     }
 
     /// Tells the host the model, the thinking level and the levels the model supports, for
-    /// its getters; `models`: also every model, those with credentials (`provider/id`) and
-    /// the providers with credentials, which do not change while the agent runs (at start-up
-    /// and reloads).
+    /// its getters, and the context usage (`None`: unknown); `models`: also every model, those
+    /// with credentials (`provider/id`) and the providers with credentials, which do not change
+    /// while the agent runs (at start-up and reloads).
     pub fn model_state(
         &self,
         model: &Model,
         thinking_level: ThinkingLevel,
         levels: &[ThinkingLevel],
         models: Option<(&[&Model], &[String], &[&str])>,
+        context_usage: Option<&pi_rpc_protocol::response::ContextUsage>,
     ) -> Result<HostLine, SendError> {
         HostLine::message(&ToHost::ModelState {
             model,
             thinking_level,
             levels,
+            context_usage,
             models: models.map(|(all, _, _)| all),
             available: models.map(|(_, available, _)| available),
             configured: models.map(|(_, _, configured)| configured),

@@ -1,6 +1,6 @@
 //! What the extension host asks of the session: the model's state for `ctx.model`,
-//! `ctx.modelRegistry` and `pi.getThinkingLevel` (sent at start-up, after a reload and after
-//! every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
+//! `ctx.modelRegistry`, `pi.getThinkingLevel` and `ctx.getContextUsage()` (sent at start-up,
+//! after a reload and after every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
 //! session as the `set_model` / `set_thinking_level` commands do; and a command's
 //! `ctx.newSession()`, `ctx.switchSession()` and `ctx.fork()`, read into a replacement
 //! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client; and
@@ -24,6 +24,11 @@ impl State {
     /// As [`State::send_model_state`]; `with_models`: also every model (with whether each
     /// has credentials), which do not change while the agent runs (at start-up and reloads).
     pub(in crate::actor) fn send_model_state_with(&mut self, with_models: bool) {
+        if self.live_host().is_none() {
+            return;
+        }
+        // The context window is the model's: the usage goes with it.
+        let usage = self.context_usage_for_host();
         let Some(host) = self.live_host() else {
             return;
         };
@@ -52,9 +57,9 @@ impl State {
                 available.as_slice(),
                 configured.as_slice(),
             )),
+            usage.as_ref(),
         );
         self.tell_host("cannot tell the extension host the model", Some(line));
-        self.sync_context_usage();
     }
 
     /// `pi.registerProvider(name, config)` after loading: the provider is registered at once,

@@ -26,7 +26,7 @@ pub(in crate::actor) struct SessionMirror {
 
 impl State {
     /// Tells a live host what changed in the session since it was last told (at the flush,
-    /// after what was asked before).
+    /// after what was asked before), with the context usage when that changed too.
     pub(in crate::actor) fn sync_session_mirror(&mut self) {
         let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) else {
             return;
@@ -43,48 +43,40 @@ impl State {
         if same_session && entries.len() == mirror.sent && mirror.leaf_id.as_deref() == leaf_id {
             return;
         }
-        let context_usage = mirror.context_usage.take();
+        let from = if same_session { mirror.sent } else { 0 };
+        let told_usage = mirror.context_usage.take();
+        let usage = self.context_usage();
+        let store = &self.store;
         let update = MirrorUpdate {
             session_id: store.session_id().to_owned(),
             reset: !same_session,
-            from: if same_session { mirror.sent } else { 0 },
-            to: entries.len(),
-            leaf_id: leaf_id.map(str::to_owned),
+            from,
+            to: store.entries().len(),
+            leaf_id: store.leaf_id().map(str::to_owned),
+            context_usage: (told_usage.as_ref() != Some(&usage)).then(|| usage.clone()),
         };
-        *mirror = SessionMirror {
+        let mirror = SessionMirror {
             session_id: Some(update.session_id.clone()),
             session_file: store.session_file(),
-            sent: entries.len(),
-            last_id: entries.last().map(|entry| entry.id().to_owned()),
+            sent: update.to,
+            last_id: store.entries().last().map(|entry| entry.id().to_owned()),
             leaf_id: update.leaf_id.clone(),
-            context_usage,
+            context_usage: Some(usage),
         };
+        if let Some(ext) = self.extensions.as_mut() {
+            ext.mirror = mirror;
+        }
         self.outbox.push(Effect::HostEntries(update));
-        self.sync_context_usage();
     }
 
-    /// Tells a live host how full the context window is when that changed since it was last
-    /// told (after the session's entries or the model changed), for `ctx.getContextUsage()`.
-    pub(in crate::actor) fn sync_context_usage(&mut self) {
+    /// The context usage to tell the host with the model state, noted as told.
+    pub(in crate::actor) fn context_usage_for_host(
+        &mut self,
+    ) -> Option<pi_rpc_protocol::response::ContextUsage> {
         let usage = self.context_usage();
-        let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) else {
-            return;
-        };
-        if ext.mirror.context_usage.as_ref() == Some(&usage) {
-            return;
+        if let Some(ext) = self.extensions.as_mut() {
+            ext.mirror.context_usage = Some(usage.clone());
         }
-        let line = ext.host().context_usage(usage.as_ref());
-        ext.mirror.context_usage = Some(usage);
-        match line {
-            Ok(line) => self.outbox.push(Effect::Host {
-                line,
-                if_lost: crate::actor::outbox::IfLost::Log(
-                    "cannot tell the extension host the context usage",
-                ),
-            }),
-            Err(error) => {
-                tracing::warn!(%error, "cannot tell the extension host the context usage")
-            }
-        }
+        usage
     }
 }

@@ -413,12 +413,15 @@ pub(super) enum ToHost<'a> {
     Streaming {
         value: bool,
     },
-    /// The model, the thinking level and the levels the model supports; at start-up and
-    /// reloads also every model and those with credentials (`provider/id`).
+    /// The model, the thinking level, the levels the model supports and the context usage; at
+    /// start-up and reloads also every model, those with credentials (`provider/id`) and the
+    /// providers with credentials.
     ModelState {
         model: &'a Model,
         thinking_level: ThinkingLevel,
         levels: &'a [ThinkingLevel],
+        /// How full the model's context window is (`null`: unknown).
+        context_usage: Option<&'a pi_rpc_protocol::response::ContextUsage>,
         #[serde(skip_serializing_if = "Option::is_none")]
         models: Option<&'a [&'a Model]>,
         #[serde(skip_serializing_if = "Option::is_none")]
