@@ -110,6 +110,24 @@ const modelRegistry = {
 		return hostComplete(request, options?.signal, () => {}).catch((error) => setupErrorMessage(model, error));
 	},
 };
+// The rest of pi's ModelRegistry: there, throwing when called.
+for (const name of [
+	"refresh",
+	"getProviderAuthStatus",
+	"getProvider",
+	"getProviderDisplayName",
+	"getProviderAuth",
+	"isUsingOAuth",
+	"registerProvider",
+	"unregisterProvider",
+	"getRegisteredProviderConfig",
+	"getRegisteredNativeProvider",
+	"getRegisteredProviderIds",
+]) {
+	modelRegistry[name] = () => {
+		throw new Error(`ctx.modelRegistry.${name} is not supported by pi-agent yet`);
+	};
+}
 
 /** A model as JSON (what the extension built may carry functions). */
 function plainModel(model) {
