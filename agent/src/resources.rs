@@ -4,6 +4,7 @@
 //! `/skill:name args` expansions of a prompt, and the inputs of the system prompt.
 
 mod expand;
+mod extension_paths;
 mod package_resources;
 pub mod packages;
 pub(crate) mod patterns;
@@ -11,6 +12,7 @@ mod skill_paths;
 mod template_paths;
 
 pub use expand::{parse_args, substitute_args};
+pub use extension_paths::ExtensionPath;
 
 use std::path::{Path, PathBuf};
 

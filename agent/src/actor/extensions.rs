@@ -28,7 +28,9 @@ mod active_tools;
 mod commands;
 mod host_calls;
 mod lifecycle;
+mod model_calls;
 mod prompt;
+mod resources_discover;
 mod session_calls;
 mod session_mirror;
 
@@ -58,6 +60,8 @@ pub(crate) struct Extensions {
     flag_tools: Option<crate::tools::ToolSelection>,
     /// What the host was last told of the session.
     mirror: session_mirror::SessionMirror,
+    /// The extensions' model calls running, for their aborts.
+    model_calls: crate::extensions::RunningCalls,
 }
 
 impl Extensions {
@@ -71,6 +75,7 @@ impl Extensions {
             system_prompt: None,
             flag_tools: None,
             mirror: session_mirror::SessionMirror::default(),
+            model_calls: crate::extensions::RunningCalls::default(),
         }
     }
 }
@@ -364,6 +369,33 @@ impl State {
                 self.command_replace(id, session_path, entry_id, position.as_deref());
             }
             HostMessage::ReloadRuntime { id } => self.command_reload(id),
+            HostMessage::Compact {
+                id,
+                custom_instructions,
+            } => self.extension_compact(id, custom_instructions),
+            HostMessage::ModelCall {
+                id,
+                model,
+                context,
+                options,
+                simple,
+                registry,
+            } => {
+                let call = crate::extensions::ModelCall {
+                    model,
+                    context,
+                    options,
+                    simple,
+                    registry,
+                };
+                self.extension_model_call(id, call);
+            }
+            HostMessage::ModelCallAbort { id } => self.extension_model_call_abort(&id),
+            HostMessage::ModelAuth {
+                id,
+                model,
+                provider,
+            } => self.extension_model_auth(&id, model.as_ref(), provider.as_deref()),
             HostMessage::RunTool {
                 id,
                 name,
@@ -393,6 +425,8 @@ impl State {
     fn complete(&mut self, route: OpRoute, reply: Option<HostReply>) {
         match route {
             OpRoute::Startup => self.start_up_handlers_done(),
+            OpRoute::StartupDiscover => self.start_up_resources_discovered(decided(reply)),
+            OpRoute::Discover(key) => self.restart_resources_discovered(key, decided(reply)),
             OpRoute::Settled => self.settle(),
             OpRoute::ModelSelect(key)
             | OpRoute::ThinkingLevelSelect(key)

@@ -258,6 +258,20 @@ const MIRROR_LINE_BYTES: usize = 256 * 1024;
 /// Sends the host's mirror of the session the entries `update` names, from the session now
 /// (nothing when it has changed since: the update for the new one follows).
 async fn send_entries(update: MirrorUpdate, sources: &Sources<'_>) {
+    send_mirror_entries(&update, sources).await;
+    if let (Some(host), Some(usage)) = (sources.host, &update.context_usage) {
+        let sent = match host.context_usage(usage.as_ref()) {
+            Ok(line) => host.send(line).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = sent {
+            tracing::warn!(%error, "cannot tell the extension host the context usage");
+        }
+    }
+}
+
+/// The entries of `update`, in lines of about [`MIRROR_LINE_BYTES`].
+async fn send_mirror_entries(update: &MirrorUpdate, sources: &Sources<'_>) {
     let (Some(host), store) = (sources.host, sources.store) else {
         return;
     };

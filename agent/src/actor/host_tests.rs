@@ -374,22 +374,28 @@ fn mirror_updates(state: &mut State) -> Vec<super::outbox::MirrorUpdate> {
 fn the_host_mirror_gets_a_session_once_then_only_what_changed() {
     use super::outbox::MirrorUpdate;
     let (_dir, _runtime, mut state) = session_with_host(&[], &[]);
+    let mut model = crate::model_resolver::unknown_model();
+    model.context_window = 100_000;
+    state.model = Some(model);
     state.sync_session_mirror();
     let start = state.store.entries().len();
     let session = state.store.session_id().to_owned();
     let leaf = state.store.leaf_id().map(str::to_owned);
+    let usage = state.context_usage();
     let update = |reset, from, to, leaf_id: Option<&str>| MirrorUpdate {
         session_id: session.clone(),
         reset,
         from,
         to,
         leaf_id: leaf_id.map(str::to_owned),
+        context_usage: None,
     };
-    // The whole session, once; nothing while nothing changes.
-    assert_eq!(
-        mirror_updates(&mut state),
-        [update(true, 0, start, leaf.as_deref())]
-    );
+    // The whole session, once, with the context usage; nothing while nothing changes.
+    let first = MirrorUpdate {
+        context_usage: Some(usage.clone()),
+        ..update(true, 0, start, leaf.as_deref())
+    };
+    assert_eq!(mirror_updates(&mut state), [first]);
     state.sync_session_mirror();
     assert_eq!(mirror_updates(&mut state), []);
     // An entry appended: only it.
@@ -414,6 +420,15 @@ fn the_host_mirror_gets_a_session_once_then_only_what_changed() {
     assert_eq!(updates.len(), 1);
     assert!(updates[0].reset && updates[0].from == 0 && updates[0].to == 0);
     assert_ne!(updates[0].session_id, session);
+    // An answer changes the usage: it comes with the entry.
+    let answer = super::tests::assistant("Answer with some words");
+    state.store.append_message(answer.clone()).unwrap();
+    state.messages.push(answer);
+    state.sync_session_mirror();
+    let updates = mirror_updates(&mut state);
+    assert_eq!(updates.len(), 1);
+    assert_eq!(updates[0].context_usage, Some(state.context_usage()));
+    assert_ne!(updates[0].context_usage, Some(usage));
 }
 
 #[test]

@@ -125,13 +125,15 @@ pub(super) enum Effect {
 /// entries `from..to` of the session `session_id` (with `reset`, the mirror starts again from
 /// that session) and its leaf. Should the session have changed by the flush, nothing is sent:
 /// the update for the new one follows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct MirrorUpdate {
     pub(super) session_id: String,
     pub(super) reset: bool,
     pub(super) from: usize,
     pub(super) to: usize,
     pub(super) leaf_id: Option<String>,
+    /// The context usage, when it changed since the host was last told (`ctx.getContextUsage()`).
+    pub(super) context_usage: Option<Option<pi_rpc_protocol::response::ContextUsage>>,
 }
 
 /// What follows when a message cannot be sent to the extension host (it is gone): the flush

@@ -227,6 +227,12 @@ impl ModelRegistry {
         }
     }
 
+    /// The API key in `provider`'s environment variables (what pi-ai's own calls use without
+    /// an `apiKey` option).
+    pub fn environment_api_key(provider: &str) -> Option<String> {
+        super::env_keys::api_key(provider)
+    }
+
     /// The API key for `provider`, resolved now.
     pub fn api_key(&self, provider: &str) -> Option<String> {
         if let Some(key) = self.runtime_keys.get(provider) {

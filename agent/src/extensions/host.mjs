@@ -7,7 +7,9 @@
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs,
 // `pi.registerProvider` in host_providers.mjs, `ctx.navigateTree` in host_tree.mjs,
 // `ctx.sessionManager` in host_session_manager.mjs, `pi.events` in host_events.mjs, the session
-// calls and pi.getCommands in host_api.mjs: the agent appends them to this file (one module).
+// calls and pi.getCommands in host_api.mjs, the event handlers' `ctx` and what it asks of the
+// agent (ctx.compact, ctx.modelRegistry's calls) in host_context.mjs: the agent appends them to
+// this file (one module).
 //
 // The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
@@ -117,25 +119,6 @@ let cwd = process.cwd();
 /** `ctx.mode`: "rpc", "print" or "json"; only RPC mode has a client to show the UI. */
 let mode = "rpc";
 let turnIndex = 0;
-function context() {
-	return {
-		ui: mode === "rpc" ? ui : silentUi,
-		mode,
-		hasUI: mode === "rpc",
-		cwd,
-		signal: undefined,
-		get model() {
-			return modelState.model;
-		},
-		modelRegistry,
-		sessionManager,
-		isIdle() {
-			return !streaming;
-		},
-		shutdown: requestShutdown,
-	};
-}
-
 const warned = new Set();
 
 /** Says once on stderr, for each `key`, that something an extension asked for is not done. */
@@ -551,6 +534,10 @@ async function handle(message) {
 		}
 		case "streaming":
 			streaming = message.value === true;
+			break;
+		case "model_stream":
+		case "context_usage":
+			modelCallProgress(message);
 			break;
 		case "event": {
 			const result = await emit(message.event, message.id);

@@ -268,6 +268,9 @@ async function installLoader(loader) {
 				send({ type: "run_tool", id, name, params: params ?? {}, cwd: options?.cwd });
 			});
 		},
+		complete(request, signal, onEvent) {
+			return hostComplete(request, signal, typeof onEvent === "function" ? onEvent : () => {});
+		},
 	};
 	const state = {
 		runtimeDir: loader.runtimeDir,

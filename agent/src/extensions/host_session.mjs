@@ -11,10 +11,11 @@
 //                                 definitions, the extension tools it knows, each extension
 //                                 file's sourceInfo by path, the tool flags {tools, noTools,
 //                                 exclude}
-//   {type:"model_state", model, thinkingLevel, levels, models?, available?}
-//                                 the model, its level and supported levels; at start-up and
-//                                 reloads also every model and the "provider/id" of those with
-//                                 credentials
+//   {type:"model_state", model, thinkingLevel, levels, contextUsage, models?, available?,
+//    configured?}                 the model, its level and supported levels, the context
+//                                 usage (ctx.getContextUsage, host_context.mjs); at start-up and
+//                                 reloads also every model, the "provider/id" of those with
+//                                 credentials and the providers that have them
 //   {type:"reply", id, value}     the answer to one of the requests below
 //   {type:"reload", fresh:true}   ctx.reload(): as "reload", with the modules evaluated afresh
 // To the agent:
@@ -41,10 +42,11 @@ let toolState = { all: [], active: [], builtins: [], reported: new Set(), source
 
 /**
  * The model's state as the agent last told us: the model, the thinking level, the levels the
- * model supports, every model and the `provider/id` of those with credentials.
+ * model supports, every model, the `provider/id` of those with credentials and the providers
+ * with credentials.
  * `pi.setThinkingLevel` changes the level here at once.
  */
-let modelState = { model: undefined, thinkingLevel: "off", levels: ["off"], models: [], available: [] };
+let modelState = { model: undefined, thinkingLevel: "off", levels: ["off"], models: [], available: [], configured: [] };
 /** Takes the agent's "tools" message. */
 function setToolState(message) {
 	toolState = {
@@ -61,6 +63,7 @@ function setToolState(message) {
 
 /** Takes the agent's "model_state" message. */
 function setModelState(message) {
+	if ("contextUsage" in message) contextUsage = message.contextUsage ?? undefined;
 	modelState = {
 		model: message.model,
 		thinkingLevel: message.thinkingLevel,
@@ -68,24 +71,12 @@ function setModelState(message) {
 		// The models come at start-up and reloads only.
 		models: message.models ?? modelState.models,
 		available: message.available ?? modelState.available,
+		configured: message.configured ?? modelState.configured,
 	};
 }
 
 /** `pi.setModel` calls waiting for the agent, by id. */
 const pendingReplies = new Map();
-
-/** `ctx.modelRegistry`: the agent's models. */
-const modelRegistry = {
-	find(provider, modelId) {
-		return modelState.models.find((model) => model.provider === provider && model.id === modelId);
-	},
-	getAll() {
-		return [...modelState.models];
-	},
-	getAvailable() {
-		return modelState.models.filter((model) => modelState.available.includes(`${model.provider}/${model.id}`));
-	},
-};
 
 /**
  * `pi.getAllTools`: the tools the agent may offer (built-in ones, replaced in place by an

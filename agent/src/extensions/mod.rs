@@ -8,6 +8,7 @@ mod builtin_calls;
 mod client;
 mod discover;
 mod intercept;
+mod model_calls;
 mod modules;
 mod node;
 mod protocol;
@@ -23,14 +24,17 @@ pub use builtin_calls::ToolCallReply;
 pub use client::{HostClient, HostInput, SendError};
 use discover::missing_cli_paths;
 pub use discover::{Discovery, ExtensionFile, Places, discover};
+pub use model_calls::{
+    ModelCall, ModelCallError, ModelCallReply, RunningCalls, model_auth, provider_key,
+};
 pub use modules::{ModuleSources, TRANSPILE_ENV, transpile_for_host};
 pub use node::{MIN_NODE, MIN_NODE_18, NODE_ENV, node_program};
 pub use protocol::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
-    CompactionPreparation, HelpFlag, HostEvent, HostMessage, HostReply, InputResult,
-    MirroredSession, OutgoingCustomMessage, ProviderCallOrigin, ProviderRegistration,
-    RegisteredCommand, RegisteredTool, ReplyValue, SetupResult, TreeOptions, TreePreparation,
-    UserBashResult,
+    CompactionPreparation, DiscoveredPath, DiscoveredResources, HelpFlag, HostEvent, HostMessage,
+    HostReply, InputResult, MirroredSession, OutgoingCustomMessage, ProviderCallOrigin,
+    ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue, SetupResult, TreeOptions,
+    TreePreparation, UserBashResult,
 };
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
@@ -47,8 +51,8 @@ use tokio::sync::mpsc;
 use protocol::{BuiltinTool, Loader, Sources, ToHost, ToolFlags};
 
 /// The extension host script, run with `node --input-type=module -e`: `host.mjs` with its
-/// module loader, tools, UI, session, providers, tree, session manager, session setup, event bus
-/// and further API parts appended (one module).
+/// module loader, tools, UI, session, providers, tree, session manager, session setup, event
+/// bus, context and further API parts appended (one module).
 const HOST_SCRIPT: &str = concat!(
     include_str!("host.mjs"),
     "\n",
@@ -70,7 +74,9 @@ const HOST_SCRIPT: &str = concat!(
     "\n",
     include_str!("host_events.mjs"),
     "\n",
-    include_str!("host_api.mjs")
+    include_str!("host_api.mjs"),
+    "\n",
+    include_str!("host_context.mjs")
 );
 
 /// Why extensions cannot be started.
@@ -452,22 +458,34 @@ impl Host {
     }
 
     /// Tells the host the model, the thinking level and the levels the model supports, for
-    /// its getters; `models`: also every model and those with credentials (`provider/id`),
-    /// which do not change while the agent runs (at start-up and reloads).
+    /// its getters, and the context usage (`None`: unknown); `models`: also every model, those
+    /// with credentials (`provider/id`) and the providers with credentials, which do not change
+    /// while the agent runs (at start-up and reloads).
     pub fn model_state(
         &self,
         model: &Model,
         thinking_level: ThinkingLevel,
         levels: &[ThinkingLevel],
-        models: Option<(&[&Model], &[String])>,
+        models: Option<(&[&Model], &[String], &[&str])>,
+        context_usage: Option<&pi_rpc_protocol::response::ContextUsage>,
     ) -> Result<HostLine, SendError> {
         HostLine::message(&ToHost::ModelState {
             model,
             thinking_level,
             levels,
-            models: models.map(|(all, _)| all),
-            available: models.map(|(_, available)| available),
+            context_usage,
+            models: models.map(|(all, _, _)| all),
+            available: models.map(|(_, available, _)| available),
+            configured: models.map(|(_, _, configured)| configured),
         })
+    }
+
+    /// Tells the host what `ctx.getContextUsage()` answers (`None`: unknown).
+    pub fn context_usage(
+        &self,
+        usage: Option<&pi_rpc_protocol::response::ContextUsage>,
+    ) -> Result<HostLine, SendError> {
+        HostLine::message(&ToHost::ContextUsage { usage })
     }
 
     /// Answers the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, `ctx.newSession()`).

@@ -124,6 +124,37 @@ test("provider calls go to host.complete and replay its message as events", () =
 	);
 });
 
+test("events the host streams come as they are made, then the final message's", () =>
+	withHost(
+		{
+			complete: async (_request, _signal, onEvent) => {
+				const partial = { role: "assistant", content: [], stopReason: "stop" };
+				onEvent({ type: "start", partial });
+				partial.content.push({ type: "text", text: "" });
+				onEvent({ type: "text_start", contentIndex: 0, partial });
+				partial.content[0].text = "hi";
+				onEvent({ type: "text_delta", contentIndex: 0, delta: "hi", partial });
+				return { ...partial, content: [{ type: "text", text: "hi" }] };
+			},
+		},
+		async () => {
+			const stream = ai.streamSimple(catalogue[0], { messages: [] });
+			const types = [];
+			for await (const event of stream) types.push(event.type);
+			assert.deepStrictEqual(types, ["start", "text_start", "text_delta", "done"]);
+			assert.deepStrictEqual((await stream.result()).content, [{ type: "text", text: "hi" }]);
+		},
+	));
+
+test("a call that failed before it started ends with its error alone", () =>
+	withHost({ complete: async () => ({ role: "assistant", content: [], stopReason: "error", errorMessage: "no key" }) }, async () => {
+		const stream = ai.stream(catalogue[0], { messages: [] });
+		const events = [];
+		for await (const event of stream) events.push(event.type);
+		assert.deepStrictEqual(events, ["error"]);
+		assert.equal((await stream.result()).errorMessage, "no key");
+	}));
+
 test("a failing host call ends the stream with an error message", () =>
 	withHost({ complete: async () => Promise.reject(new Error("provider down")) }, async () => {
 		const stream = ai.stream(catalogue[0], { messages: [] });

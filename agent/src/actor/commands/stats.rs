@@ -103,7 +103,7 @@ impl State {
 
     /// How full the context window is: the last trustworthy usage plus an estimate of what
     /// came after it. Unknown (`null`) after a compaction until an assistant answered again.
-    fn context_usage(&self) -> Option<ContextUsage> {
+    pub(in crate::actor) fn context_usage(&self) -> Option<ContextUsage> {
         let context_window = self.model.as_ref()?.context_window;
         if context_window == 0 {
             return None;

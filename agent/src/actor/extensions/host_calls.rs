@@ -1,6 +1,6 @@
 //! What the extension host asks of the session: the model's state for `ctx.model`,
-//! `ctx.modelRegistry` and `pi.getThinkingLevel` (sent at start-up, after a reload and after
-//! every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
+//! `ctx.modelRegistry`, `pi.getThinkingLevel` and `ctx.getContextUsage()` (sent at start-up,
+//! after a reload and after every change of model or level); `pi.setModel` and `pi.setThinkingLevel`, which change the
 //! session as the `set_model` / `set_thinking_level` commands do; and a command's
 //! `ctx.newSession()`, `ctx.switchSession()` and `ctx.fork()`, read into a replacement
 //! (`ops/replacement.rs`) answered to the host (`reply`) instead of the client; and
@@ -24,27 +24,40 @@ impl State {
     /// As [`State::send_model_state`]; `with_models`: also every model (with whether each
     /// has credentials), which do not change while the agent runs (at start-up and reloads).
     pub(in crate::actor) fn send_model_state_with(&mut self, with_models: bool) {
+        if self.live_host().is_none() {
+            return;
+        }
+        // The context window is the model's: the usage goes with it.
+        let usage = self.context_usage_for_host();
         let Some(host) = self.live_host() else {
             return;
         };
-        let (models, available): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>) = if with_models
-        {
-            let available = self
-                .config
-                .registry
-                .available()
-                .iter()
-                .map(|model| format!("{}/{}", model.provider, model.id))
-                .collect();
-            (self.config.registry.all_models().collect(), available)
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        let registry = &self.config.registry;
+        let (models, available, configured): (Vec<&pi_rpc_protocol::model::Model>, Vec<String>, _) =
+            if with_models {
+                let available = registry
+                    .available()
+                    .iter()
+                    .map(|model| format!("{}/{}", model.provider, model.id))
+                    .collect();
+                let configured: Vec<&str> = registry
+                    .provider_names()
+                    .filter(|provider| registry.has_auth(provider))
+                    .collect();
+                (registry.all_models().collect(), available, configured)
+            } else {
+                (Vec::new(), Vec::new(), Vec::new())
+            };
         let line = host.model_state(
             &self.shown_model(),
             self.thinking_level,
             &self.thinking_levels(),
-            with_models.then_some((models.as_slice(), available.as_slice())),
+            with_models.then_some((
+                models.as_slice(),
+                available.as_slice(),
+                configured.as_slice(),
+            )),
+            usage.as_ref(),
         );
         self.tell_host("cannot tell the extension host the model", Some(line));
     }

@@ -3,7 +3,8 @@
 //! entries appended since it last told it, and the leaf, before each message for the host and
 //! at the end of each input; another session (a replacement, start-up) is sent whole once.
 //! Comparing costs nothing per input: the session id, the number of entries, the last one sent
-//! and the leaf.
+//! and the leaf. When they changed (or the model did), the context usage is told too, for
+//! `ctx.getContextUsage()`, if it changed.
 
 use super::State;
 use crate::actor::outbox::{Effect, MirrorUpdate};
@@ -18,11 +19,14 @@ pub(in crate::actor) struct SessionMirror {
     sent: usize,
     last_id: Option<String>,
     leaf_id: Option<String>,
+    /// The context usage it was last told (`None` inside: unknown), for
+    /// `ctx.getContextUsage()`; `None`: never told.
+    context_usage: Option<Option<pi_rpc_protocol::response::ContextUsage>>,
 }
 
 impl State {
     /// Tells a live host what changed in the session since it was last told (at the flush,
-    /// after what was asked before).
+    /// after what was asked before), with the context usage when that changed too.
     pub(in crate::actor) fn sync_session_mirror(&mut self) {
         let Some(ext) = self.extensions.as_mut().filter(|ext| !ext.gone) else {
             return;
@@ -39,20 +43,40 @@ impl State {
         if same_session && entries.len() == mirror.sent && mirror.leaf_id.as_deref() == leaf_id {
             return;
         }
+        let from = if same_session { mirror.sent } else { 0 };
+        let told_usage = mirror.context_usage.take();
+        let usage = self.context_usage();
+        let store = &self.store;
         let update = MirrorUpdate {
             session_id: store.session_id().to_owned(),
             reset: !same_session,
-            from: if same_session { mirror.sent } else { 0 },
-            to: entries.len(),
-            leaf_id: leaf_id.map(str::to_owned),
+            from,
+            to: store.entries().len(),
+            leaf_id: store.leaf_id().map(str::to_owned),
+            context_usage: (told_usage.as_ref() != Some(&usage)).then(|| usage.clone()),
         };
-        *mirror = SessionMirror {
+        let mirror = SessionMirror {
             session_id: Some(update.session_id.clone()),
             session_file: store.session_file(),
-            sent: entries.len(),
-            last_id: entries.last().map(|entry| entry.id().to_owned()),
+            sent: update.to,
+            last_id: store.entries().last().map(|entry| entry.id().to_owned()),
             leaf_id: update.leaf_id.clone(),
+            context_usage: Some(usage),
         };
+        if let Some(ext) = self.extensions.as_mut() {
+            ext.mirror = mirror;
+        }
         self.outbox.push(Effect::HostEntries(update));
+    }
+
+    /// The context usage to tell the host with the model state, noted as told.
+    pub(in crate::actor) fn context_usage_for_host(
+        &mut self,
+    ) -> Option<pi_rpc_protocol::response::ContextUsage> {
+        let usage = self.context_usage();
+        if let Some(ext) = self.extensions.as_mut() {
+            ext.mirror.context_usage = Some(usage.clone());
+        }
+        usage
     }
 }

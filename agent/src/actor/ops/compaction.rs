@@ -1,5 +1,6 @@
-//! A compaction: the `compact` command's (manual), and the automatic ones after a run or
-//! before a prompt (threshold, overflow; `compaction/auto.rs` decides when). What it
+//! A compaction: the `compact` command's and an extension's `ctx.compact()` (manual; the
+//! latter answered to the host, which calls its `onComplete` / `onError`), and the automatic
+//! ones after a run or before a prompt (threshold, overflow; `compaction/auto.rs` decides when). What it
 //! summarises, the summary task and the saving are `actor/compaction.rs`'s.
 //!
 //! | state | input | next | what happens |
@@ -22,7 +23,8 @@
 //! | saved | some extension handles `session_compact` | `CompactHandlers` | the event goes to the host |
 //! | saved, `CompactHandlers` done | | ended | |
 //!
-//! Ended: `compaction_end`, then what follows: the answer (manual), the prompt that waited for
+//! Ended: `compaction_end`, then what follows: the answer (manual: the command's response, or
+//! the host's reply `{result}` / `{error}`), the prompt that waited for
 //! it answered and started, the overflowed turn retried (its failed message dropped), or the
 //! run's end (continue or settle). `isCompacting` is "a compaction asks its extensions or
 //! summarises"; prompts are refused while a manual one does or a prompt waits for one.
@@ -34,14 +36,14 @@ use pi_rpc_protocol::message::{AgentMessage, StopReason};
 use pi_rpc_protocol::response::CompactionResult;
 use pi_rpc_protocol::{RequestId, Response};
 
-use super::ids::{OpKey, OpRoute};
+use super::ids::{Answer, OpKey, OpRoute};
 use super::settle::AfterSettle;
 use crate::actor::State;
 use crate::actor::compaction::{Finished, before_compact_event, end_event, end_event_retrying};
 use crate::actor::tasks::TaskKind;
 use crate::compaction::Preparation;
 use crate::compaction::summarize::SummaryError;
-use crate::extensions::{BeforeCompactResult, HostEvent};
+use crate::extensions::{BeforeCompactResult, HostEvent, ReplyValue};
 
 /// Where a compaction is.
 #[derive(Debug)]
@@ -68,8 +70,9 @@ struct Asking {
 /// What follows a compaction's end.
 #[derive(Debug)]
 enum Then {
-    /// The `compact` command's answer.
-    Answer(Option<RequestId>),
+    /// The answer of a manual compaction: the `compact` command's, or an extension's
+    /// `ctx.compact()` (its `onComplete` / `onError`).
+    Answer(Answer),
     /// The prompt whose arrival started it: answered and run.
     Prompt(Option<RequestId>, Box<AgentMessage>),
     /// The end of the run that started it: the overflowed turn retried, or continue or settle.
@@ -201,9 +204,24 @@ impl State {
         id: Option<RequestId>,
         instructions: Option<String>,
     ) {
+        self.compact_manually(Answer::Client(id, "compact"), instructions);
+    }
+
+    /// An extension's `ctx.compact()`: the `compact` command's compaction, answered to the
+    /// host (`{result}`, or `{error}` with the text the command would fail with).
+    pub(in crate::actor) fn extension_compact(
+        &mut self,
+        reply: String,
+        instructions: Option<String>,
+    ) {
+        self.compact_manually(Answer::Host(reply), instructions);
+    }
+
+    /// A manual compaction answering `answer` (see [`State::compact_command`]).
+    fn compact_manually(&mut self, answer: Answer, instructions: Option<String>) {
         if self.streaming && self.compaction_preparation().is_none() {
             // Fails without starting anything: there is nothing to prepare.
-            self.start_manual_compaction(id, instructions);
+            self.start_manual_compaction(answer, instructions);
             return;
         }
         if self.stop_activity() {
@@ -212,13 +230,13 @@ impl State {
                 stage: Stage::AwaitingSettle { instructions },
                 reason: CompactionReason::Manual,
                 will_retry: false,
-                then: Then::Answer(id),
+                then: Then::Answer(answer),
             };
             self.ops.compaction.ops.insert(key, op);
             self.ops.settle.wait_for(AfterSettle::Compaction(key));
             return;
         }
-        self.start_manual_compaction(id, instructions);
+        self.start_manual_compaction(answer, instructions);
     }
 
     /// The agent settled after `compact` stopped it: the compaction starts.
@@ -226,18 +244,19 @@ impl State {
         let Some(op) = self.ops.compaction.ops.remove(&key) else {
             return;
         };
-        if let (Stage::AwaitingSettle { instructions }, Then::Answer(id)) = (op.stage, op.then) {
-            self.start_manual_compaction(id, instructions);
+        if let (Stage::AwaitingSettle { instructions }, Then::Answer(answer)) = (op.stage, op.then)
+        {
+            self.start_manual_compaction(answer, instructions);
         }
     }
 
     /// Announces and starts the `compact` command's compaction, or fails it at once when
     /// another summarises or there is nothing to summarise.
-    fn start_manual_compaction(&mut self, id: Option<RequestId>, instructions: Option<String>) {
+    fn start_manual_compaction(&mut self, answer: Answer, instructions: Option<String>) {
         let reason = CompactionReason::Manual;
         self.emit(Event::CompactionStart(CompactionStartEvent { reason }));
         if self.ops.compaction.is_active() {
-            self.fail_manual(id, "Compaction already in progress");
+            self.fail_manual(answer, "Compaction already in progress");
             return;
         }
         let Some(preparation) = self.compaction_preparation() else {
@@ -251,23 +270,34 @@ impl State {
             } else {
                 "Nothing to compact (session too small)"
             };
-            self.fail_manual(id, error);
+            self.fail_manual(answer, error);
             return;
         };
         let key = self.ops.key();
-        let then = Then::Answer(id);
+        let then = Then::Answer(answer);
         self.begin_compaction(key, (reason, false), then, instructions, preparation);
     }
 
-    fn fail_manual(&mut self, id: Option<RequestId>, error: &str) {
+    /// A manual compaction that cannot start ends at once: `compaction_end`, then the error
+    /// answered. An extension's comes after the answer of the command that runs (as the
+    /// reference's, which fails after awaiting, does).
+    fn fail_manual(&mut self, answer: Answer, error: &str) {
         let message = format!("Compaction failed: {error}");
-        self.emit(end_event(
-            CompactionReason::Manual,
-            None,
-            false,
-            Some(message),
-        ));
-        self.write(Response::error(id, Some("compact"), error));
+        let end = end_event(CompactionReason::Manual, None, false, Some(message));
+        match answer {
+            Answer::Client(..) => self.emit(end),
+            Answer::Host(_) => self.report_after_command(end),
+        }
+        self.answer_compaction_error(answer, error.to_owned());
+    }
+
+    /// A manual compaction failed with `error`: the command's error, or the host's call
+    /// rejects with it.
+    fn answer_compaction_error(&mut self, answer: Answer, error: String) {
+        match answer {
+            Answer::Client(id, command) => self.write(Response::error(id, Some(command), error)),
+            Answer::Host(reply) => self.reply_value_to_host(&reply, &ReplyValue::Error { error }),
+        }
     }
 
     /// Starts an automatic compaction (after `compaction_start`'s event is written); false
@@ -394,10 +424,7 @@ impl State {
                 let aborted = error == SummaryError::Cancelled;
                 self.emit(end_event(op.reason, None, aborted, message));
                 match op.then {
-                    Then::Answer(id) => {
-                        let answer = Response::error(id, Some("compact"), error.to_string());
-                        self.write(answer);
-                    }
+                    Then::Answer(answer) => self.answer_compaction_error(answer, error.to_string()),
                     then => self.after_compaction(then, false),
                 }
                 return;
@@ -451,9 +478,17 @@ impl State {
     ) {
         let end = end_event_retrying(reason, Some(result.clone()), false, None, will_retry);
         self.emit(end);
-        if let Then::Answer(id) = then {
-            self.respond(id, "compact", &result);
-            return;
+        match then {
+            Then::Answer(Answer::Client(id, command)) => {
+                self.respond(id, command, &result);
+                return;
+            }
+            Then::Answer(Answer::Host(reply)) => {
+                let data = serde_json::json!({ "result": result });
+                self.reply_value_to_host(&reply, &ReplyValue::Data(data));
+                return;
+            }
+            Then::Prompt(..) | Then::Run => {}
         }
         if will_retry
             && let Some(AgentMessage::Assistant(last)) = self.messages.last()
@@ -482,85 +517,5 @@ impl State {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn op(then: Then) -> Compaction {
-        Compaction {
-            stage: Stage::AwaitingSettle { instructions: None },
-            reason: CompactionReason::Threshold,
-            will_retry: false,
-            then,
-        }
-    }
-
-    fn prompt() -> AgentMessage {
-        serde_json::from_value(serde_json::json!({
-            "role": "user", "content": "hi", "timestamp": 1
-        }))
-        .unwrap()
-    }
-
-    fn result() -> CompactionResult {
-        serde_json::from_value(serde_json::json!({
-            "summary": "s", "firstKeptEntryId": "e", "tokensBefore": 1
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn a_manual_compaction_refuses_prompts_only_while_it_summarises() {
-        let mut compactions = Compactions::default();
-        compactions.ops.insert(OpKey(1), op(Then::Answer(None)));
-        assert!(!compactions.is_active(), "waiting for the settle");
-        assert!(!compactions.blocks_prompts());
-        compactions.ops.remove(&OpKey(1));
-        let manual = CompactionReason::Manual;
-        compactions.begin(
-            OpKey(1),
-            (manual, false),
-            Then::Answer(None),
-            Stage::Summarizing,
-        );
-        assert!(compactions.is_active());
-        assert!(compactions.blocks_prompts());
-        assert_eq!(compactions.manual_compacting(), Some(OpKey(1)));
-        assert!(!compactions.none_since_run_start());
-    }
-
-    #[test]
-    fn an_automatic_compaction_takes_the_prompt_that_waits_and_refuses_prompts_until_it_ends() {
-        let mut compactions = Compactions::default();
-        compactions.mark_run_start();
-        compactions.set_next_prompt(Some((None, prompt())));
-        assert!(compactions.blocks_prompts());
-        let overflow = (CompactionReason::Overflow, true);
-        compactions.begin(OpKey(2), overflow, Then::Run, Stage::Summarizing);
-        assert!(matches!(compactions.ops[&OpKey(2)].then, Then::Prompt(..)));
-        assert_eq!(compactions.manual_compacting(), None);
-        let saved = compactions.ops.get_mut(&OpKey(2)).unwrap();
-        saved.stage = Stage::CompactHandlers(Box::new(result()));
-        assert!(!compactions.is_active(), "saved: no longer compacting");
-        assert!(compactions.blocks_prompts(), "the prompt still waits");
-        compactions.ops.clear();
-        assert!(!compactions.blocks_prompts());
-    }
-
-    #[test]
-    fn an_automatic_compaction_after_a_run_leaves_prompts_alone() {
-        let mut compactions = Compactions::default();
-        let threshold = (CompactionReason::Threshold, false);
-        compactions.begin(OpKey(3), threshold, Then::Run, Stage::Summarizing);
-        assert!(compactions.is_active());
-        assert!(!compactions.blocks_prompts());
-    }
-
-    #[test]
-    fn the_end_error_names_the_compaction() {
-        let cancelled = SummaryError::Cancelled;
-        assert_eq!(op(Then::Run).error_message(&cancelled), None);
-        let manual = op(Then::Answer(None));
-        let failed = manual.error_message(&SummaryError::Failed("boom".into()));
-        assert_eq!(failed.as_deref(), Some("Compaction failed: boom"));
-    }
-}
+#[path = "compaction_tests.rs"]
+mod tests;

@@ -13,6 +13,10 @@ pub(in crate::actor) struct OpKey(pub(in crate::actor) u64);
 pub(in crate::actor) enum OpRoute {
     /// The `session_start` handlers at start-up (`settle.rs`).
     Startup,
+    /// The `resources_discover` handlers at start-up (`settle.rs`).
+    StartupDiscover,
+    /// The `resources_discover` handlers after a restart's `session_start` (`reload.rs`).
+    Discover(OpKey),
     /// The `agent_settled` handlers (`settle.rs`).
     Settled,
     /// A model change's `model_select` handlers (`model_select.rs`).

@@ -17,8 +17,10 @@
 //! | `Reloading` | the host's `Loaded` (the oldest reloading restart takes it) | `StartHandlers(n)` | registrations, tools and model state sent again |
 //! | `Reloading` | the host ended | `StartHandlers(n)` | |
 //! | `StartHandlers(n)` | a `ctx.newSession` `setup` waits (first time only) | `StartHandlers(n)` | `session_setup` to the host, which runs it; the entries it appended added to the session, the conversation rebuilt from it (the host ended: none) |
-//! | `StartHandlers(n > 0)` | some extension handles `session_start` | `StartHandlers(n - 1)` | `session_start` (reason, previous file); waits for its handlers |
-//! | `StartHandlers(n)` | otherwise (or `n = 0`) | answered | the client's command, or the host's call with `data` |
+//! | `StartHandlers(n > 0)` | | `Discover(n - 1)` | `session_start` (reason, previous file) when some extension handles it; waits for its handlers |
+//! | `Discover(n)` | some extension handles `resources_discover` | `StartHandlers(n)` | `resources_discover` (reason `reload` for `ctx.reload()`, else `startup`); waits for its answer, whose skills and prompt templates are added |
+//! | `Discover(n)` | otherwise | `StartHandlers(n)` | |
+//! | `StartHandlers(0)` | | answered | the client's command, or the host's call with `data` |
 //!
 //! `n` is 2 for a client's command (the reference starts the new instances and then rebinds
 //! the RPC mode's session) and 1 for a command's `ctx` call or `ctx.reload()`. Lines wait while
@@ -41,6 +43,8 @@ enum RestartState {
     Reloading,
     /// `session_start` goes to the new instances `left` more times.
     StartHandlers { left: u8 },
+    /// `resources_discover` follows the `session_start` just emitted; then `left` more.
+    Discover { left: u8 },
 }
 
 /// The end of a session change: extensions loaded afresh, their `session_start` handlers,
@@ -316,19 +320,35 @@ impl State {
                 return;
             }
         }
-        let Some(restart) = self.ops.restarts.get_mut(&key) else {
-            return;
-        };
-        if let RestartState::StartHandlers { left } = restart.state
-            && left > 0
-        {
-            restart.state = RestartState::StartHandlers { left: left - 1 };
-            let event = HostEvent::SessionStart {
-                reason: restart.reason,
-                previous_session_file: restart.previous.clone(),
-            };
-            if self.send_op_event(OpRoute::Restart(key), &event) {
+        // Each `session_start` is followed by `resources_discover`, as the reference binds the
+        // new instances.
+        loop {
+            let Some(restart) = self.ops.restarts.get_mut(&key) else {
                 return;
+            };
+            match restart.state {
+                RestartState::StartHandlers { left } if left > 0 => {
+                    restart.state = RestartState::Discover { left: left - 1 };
+                    let event = HostEvent::SessionStart {
+                        reason: restart.reason,
+                        previous_session_file: restart.previous.clone(),
+                    };
+                    if self.send_op_event(OpRoute::Restart(key), &event) {
+                        return;
+                    }
+                }
+                RestartState::Discover { left } => {
+                    restart.state = RestartState::StartHandlers { left };
+                    let reason = if restart.reason == "reload" {
+                        "reload"
+                    } else {
+                        "startup"
+                    };
+                    if self.ask_resources_discover(OpRoute::Discover(key), reason) {
+                        return;
+                    }
+                }
+                RestartState::StartHandlers { .. } | RestartState::Reloading => break,
             }
         }
         let Some(restart) = self.ops.restarts.remove(&key) else {
@@ -345,6 +365,18 @@ impl State {
 }
 
 impl State {
+    /// The `resources_discover` handlers after a `session_start` of restart `key` answered
+    /// (nothing when the host ended): their skills and prompt templates are added, then the
+    /// restart goes on.
+    pub(in crate::actor) fn restart_resources_discovered(
+        &mut self,
+        key: OpKey,
+        found: crate::extensions::DiscoveredResources,
+    ) {
+        self.add_discovered_resources(&found);
+        self.start_handlers(key);
+    }
+
     /// A `ctx.newSession`'s `setup` ran: the entries it appended join the new session (one
     /// the session refuses is logged and left out), the conversation is rebuilt from it as
     /// pi's is, then `session_start` follows.

@@ -21,7 +21,8 @@
 //! | state | input | next | what happens |
 //! |---|---|---|---|
 //! | `Done` | start-up, some extension handles `session_start` | `Handlers` | `session_start` (reason `startup`; route `Startup`); lines wait |
-//! | `Handlers` | the handlers are done (or the host ended) | `Done` | lines are read |
+//! | `Done`, `Handlers` | start-up or those handlers done (or the host ended), some extension handles `resources_discover` | `Handlers` | `resources_discover` (reason `startup`; route `StartupDiscover`); lines wait |
+//! | `Handlers` | the handlers are done, no `resources_discover` to ask or its handlers answered | `Done` | their skills and prompt templates added; lines are read |
 
 use pi_rpc_protocol::{RequestId, Response};
 
@@ -152,11 +153,29 @@ impl State {
         };
         if self.send_op_event(OpRoute::Startup, &event) {
             self.ops.startup = Startup::Handlers;
+        } else {
+            self.start_up_handlers_done();
         }
     }
 
-    /// The start-up `session_start` handlers are done (or the host ended): lines are read.
+    /// The start-up `session_start` handlers are done (or the host ended): the
+    /// `resources_discover` handlers are asked, when some extension has them; then lines are
+    /// read.
     pub(in crate::actor) fn start_up_handlers_done(&mut self) {
+        self.ops.startup = if self.ask_resources_discover(OpRoute::StartupDiscover, "startup") {
+            Startup::Handlers
+        } else {
+            Startup::Done
+        };
+    }
+
+    /// The start-up `resources_discover` handlers answered (nothing when the host ended):
+    /// their skills and prompt templates are added, then lines are read.
+    pub(in crate::actor) fn start_up_resources_discovered(
+        &mut self,
+        found: crate::extensions::DiscoveredResources,
+    ) {
+        self.add_discovered_resources(&found);
         self.ops.startup = Startup::Done;
     }
 

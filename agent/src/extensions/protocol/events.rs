@@ -87,6 +87,12 @@ pub enum HostEvent<'a> {
         cwd: String,
         persisted: bool,
     },
+    /// After `session_start`: handlers may name more skills, prompt templates and themes
+    /// (`reason`: `startup`, or `reload` after `ctx.reload()`).
+    ResourcesDiscover {
+        cwd: &'a std::path::Path,
+        reason: &'a str,
+    },
     /// The agent settled after a run.
     AgentSettled,
     /// The model changed (`source`: `set` or `cycle`).
@@ -174,6 +180,7 @@ impl HostEvent<'_> {
             Self::SessionBeforeTree { .. } => "session_before_tree",
             Self::SessionTree { .. } => "session_tree",
             Self::SessionSetup { .. } => "session_setup",
+            Self::ResourcesDiscover { .. } => "resources_discover",
             Self::AgentSettled => "agent_settled",
             Self::ModelSelect { .. } => "model_select",
             Self::ThinkingLevelSelect { .. } => "thinking_level_select",

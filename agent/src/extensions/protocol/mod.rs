@@ -19,8 +19,9 @@ use crate::tools::ToolDefinition;
 pub use events::{CompactionPreparation, HostEvent, TreePreparation};
 pub use replies::{
     BeforeAgentStartResult, BeforeCompactResult, BeforeTreeResult, CancelResult, CompactionGiven,
-    ContextResult, HostReply, InputResult, OutgoingCustomMessage, ProviderHeadersResult,
-    ProviderRequestResult, ReplyValue, SetupResult, ToolCallDecision, UserBashResult,
+    ContextResult, DiscoveredPath, DiscoveredResources, HostReply, InputResult,
+    OutgoingCustomMessage, ProviderHeadersResult, ProviderRequestResult, ReplyValue, SetupResult,
+    ToolCallDecision, UserBashResult,
 };
 
 /// A line from the host: the reply to a request of the agent (by the id the agent gave it), or
@@ -276,6 +277,52 @@ pub enum HostMessage {
         #[serde(default)]
         cwd: Option<std::path::PathBuf>,
     },
+    /// `ctx.compact(options)`: a manual compaction, answered by a `reply` with this id
+    /// (`{result}`, or `{error}`) once it ended.
+    Compact {
+        /// The host's id for the reply.
+        id: String,
+        /// What the summary should focus on.
+        #[serde(default, rename = "customInstructions")]
+        custom_instructions: Option<String>,
+    },
+    /// A provider call of pi-ai (`complete`, `stream`, the built-in apis) or of
+    /// `ctx.modelRegistry.complete`: `model_stream`s, then a `reply` with this id (`{message}`).
+    ModelCall {
+        /// The host's id for the reply.
+        id: String,
+        /// pi-ai's `Model`.
+        model: Value,
+        /// pi-ai's `Context`.
+        #[serde(default)]
+        context: Value,
+        /// pi-ai's stream options (as JSON).
+        #[serde(default)]
+        options: Value,
+        /// A `*Simple` call.
+        #[serde(default)]
+        simple: bool,
+        /// `ctx.modelRegistry.complete`: the registry's credentials.
+        #[serde(default)]
+        registry: bool,
+    },
+    /// The signal of the model call `id` aborted.
+    ModelCallAbort {
+        /// The call's id.
+        id: String,
+    },
+    /// `ctx.modelRegistry.getApiKeyAndHeaders(model)` or `.getApiKeyForProvider(provider)`:
+    /// answered by a `reply` with this id (`{ok, apiKey?, headers?, error?}`).
+    ModelAuth {
+        /// The host's id for the reply.
+        id: String,
+        /// The model (`getApiKeyAndHeaders`).
+        #[serde(default)]
+        model: Option<Value>,
+        /// The provider (`getApiKeyForProvider`).
+        #[serde(default)]
+        provider: Option<String>,
+    },
     /// `pi.setThinkingLevel(level)`.
     SetThinkingLevel {
         /// The level asked for (clamped to the model).
@@ -390,16 +437,37 @@ pub(super) enum ToHost<'a> {
     SlashCommands {
         commands: &'a [Value],
     },
-    /// The model, the thinking level and the levels the model supports; at start-up and
-    /// reloads also every model and those with credentials (`provider/id`).
+    /// The model, the thinking level, the levels the model supports and the context usage; at
+    /// start-up and reloads also every model, those with credentials (`provider/id`) and the
+    /// providers with credentials.
     ModelState {
         model: &'a Model,
         thinking_level: ThinkingLevel,
         levels: &'a [ThinkingLevel],
+        /// How full the model's context window is (`null`: unknown).
+        context_usage: Option<&'a pi_rpc_protocol::response::ContextUsage>,
         #[serde(skip_serializing_if = "Option::is_none")]
         models: Option<&'a [&'a Model]>,
         #[serde(skip_serializing_if = "Option::is_none")]
         available: Option<&'a [String]>,
+        /// The providers with credentials (with `models`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        configured: Option<&'a [&'a str]>,
+    },
+    /// A model call's progress (`model_calls.rs`): the message as it began, its usage, its
+    /// deltas.
+    ModelStream {
+        id: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        start: Option<&'a pi_rpc_protocol::message::AgentMessage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<&'a pi_rpc_protocol::usage::Usage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        events: Option<&'a [pi_rpc_protocol::event::AssistantMessageEvent]>,
+    },
+    /// What `ctx.getContextUsage()` answers from now on (`null`: unknown).
+    ContextUsage {
+        usage: Option<&'a pi_rpc_protocol::response::ContextUsage>,
     },
     /// The answer to the host's call `id` (`pi.setModel`, `ctx.waitForIdle()`, ...).
     Reply {
@@ -483,55 +551,7 @@ pub(super) struct ToolFlags<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replies_are_routed_by_id_and_told_apart_from_messages() {
-        let line = r#"{"type":"tool_update","id":4,"partialResult":{"content":[]}}"#;
-        let parsed: FromHost = serde_json::from_str(line).unwrap();
-        assert!(matches!(
-            parsed,
-            FromHost::Reply { id: 4, ref reply } if !reply.is_final()
-        ));
-        let line = r#"{"type":"done","id":7}"#;
-        let parsed: FromHost = serde_json::from_str(line).unwrap();
-        assert!(matches!(
-            parsed,
-            FromHost::Reply {
-                id: 7,
-                reply: HostReply::Done { result: None }
-            }
-        ));
-        let line = r#"{"type":"wait_for_idle","id":"a-b"}"#;
-        let parsed: FromHost = serde_json::from_str(line).unwrap();
-        assert!(matches!(
-            parsed,
-            FromHost::Message(HostMessage::WaitForIdle { .. })
-        ));
-    }
-
-    #[test]
-    fn a_new_session_names_its_setup_and_the_setup_answers_its_entries() {
-        let line = r#"{"type":"new_session","id":"r","parentSession":"/p.jsonl","setup":"t-1"}"#;
-        let parsed: FromHost = serde_json::from_str(line).unwrap();
-        assert!(matches!(
-            parsed,
-            FromHost::Message(HostMessage::NewSession { setup: Some(ref token), .. }) if token == "t-1"
-        ));
-        let line = r#"{"type":"new_session","id":"r"}"#;
-        let parsed: FromHost = serde_json::from_str(line).unwrap();
-        assert!(matches!(
-            parsed,
-            FromHost::Message(HostMessage::NewSession { setup: None, .. })
-        ));
-        let reply = HostReply::Intercepted {
-            result: serde_json::json!({"entries": [{"type": "custom", "id": "a"}, 3]}),
-        };
-        let result: SetupResult = reply.decision().unwrap();
-        assert_eq!(result.entries.len(), 1, "what is not an object is left out");
-    }
-}
+mod tests;
 
 /// What the host's module loader is given: the runtime modules pi's packages resolve to (their
 /// folder, or their texts), the extensions' TypeScript made JavaScript, and this binary, to

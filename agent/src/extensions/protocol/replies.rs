@@ -101,6 +101,29 @@ pub struct SetupResult {
     pub entries: Vec<Map<String, Value>>,
 }
 
+/// `resources_discover`: the skill, prompt template and theme paths the handlers gave, each
+/// with the extension that gave it, in handler order.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoveredResources {
+    #[serde(default, deserialize_with = "lenient_items")]
+    pub skill_paths: Vec<DiscoveredPath>,
+    #[serde(default, deserialize_with = "lenient_items")]
+    pub prompt_paths: Vec<DiscoveredPath>,
+    #[serde(default, deserialize_with = "lenient_items")]
+    pub theme_paths: Vec<DiscoveredPath>,
+}
+
+/// A path a `resources_discover` handler gave.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoveredPath {
+    /// The path as given (relative ones are the working folder's).
+    pub path: String,
+    /// The extension whose handler gave it.
+    pub extension_path: String,
+}
+
 /// `user_bash`: the command's result (answered as given), or the id of the event whose
 /// operations run it.
 #[derive(Debug, Default, Deserialize)]

@@ -3,8 +3,9 @@
 //
 // pi-agent makes provider calls in Rust. A built-in api (anthropicMessagesApi() & co, the
 // legacy streamAnthropic & co, and stream()/complete() for a model whose api no extension
-// registered) asks the host: `host.complete({model, context, options, simple}, signal)`
-// resolves to the final AssistantMessage, which the stream replays as events. Without
+// registered) asks the host: `host.complete({model, context, options, simple}, signal, onEvent)`
+// resolves to the final AssistantMessage; the events the agent streams meanwhile come through
+// its `onEvent` (a host that gives none has the final message replayed). Without
 // `host.complete` those calls throw "… is not supported by pi-agent yet".
 // Apis an extension registers with registerApiProvider run in the extension, as in pi.
 
@@ -154,8 +155,13 @@ export function lazyApi(load, capabilities) {
 	return api;
 }
 
-// Replays a finished message as the events a streaming provider would have sent.
+// Replays a finished message as the events a streaming provider would have sent (a failed call
+// that never started has only its "error").
 function replayMessage(stream, message) {
+	if (message.stopReason === "error" && (message.content ?? []).length === 0) {
+		finishMessage(stream, message);
+		return;
+	}
 	const partial = { ...message, content: [] };
 	stream.push({ type: "start", partial: { ...partial, content: [] } });
 	for (const block of message.content ?? []) {
@@ -177,12 +183,7 @@ function replayMessage(stream, message) {
 			stream.push({ type: "toolcall_end", contentIndex, toolCall: block, partial: snapshot() });
 		}
 	}
-	if (message.stopReason === "error" || message.stopReason === "aborted") {
-		stream.push({ type: "error", reason: message.stopReason, error: message });
-	} else {
-		stream.push({ type: "done", reason: message.stopReason ?? "stop", message });
-	}
-	stream.end(message);
+	finishMessage(stream, message);
 }
 
 /** A stream answered by the agent (`host.complete`); throws when the host has none. */
@@ -190,10 +191,17 @@ function hostStream(name, simple, model, context, options) {
 	const host = piHost();
 	if (typeof host?.complete !== "function") throw notSupportedError(name);
 	const stream = new AssistantMessageEventStream();
+	// The events the agent streams come as they are made; a host that sends none has its final
+	// message replayed.
+	let streamed = false;
+	const onEvent = (event) => {
+		streamed = true;
+		stream.push(event);
+	};
 	Promise.resolve()
-		.then(() => host.complete({ model, context, options, simple }, options?.signal))
+		.then(() => host.complete({ model, context, options, simple }, options?.signal, onEvent))
 		.then(
-			(message) => replayMessage(stream, message),
+			(message) => (streamed ? finishMessage(stream, message) : replayMessage(stream, message)),
 			(error) => {
 				const message = errorMessageFor(model, error);
 				stream.push({ type: "error", reason: options?.signal?.aborted ? "aborted" : "error", error: message });
@@ -201,6 +209,16 @@ function hostStream(name, simple, model, context, options) {
 			},
 		);
 	return stream;
+}
+
+/** Ends a streamed message with its last event: "done", or "error" for a failed one. */
+function finishMessage(stream, message) {
+	if (message.stopReason === "error" || message.stopReason === "aborted") {
+		stream.push({ type: "error", reason: message.stopReason, error: message });
+	} else {
+		stream.push({ type: "done", reason: message.stopReason ?? "stop", message });
+	}
+	stream.end(message);
 }
 
 function hostApi(label) {

@@ -13,9 +13,11 @@
 //                                   the directory the tool object was created for,
 //                                   options.onUpdate(partialResult) the caller's update callback
 //                                   (may be undefined)
-//   complete(request, signal) -> Promise<AssistantMessage>
+//   complete(request, signal, onEvent?) -> Promise<AssistantMessage>
 //                                   one provider call by the agent; request is
-//                                   {model, context, options, simple}
+//                                   {model, context, options, simple}; onEvent(event) gets
+//                                   pi-ai's events (start, *_start/_delta/_end, with partial)
+//                                   as the provider streams, not the final done/error
 
 const HOST_KEY = Symbol.for("pi-agent.host");
 
