@@ -67,6 +67,9 @@ pub struct ActorInit {
     pub rpc_release: crate::release::RpcRelease,
     /// The commands of the built-in extensions `get_commands` lists.
     pub builtin_commands: Vec<serde_json::Value>,
+    /// Set when a termination signal arrives: the actor saves what the session holds unsaved
+    /// and ends (none: it never is).
+    pub termination: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// What the actor's tasks report ([`tasks`]); the last report of each is its outcome.
@@ -110,6 +113,7 @@ impl From<RunMessage> for TaskEvent {
 pub struct Actor {
     state: State,
     output: flush::Output,
+    termination: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// Everything the actor's handlers read and change; what they ask of the outside world goes
@@ -170,10 +174,12 @@ pub(crate) struct State {
 
 impl Actor {
     /// A new session writing its records to `out`.
-    pub fn new(init: ActorInit, out: OutputSender) -> Self {
+    pub fn new(mut init: ActorInit, out: OutputSender) -> Self {
+        let termination = init.termination.take();
         Self {
             state: State::new(init),
             output: flush::Output::new(out),
+            termination,
         }
     }
 
@@ -188,6 +194,7 @@ impl Actor {
             let state = &mut self.state;
             tokio::select! {
                 biased;
+                () = terminated(&mut self.termination) => break,
                 input = extensions::next_message(&mut state.extensions) => {
                     state.on_host_input(input);
                 }
@@ -200,6 +207,10 @@ impl Actor {
             self.flush().await;
         }
         self.state.tasks.cancel_all();
+        // What the client was told is accepted is not lost, however the agent ends.
+        if let Err(error) = self.state.store.save_unsaved() {
+            tracing::warn!(%error, "cannot save the session at the end");
+        }
         self.shutdown_extensions_at_exit().await;
         self.state.write_answer_held_for_shutdown();
         self.flush().await;
@@ -561,5 +572,18 @@ fn outline(message: &AssistantMessage) -> AssistantMessage {
         raw_stop_reason: message.raw_stop_reason.clone(),
         error_message: message.error_message.clone(),
         extra: message.extra.clone(),
+    }
+}
+
+/// Resolves once a termination signal arrived (never without a receiver).
+async fn terminated(termination: &mut Option<tokio::sync::watch::Receiver<bool>>) {
+    match termination {
+        Some(receiver) => {
+            if receiver.wait_for(|terminated| *terminated).await.is_err() {
+                // The sender is gone without a signal: nothing will come.
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
     }
 }

@@ -44,6 +44,7 @@ pub(super) fn session_in(dir: &TempDir, extensions: Option<crate::extensions::Ho
         extensions,
         rpc_release: crate::release::RpcRelease::DEFAULT,
         builtin_commands: Vec::new(),
+        termination: None,
     })
 }
 

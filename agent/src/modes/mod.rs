@@ -183,6 +183,8 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
         let model = startup::choose_model(&cli, &mut config, &problems)?;
         let mut init = startup::session_init(&cli, options, config, model, store);
         init.extensions = host;
+        let (terminate, termination) = tokio::sync::watch::channel(false);
+        init.termination = Some(termination);
         let run = async {
             match prompts {
                 Some(prompts) => print::run(init, prompts, app == AppMode::Json).await,
@@ -192,9 +194,15 @@ fn run_cli(cli: Cli) -> Result<u8, Stop> {
                 }
             }
         };
+        tokio::pin!(run);
         Ok(tokio::select! {
-            code = run => code,
-            code = signals.received() => code,
+            code = &mut run => code,
+            code = signals.received() => {
+                // The actor saves what the session holds unsaved and ends; it has a moment.
+                let _ = terminate.send(true);
+                let _ = tokio::time::timeout(signals::GRACE, &mut run).await;
+                code
+            }
         })
     });
     // A read of stdin may still block a runtime thread; do not wait for it.

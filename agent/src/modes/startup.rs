@@ -328,5 +328,6 @@ pub(super) fn session_init(
         extensions: None,
         rpc_release,
         builtin_commands: rpc_release.builtin_commands(cli.no_extensions),
+        termination: None,
     }
 }

@@ -106,6 +106,20 @@ impl SessionStore {
         Ok(())
     }
 
+    /// Writes a new session's file now if it waits for its first (assistant) message and holds
+    /// a message already: the agent ends on a signal mid-run, and what the client was told is
+    /// accepted (a prompt's user message) is kept. Such a file is one pi 0.99.1 and later
+    /// write too (they save at the first message) and every release loads.
+    pub fn save_unsaved(&mut self) -> Result<()> {
+        let holds_message = self.entries.iter().any(|entry| entry.kind() == "message");
+        if self.flushed || !self.persist || self.session_file.is_none() || !holds_message {
+            return Ok(());
+        }
+        self.write_file(true)?;
+        self.flushed = true;
+        Ok(())
+    }
+
     pub(super) fn append_entry(&mut self, entry: Entry) -> Result<String> {
         let id = entry.id().to_owned();
         self.seen.note(&entry);

@@ -1,0 +1,161 @@
+//! The termination matrix: each phase of a run (after the answer, mid-text with the provider
+//! stalled, during a tool) crossed with each way a client ends it (closing stdin, SIGTERM,
+//! SIGHUP, SIGINT, closing stdout), on pi-agent and on the reference side by side. For each
+//! cell: the exit code, the `agent_settled` after the last `agent_end` the client read, whether
+//! the session file holds the acknowledged prompt, and whether the tool's process outlived the
+//! agent (termination_support/mod.rs).
+//!
+//! pi-agent must give the contract below in every cell; the reference must give it too, except
+//! in the cells listed in `REFERENCE_DIVERGES` (with the reason). The table in
+//! docs/src/termination.md is this run's; `TERMINATION=overwrite` rewrites it. Without the
+//! reference only pi-agent is checked (a failure when `PI_REQUIRE_REFERENCE` is set).
+
+mod support;
+mod termination_support;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use termination_support::{Action, Outcome, Phase, run_cell};
+
+/// What every cell must give on pi-agent.
+fn contract(phase: Phase, action: Action) -> Outcome {
+    let exit = match action {
+        Action::StdinEof | Action::StdoutClosed => "0",
+        Action::Term => "143",
+        Action::Hup => "129",
+        Action::Int => "130",
+    };
+    let settled = match (phase, action) {
+        (_, Action::StdoutClosed) => "-",
+        (Phase::Idle, _) => "1",
+        // Ended mid-run: the client reads no `agent_end`; the exit is the end.
+        _ => "no agent_end",
+    };
+    Outcome {
+        exit: exit.to_owned(),
+        settled: settled.to_owned(),
+        prompt_kept: true,
+        left_behind: false,
+    }
+}
+
+/// Where the reference 0.84.1 departs from the contract, and why.
+const REFERENCE_DIVERGES: &[(Option<Phase>, Option<Action>, &str)] = &[
+    (
+        None,
+        Some(Action::Int),
+        "no SIGINT handler in RPC mode: Node dies of the signal (exit by signal 2)",
+    ),
+    (
+        None,
+        Some(Action::StdoutClosed),
+        "the write to the closed stdout throws (EPIPE) and Node exits with 1",
+    ),
+    (
+        Some(Phase::MidText),
+        None,
+        "a new session's file is written at its first assistant message (until 0.99.1): the acknowledged prompt is lost",
+    ),
+    (
+        Some(Phase::Tool),
+        Some(Action::Int),
+        "dead of the signal, it kills nothing: the tool's process group lives on",
+    ),
+    (
+        Some(Phase::Tool),
+        Some(Action::StdoutClosed),
+        "it exits on the EPIPE error without killing the running tool's process group",
+    ),
+];
+
+fn reference_diverges(phase: Phase, action: Action) -> Vec<&'static str> {
+    REFERENCE_DIVERGES
+        .iter()
+        .filter(|(p, a, _)| p.is_none_or(|p| p == phase) && a.is_none_or(|a| a == action))
+        .map(|(_, _, reason)| *reason)
+        .collect()
+}
+
+const BEGIN: &str = "<!-- termination matrix: begin -->";
+const END: &str = "<!-- termination matrix: end -->";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_way_a_run_ends_on_both_agents() -> Result<()> {
+    let ours = PathBuf::from(env!("CARGO_BIN_EXE_pi-agent"));
+    let reference = pi_reference::launcher_or_skip("the termination matrix on the reference");
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for phase in Phase::ALL {
+        for action in Action::ALL {
+            let expected = contract(phase, action);
+            let mine = run_cell(&ours, phase, action).await?;
+            if mine != expected {
+                failures.push(format!(
+                    "pi-agent, {} / {}: {} (the contract: {})",
+                    phase.name(),
+                    action.name(),
+                    mine.cells(),
+                    expected.cells()
+                ));
+            }
+            let theirs = match &reference {
+                Some(launcher) => Some(run_cell(launcher, phase, action).await?),
+                None => None,
+            };
+            let reasons = reference_diverges(phase, action);
+            if let Some(theirs) = &theirs {
+                match (theirs == &expected, reasons.is_empty()) {
+                    (false, true) => failures.push(format!(
+                        "reference, {} / {}: {} departs from the contract ({}) unlisted",
+                        phase.name(),
+                        action.name(),
+                        theirs.cells(),
+                        expected.cells()
+                    )),
+                    (true, false) => failures.push(format!(
+                        "reference, {} / {}: listed as diverging, but it keeps the contract",
+                        phase.name(),
+                        action.name()
+                    )),
+                    _ => {}
+                }
+            }
+            let theirs = theirs.map_or_else(|| "not run".to_owned(), |o| o.cells());
+            rows.push(format!(
+                "| {} | {} | {} | {} | {} |",
+                phase.name(),
+                action.name(),
+                mine.cells(),
+                theirs,
+                reasons.join("; ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if reference.is_some() {
+        check_docs_table(&rows)?;
+    }
+    Ok(())
+}
+
+/// The docs' table is this run's (rewritten with `TERMINATION=overwrite`).
+fn check_docs_table(rows: &[String]) -> Result<()> {
+    let header = "| phase | the client | pi-agent: exit | settled | prompt | processes | reference: exit | settled | prompt | processes | why the reference differs |\n|---|---|---|---|---|---|---|---|---|---|---|";
+    let table = format!("{BEGIN}\n{header}\n{}\n{END}", rows.join("\n"));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/src/termination.md");
+    let page = std::fs::read_to_string(&path).context("docs/src/termination.md")?;
+    let (Some(start), Some(end)) = (page.find(BEGIN), page.find(END)) else {
+        anyhow::bail!("docs/src/termination.md has no {BEGIN} ... {END} section");
+    };
+    let current = &page[start..end + END.len()];
+    if std::env::var("TERMINATION").is_ok_and(|value| value == "overwrite") {
+        std::fs::write(&path, page.replacen(current, &table, 1))?;
+        return Ok(());
+    }
+    assert_eq!(
+        current, table,
+        "docs/src/termination.md's table is not this run's; rerun with TERMINATION=overwrite"
+    );
+    Ok(())
+}
