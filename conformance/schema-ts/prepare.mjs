@@ -64,7 +64,12 @@ function rewrite(node) {
     }
   }
   let out = {};
-  for (const [key, value] of Object.entries(rest)) out[key] = rewrite(value);
+  for (const [key, value] of Object.entries(rest)) {
+    // A map of names to schemas is no schema itself: its values are.
+    out[key] = ["properties", "patternProperties", "$defs"].includes(key) && isObject(value)
+      ? Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, rewrite(schema)]))
+      : rewrite(value);
+  }
   if (variants.length > 0) {
     const { description, title, $anchor, ...base } = out;
     out = { allOf: [base, { anyOf: variants.map(rewrite) }] };
