@@ -38,8 +38,12 @@ fn differences() -> Vec<Difference> {
         let Some(rest) = line.strip_prefix("- `") else {
             continue;
         };
-        let (pattern, rest) = rest.split_once("` (").expect("- `PATTERN` (RELEASES): reason");
-        let (releases, reason) = rest.split_once("): ").expect("- `PATTERN` (RELEASES): reason");
+        let (pattern, rest) = rest
+            .split_once("` (")
+            .expect("- `PATTERN` (RELEASES): reason");
+        let (releases, reason) = rest
+            .split_once("): ")
+            .expect("- `PATTERN` (RELEASES): reason");
         assert!(
             !reason.trim().is_empty(),
             "differences.md:{}: no reason",
@@ -62,17 +66,28 @@ fn matches(pattern: &str, label: &str) -> bool {
 
 #[test]
 fn matching_is_by_whole_words() {
-    assert!(matches("command * id gen->ref", "command prompt id gen->ref"));
-    assert!(!matches("command * id gen->ref", "command prompt id ref->gen"));
+    assert!(matches(
+        "command * id gen->ref",
+        "command prompt id gen->ref"
+    ));
+    assert!(!matches(
+        "command * id gen->ref",
+        "command prompt id ref->gen"
+    ));
     assert!(!matches("command * id", "command prompt id gen->ref"));
-    assert!(!matches("event * keys: gen-only", "event variants: gen-only"));
+    assert!(!matches(
+        "event * keys: gen-only",
+        "event variants: gen-only"
+    ));
 }
 
 /// The failing checks of `release`, as (label, tsc's message).
 fn failures(tools: &Path, node: &Path, release: &str) -> Option<Vec<(String, String)>> {
     let launcher = pi_reference::or_skip(
         pi_reference::release_launcher(release),
-        &format!("the reference {release} is not installed (conformance/reference/install.sh {release})"),
+        &format!(
+            "the reference {release} is not installed (conformance/reference/install.sh {release})"
+        ),
     )?;
     let package = pi_reference::package_dir(&launcher, "pi-coding-agent")?;
     let schema = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -113,9 +128,16 @@ fn generated_types_match_the_reference_declarations() {
     ) else {
         return;
     };
-    let tools = launcher.parent().unwrap().parent().unwrap().join("tools/schema-ts");
+    let tools = launcher
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("tools/schema-ts");
     let installed = tools.join("node_modules/typescript/package.json").is_file()
-        && tools.join("node_modules/json-schema-to-typescript/package.json").is_file();
+        && tools
+            .join("node_modules/json-schema-to-typescript/package.json")
+            .is_file();
     let Some(tools) = pi_reference::or_skip(
         installed.then_some(tools),
         "json-schema-to-typescript and tsc are not installed: run conformance/schema-ts/install.sh",
@@ -137,7 +159,10 @@ fn generated_types_match_the_reference_declarations() {
             });
             match entry {
                 Some(index) => used[index].push(release.to_owned()),
-                None => problems.push(format!("{release}: {label} (not in differences.md)\n    {}", message.replace('\n', "\n    "))),
+                None => problems.push(format!(
+                    "{release}: {label} (not in differences.md)\n    {}",
+                    message.replace('\n', "\n    ")
+                )),
             }
         }
     }
