@@ -146,6 +146,12 @@ impl ModelRegistry {
             }
             None => (Map::new(), self.provider(name).cloned()),
         };
+        let streams = config.get("streamSimple") == Some(&Value::Bool(true));
+        if streams && !config.get("api").is_some_and(Value::is_string) {
+            return Err(ExtensionProviderError::StreamWithoutApi {
+                provider: name.to_owned(),
+            });
+        }
         extension::compose(name, below.as_ref(), config)?;
         merged.extend(
             config
@@ -166,6 +172,27 @@ impl ModelRegistry {
             }),
         }
         Ok(())
+    }
+
+    /// The `api` whose calls of provider `provider`'s models an extension's `streamSimple`
+    /// answers (as in the reference, only for the models of that `api`).
+    pub fn extension_stream_api(&self, provider: &str) -> Option<&str> {
+        let layer = self.extension_layers.iter().find(|l| l.name == provider)?;
+        if layer.config.get("streamSimple") != Some(&Value::Bool(true)) {
+            return None;
+        }
+        layer.config.get("api").and_then(Value::as_str)
+    }
+
+    /// The providers whose calls an extension's `streamSimple` answers, each with its `api`.
+    pub fn extension_streams(&self) -> Vec<(String, String)> {
+        self.extension_layers
+            .iter()
+            .filter_map(|layer| {
+                let api = self.extension_stream_api(&layer.name)?;
+                Some((layer.name.clone(), api.to_owned()))
+            })
+            .collect()
     }
 
     /// Takes back what the extensions registered for provider `name`: the provider is as built

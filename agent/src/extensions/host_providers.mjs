@@ -27,12 +27,13 @@ let pendingProviders = [];
 let loadingFactories = false;
 
 /**
- * A provider config as the agent takes it (JSON): pi's config-object form. What only runs in
- * JavaScript (a custom stream, OAuth login, a model refresh) is left out, with a warning.
+ * A provider config as the agent takes it (JSON): pi's config-object form. A `streamSimple` is
+ * kept here (host_provider_streams.mjs) and stands as `streamSimple: true`; what else only runs
+ * in JavaScript (OAuth login, a model refresh) is left out, with a warning.
  */
 function providerConfig(name, config) {
 	const { oauth, streamSimple, refreshModels, ...rest } = config;
-	const dropped = Object.entries({ oauth, streamSimple, refreshModels })
+	const dropped = Object.entries({ oauth, refreshModels })
 		.filter(([, value]) => value !== undefined)
 		.map(([key]) => key);
 	if (dropped.length > 0) {
@@ -41,7 +42,9 @@ function providerConfig(name, config) {
 			`pi.registerProvider("${name}"): ${dropped.join(", ")} not supported yet; the provider is registered without`,
 		);
 	}
-	return JSON.parse(JSON.stringify(rest));
+	const json = JSON.parse(JSON.stringify(rest));
+	if (streamSimple !== undefined) json.streamSimple = typeof streamSimple === "function";
+	return json;
 }
 
 /** `pi.registerProvider(name, config)` of `extension`. */
@@ -51,6 +54,7 @@ function registerProvider(extension, nameOrProvider, config) {
 		return;
 	}
 	if (!config) throw new Error("Provider config is required when registering by name");
+	noteProviderStream(nameOrProvider, config);
 	const registration = { name: nameOrProvider, config: providerConfig(nameOrProvider, config), extensionPath: extension.path };
 	if (loadingFactories) {
 		pendingProviders.push(registration);
@@ -65,6 +69,7 @@ function registerProvider(extension, nameOrProvider, config) {
  * in pi; later, the agent takes the provider's registrations back.
  */
 function unregisterProvider(name) {
+	providerStreams.delete(name);
 	if (!loadingFactories) {
 		send({ type: "unregister_provider", name });
 		return;

@@ -65,6 +65,7 @@ pub use crate::config::{
 };
 pub use crate::tools::ToolDefinition;
 pub use call::ProviderStream;
+pub(crate) use call::EventSender;
 pub use stream_error::StreamError;
 
 /// One call of a model.
@@ -227,12 +228,20 @@ pub fn stream_with(
     // The call keeps the hooks of the run that starts it, whoever polls it.
     let hooks = hooks::current();
     ProviderStream::new(move |tx| {
-        hooks::scope(hooks, async move {
+        hooks::scope(hooks.clone(), async move {
             let mut request = request;
             if let Err(error) = &request.auth {
                 let done = partial::PartialMessage::new(&request.model)
                     .fail(StopReason::Error, error.to_string());
                 tx.send(ProviderEvent::Done(done)).await;
+                return;
+            }
+            // An extension provider's own stream answers instead of a wire format.
+            if let Some(mut custom) = hooks.and_then(|hooks| hooks.custom_stream(&request, &cancel))
+            {
+                while let Some(event) = custom.recv().await {
+                    tx.send(event).await;
+                }
                 return;
             }
             copilot::prepare(&mut request);

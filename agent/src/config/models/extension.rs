@@ -28,6 +28,12 @@ pub enum ExtensionProviderError {
         /// What is wrong, in serde's words.
         reason: String,
     },
+    /// `streamSimple` without the `api` its calls are for.
+    #[error("Provider {provider}: \"api\" is required when registering streamSimple.")]
+    StreamWithoutApi {
+        /// The provider.
+        provider: String,
+    },
     /// A model definition that is not an object with a text `id`, or whose fields do not have
     /// pi's types.
     #[error("Provider {provider}, model #{index}: {reason}")]

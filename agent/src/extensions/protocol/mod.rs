@@ -497,6 +497,19 @@ pub(super) enum ToHost<'a> {
     BashAbort {
         id: u64,
     },
+    /// Run the `streamSimple` of the extension provider `provider` for a model call;
+    /// `provider_event`s, then `provider_done`, follow.
+    ProviderStream {
+        id: u64,
+        provider: &'a str,
+        model: &'a Model,
+        context: &'a Value,
+        options: &'a Value,
+    },
+    /// Abort the signal of the provider call `id`.
+    ProviderStreamAbort {
+        id: u64,
+    },
 }
 
 /// A session the host's mirror (`ctx.sessionManager`) starts again from: its header, its id
