@@ -94,7 +94,7 @@ impl ProviderHooks for ExtensionProviderHooks {
 fn call_event(event: Value, started: &mut bool) -> Option<ProviderEvent> {
     if event.get("type").and_then(Value::as_str) == Some("start") {
         let partial = event.get("partial").cloned().unwrap_or(Value::Null);
-        let partial = serde_json::from_value::<AssistantMessage>(partial)
+        let partial = assistant_message(partial)
             .map_err(|error| tracing::warn!(%error, "an extension stream's start is unreadable"))
             .ok()
             .filter(|_| !*started)?;
@@ -144,7 +144,7 @@ impl HostClient {
                         }
                     }
                     Some(HostReply::ProviderDone { message }) => {
-                        return serde_json::from_value(message).unwrap_or_else(|error| {
+                        return assistant_message(message).unwrap_or_else(|error| {
                             let text = format!("pi-agent cannot read the provider's message: {error}");
                             crate::agent_loop::failed_message(model, StopReason::Error, &text)
                         });
@@ -159,6 +159,14 @@ impl HostClient {
             }
         }
     }
+}
+
+/// pi-ai's assistant message read as the agent's (whose `role` is its place, not a field).
+fn assistant_message(mut message: Value) -> Result<AssistantMessage, serde_json::Error> {
+    if let Some(fields) = message.as_object_mut() {
+        fields.remove("role");
+    }
+    serde_json::from_value(message)
 }
 
 /// pi-ai's `Context` of the call: the system prompt, the conversation (user, assistant and
