@@ -491,8 +491,7 @@ impl State {
         self.streaming = true;
         self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
-        let streams = self.config.registry.extension_streams();
-        let hooks = extensions::provider_hooks(&self.extensions, streams);
+        let hooks = extensions::provider_hooks(&self.extensions, &self.config.registry);
         let run = crate::agent_loop::drive(spec, Arc::new(task.sender()));
         let launch = task.launch(async move {
             crate::provider::hooks::scope(hooks, run).await;

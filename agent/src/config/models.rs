@@ -184,6 +184,34 @@ impl ModelRegistry {
         layer.config.get("api").and_then(Value::as_str)
     }
 
+    /// Whether an extension registered provider `provider` with `oauth`.
+    pub fn extension_oauth(&self, provider: &str) -> bool {
+        self.extension_layers
+            .iter()
+            .any(|l| l.name == provider && l.config.get("oauth") == Some(&Value::Bool(true)))
+    }
+
+    /// The providers an extension registered with `oauth` whose login `auth.json` stores:
+    /// their calls' key is the one its `getApiKey` makes of the login.
+    pub fn extension_logins(&self) -> Vec<String> {
+        self.extension_layers
+            .iter()
+            .map(|layer| layer.name.clone())
+            .filter(|name| {
+                self.extension_oauth(name)
+                    && matches!(
+                        self.stored.get(name),
+                        Some(super::stored::Stored::ExtensionOAuth)
+                    )
+            })
+            .collect()
+    }
+
+    /// `auth.json` (none for a registry not loaded from an agent folder).
+    pub fn auth_path(&self) -> Option<&Path> {
+        self.auth_path.as_deref()
+    }
+
     /// The providers whose calls an extension's `streamSimple` answers, each with its `api`.
     pub fn extension_streams(&self) -> Vec<(String, String)> {
         self.extension_layers
@@ -237,6 +265,11 @@ impl ModelRegistry {
         let stored_env = stored.and_then(|s| s.env()).unwrap_or(&empty);
         let stored_key = stored.and_then(|s| s.key()).is_some();
         if matches!(stored, Some(super::stored::Stored::OAuth { .. })) {
+            return true;
+        }
+        if matches!(stored, Some(super::stored::Stored::ExtensionOAuth))
+            && self.extension_oauth(provider)
+        {
             return true;
         }
         let key_variable = super::env_keys::configured(provider);

@@ -570,6 +570,9 @@ async function handle(message) {
 		case "provider_stream_abort":
 			abortProviderStream(message.id);
 			break;
+		case "provider_auth":
+			await providerKey(message);
+			break;
 		case "ui_response":
 			pendingDialogs.get(message.response.id)?.(message.response);
 			break;

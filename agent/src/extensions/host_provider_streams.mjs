@@ -1,4 +1,5 @@
-// pi-agent's extension host, the custom streams of extension providers (appended to host.mjs):
+// pi-agent's extension host, the custom streams and OAuth logins of extension providers
+// (appended to host.mjs):
 // a provider registered with `streamSimple` answers the model calls of its models whose `api`
 // is the one it registered, as in pi. The agent asks with "provider_stream"; the host calls the
 // extension's `streamSimple(model, context, options)` with a signal of its own, and forwards
@@ -12,17 +13,34 @@
 //   {type:"provider_stream", id, provider, model, context:{systemPrompt, messages, tools},
 //    options}                                    run the provider's streamSimple
 //   {type:"provider_stream_abort", id}           abort that call's signal
+//   {type:"provider_auth", id, provider, credential}   the key of a call, from the login
+//                                                auth.json stores: `getApiKey(credential)`,
+//                                                after `refreshToken` when it expires within
+//                                                five minutes (as pi-ai resolves a login)
 // To the agent:
 //   {type:"provider_event", id, event}           one event of the stream
 //   {type:"provider_done", id, message}          its final message
+//   {type:"provider_key", id, apiKey?, refreshed?, error?}   the key; the login to store
+//                                                instead, when refreshed; or why there is none
 
 /** The `streamSimple` of each provider an extension registered with one, by provider name. */
 const providerStreams = new Map();
+/** The `oauth` of each provider an extension registered with one, by provider name. */
+const providerLogins = new Map();
+/** A login this close to expiry is refreshed first (pi-ai's minimum validity). */
+const LOGIN_MIN_VALIDITY_MS = 5 * 60 * 1000;
+/** How long a refresh may take. */
+const LOGIN_REFRESH_TIMEOUT_MS = 15_000;
 /** The calls running, by the agent's id: their abort controllers. */
 const runningProviderStreams = new Map();
 
-/** Keeps (or, without one, forgets) the `streamSimple` that `pi.registerProvider` gave. */
+/**
+ * Keeps (or, given without one, forgets) the `streamSimple` and `oauth` that
+ * `pi.registerProvider` gave.
+ */
 function noteProviderStream(name, config) {
+	if (typeof config.oauth?.getApiKey === "function") providerLogins.set(name, config.oauth);
+	else if ("oauth" in config) providerLogins.delete(name);
 	if (typeof config.streamSimple === "function") providerStreams.set(name, config.streamSimple);
 	else if (!("streamSimple" in config)) return;
 	else providerStreams.delete(name);
@@ -86,4 +104,33 @@ async function runProviderStream(message) {
 /** Aborts the signal of the call `id`. */
 function abortProviderStream(id) {
 	runningProviderStreams.get(id)?.abort();
+}
+
+/** The agent's "provider_auth" request: the key `getApiKey` makes of the stored login. */
+async function providerKey(message) {
+	const { id, provider } = message;
+	const oauth = providerLogins.get(provider);
+	let credential = message.credential;
+	let refreshed;
+	try {
+		if (!oauth) throw new Error(`Provider is not configured: ${provider}`);
+		if (Date.now() + LOGIN_MIN_VALIDITY_MS >= credential.expires) {
+			try {
+				const signal = AbortSignal.timeout(LOGIN_REFRESH_TIMEOUT_MS);
+				credential = { ...(await oauth.refreshToken(credential, signal)), type: "oauth" };
+			} catch (error) {
+				throw new Error(`OAuth refresh failed for ${provider}`, { cause: error });
+			}
+			refreshed = credential;
+		}
+		let apiKey;
+		try {
+			apiKey = await oauth.getApiKey(credential);
+		} catch (error) {
+			throw new Error(`OAuth auth derivation failed for ${provider}`, { cause: error });
+		}
+		send({ type: "provider_key", id, apiKey: apiKey === undefined ? undefined : String(apiKey), refreshed });
+	} catch (error) {
+		send({ type: "provider_key", id, refreshed, error: errorText(error) });
+	}
 }

@@ -27,13 +27,13 @@ let pendingProviders = [];
 let loadingFactories = false;
 
 /**
- * A provider config as the agent takes it (JSON): pi's config-object form. A `streamSimple` is
- * kept here (host_provider_streams.mjs) and stands as `streamSimple: true`; what else only runs
- * in JavaScript (OAuth login, a model refresh) is left out, with a warning.
+ * A provider config as the agent takes it (JSON): pi's config-object form. A `streamSimple` and
+ * an `oauth` are kept here (host_provider_streams.mjs) and stand as `streamSimple: true` and
+ * `oauth: true`; a model refresh, which only runs in JavaScript, is left out, with a warning.
  */
 function providerConfig(name, config) {
 	const { oauth, streamSimple, refreshModels, ...rest } = config;
-	const dropped = Object.entries({ oauth, refreshModels })
+	const dropped = Object.entries({ refreshModels })
 		.filter(([, value]) => value !== undefined)
 		.map(([key]) => key);
 	if (dropped.length > 0) {
@@ -44,6 +44,7 @@ function providerConfig(name, config) {
 	}
 	const json = JSON.parse(JSON.stringify(rest));
 	if (streamSimple !== undefined) json.streamSimple = typeof streamSimple === "function";
+	if (oauth !== undefined) json.oauth = typeof oauth?.getApiKey === "function";
 	return json;
 }
 
@@ -70,6 +71,7 @@ function registerProvider(extension, nameOrProvider, config) {
  */
 function unregisterProvider(name) {
 	providerStreams.delete(name);
+	providerLogins.delete(name);
 	if (!loadingFactories) {
 		send({ type: "unregister_provider", name });
 		return;

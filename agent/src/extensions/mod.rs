@@ -12,6 +12,7 @@ mod model_calls;
 mod modules;
 mod node;
 mod protocol;
+mod provider_login;
 mod provider_stream;
 mod providers;
 mod registry;

@@ -27,14 +27,22 @@ pub struct ExtensionProviderHooks {
     client: HostClient,
     /// Provider name and the `api` its `streamSimple` is for.
     streams: Vec<(String, String)>,
+    /// The providers whose key their `oauth` makes of the login in `auth.json`, and that file.
+    logins: super::provider_login::Logins,
 }
 
 impl ExtensionProviderHooks {
     /// The hooks of a run; `None` when the extensions neither handle the provider events nor
-    /// stream any provider's calls.
-    pub fn for_run(client: HostClient, streams: Vec<(String, String)>) -> Option<Self> {
+    /// stream any provider's calls nor make any key.
+    pub fn for_run(client: HostClient, registry: &crate::config::ModelRegistry) -> Option<Self> {
+        let streams = registry.extension_streams();
+        let logins = super::provider_login::Logins::of(registry);
         let hooks = client.wants_payload() || client.wants_response();
-        (hooks || !streams.is_empty()).then_some(Self { client, streams })
+        (hooks || !streams.is_empty() || !logins.is_empty()).then_some(Self {
+            client,
+            streams,
+            logins,
+        })
     }
 
     fn streams(&self, request: &LlmRequest) -> bool {
@@ -68,6 +76,13 @@ impl ProviderHooks for ExtensionProviderHooks {
 
     fn before_headers(&self, headers: Map<String, Value>) -> HookFuture<'_, Map<String, Value>> {
         self.client.before_headers(headers)
+    }
+
+    fn login_key<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+    ) -> Option<HookFuture<'a, Result<String, String>>> {
+        self.logins.key(&self.client, &request.model.provider)
     }
 
     fn custom_stream(

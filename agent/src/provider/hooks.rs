@@ -60,6 +60,16 @@ pub trait ProviderHooks: Send + Sync + std::fmt::Debug {
     ) -> Option<super::ProviderStream> {
         None
     }
+
+    /// The call's key when something else than its configuration makes it (an extension
+    /// provider's OAuth login), or the error the call fails with; `None` to keep the call's
+    /// own credentials.
+    fn login_key<'a>(
+        &'a self,
+        _request: &'a super::LlmRequest,
+    ) -> Option<HookFuture<'a, Result<String, String>>> {
+        None
+    }
 }
 
 /// The configured headers of a call as the hooks left them, to apply over the headers built.

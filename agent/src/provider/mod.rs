@@ -230,6 +230,25 @@ pub fn stream_with(
     ProviderStream::new(move |tx| {
         hooks::scope(hooks.clone(), async move {
             let mut request = request;
+            let login_key = match hooks.as_ref().and_then(|hooks| hooks.login_key(&request)) {
+                Some(key) => Some(key.await),
+                None => None,
+            };
+            if let Some(key) = login_key {
+                match key {
+                    Ok(key) => {
+                        let mut auth = request.auth.clone().unwrap_or_default();
+                        auth.api_key = Some(key);
+                        request.auth = Ok(auth);
+                    }
+                    Err(error) => {
+                        let done = partial::PartialMessage::new(&request.model)
+                            .fail(StopReason::Error, error);
+                        tx.send(ProviderEvent::Done(done)).await;
+                        return;
+                    }
+                }
+            }
             if let Err(error) = &request.auth {
                 let done = partial::PartialMessage::new(&request.model)
                     .fail(StopReason::Error, error.to_string());

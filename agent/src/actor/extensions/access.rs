@@ -22,14 +22,15 @@ pub(in crate::actor) fn host_client(extensions: &Option<Extensions>) -> Option<H
 }
 
 /// The extensions' part in a run's model calls: the `before_provider_*` /
-/// `after_provider_response` handlers, and the providers whose `streamSimple` answers
-/// (`streams`, from the model registry); `None` when no live extension has any.
+/// `after_provider_response` handlers, the providers whose `streamSimple` answers and those
+/// whose `oauth` makes the key (from the model `registry`); `None` when no live extension has
+/// any.
 pub(in crate::actor) fn provider_hooks(
     extensions: &Option<Extensions>,
-    streams: Vec<(String, String)>,
+    registry: &crate::config::ModelRegistry,
 ) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
     let client = host_client(extensions)?;
-    let hooks = crate::extensions::ExtensionProviderHooks::for_run(client, streams)?;
+    let hooks = crate::extensions::ExtensionProviderHooks::for_run(client, registry)?;
     Some(std::sync::Arc::new(hooks))
 }
 

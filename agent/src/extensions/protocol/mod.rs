@@ -510,6 +510,14 @@ pub(super) enum ToHost<'a> {
     ProviderStreamAbort {
         id: u64,
     },
+    /// The key of a call of the extension provider `provider`, from the login `auth.json`
+    /// stores for it (its `oauth.getApiKey`, after `refreshToken` when it expires soon);
+    /// `provider_key` follows.
+    ProviderAuth {
+        id: u64,
+        provider: &'a str,
+        credential: &'a Value,
+    },
 }
 
 /// A session the host's mirror (`ctx.sessionManager`) starts again from: its header, its id

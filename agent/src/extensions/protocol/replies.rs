@@ -41,6 +41,16 @@ pub enum HostReply {
     ProviderEvent { event: Value },
     /// The end of that stream: its final message.
     ProviderDone { message: Value },
+    /// The key of an extension provider's call; the refreshed login to store; or why there is
+    /// no key.
+    ProviderKey {
+        #[serde(default)]
+        api_key: Option<String>,
+        #[serde(default)]
+        refreshed: Option<Value>,
+        #[serde(default)]
+        error: Option<String>,
+    },
 }
 
 impl HostReply {
