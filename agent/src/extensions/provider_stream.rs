@@ -221,3 +221,44 @@ fn stream_options(request: &LlmRequest) -> Value {
     }
     Value::Object(options)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(stop_reason: &str) -> Value {
+        json!({
+            "role": "assistant", "content": [], "api": "echo-api", "provider": "echo",
+            "model": "echo-1", "stopReason": stop_reason, "timestamp": 1,
+            "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+        })
+    }
+
+    #[test]
+    fn deltas_count_from_the_first_start_and_the_message_loses_its_role() {
+        let mut started = false;
+        let delta = json!({"type": "text_delta", "contentIndex": 0, "delta": "x"});
+        assert!(call_event(delta.clone(), &mut started).is_none());
+        let start = json!({"type": "start", "partial": message("stop")});
+        let Some(ProviderEvent::Start(partial)) = call_event(start.clone(), &mut started) else {
+            panic!("no start");
+        };
+        assert!(!partial.extra.contains_key("role"));
+        assert!(call_event(start, &mut started).is_none());
+        assert!(matches!(
+            call_event(delta, &mut started),
+            Some(ProviderEvent::Deltas(deltas)) if deltas.len() == 1
+        ));
+        let unknown = json!({"type": "nonsense"});
+        assert!(call_event(unknown, &mut started).is_none());
+    }
+
+    #[test]
+    fn a_final_message_is_read_as_the_agent_s() {
+        let done = assistant_message(message("aborted")).unwrap();
+        assert_eq!(done.stop_reason, StopReason::Aborted);
+        assert_eq!(done.provider, "echo");
+        assert!(assistant_message(json!({"role": "assistant"})).is_err());
+    }
+}

@@ -64,8 +64,8 @@ pub use crate::config::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, RequestAuth, RequestAuthError, StreamOptions,
 };
 pub use crate::tools::ToolDefinition;
-pub use call::ProviderStream;
 pub(crate) use call::EventSender;
+pub use call::ProviderStream;
 pub use stream_error::StreamError;
 
 /// One call of a model.
