@@ -502,7 +502,7 @@ impl State {
         self.streaming = true;
         self.ops.compaction.mark_run_start();
         // Extensions' provider hooks run around each model call of the run.
-        let hooks = extensions::provider_hooks(&self.extensions);
+        let hooks = extensions::provider_hooks(&self.extensions, &self.config.registry);
         let run = crate::agent_loop::drive(spec, Arc::new(task.sender()));
         let launch = task.launch(async move {
             crate::provider::hooks::scope(hooks, run).await;

@@ -424,7 +424,11 @@ async fn finish_message(
     Ok(message)
 }
 
-fn failed_message(model: &Model, stop_reason: StopReason, error: &str) -> AssistantMessage {
+pub(crate) fn failed_message(
+    model: &Model,
+    stop_reason: StopReason,
+    error: &str,
+) -> AssistantMessage {
     AssistantMessage {
         content: Vec::new(),
         api: model.api.clone(),

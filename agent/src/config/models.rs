@@ -146,6 +146,12 @@ impl ModelRegistry {
             }
             None => (Map::new(), self.provider(name).cloned()),
         };
+        let streams = config.get("streamSimple") == Some(&Value::Bool(true));
+        if streams && !config.get("api").is_some_and(Value::is_string) {
+            return Err(ExtensionProviderError::StreamWithoutApi {
+                provider: name.to_owned(),
+            });
+        }
         extension::compose(name, below.as_ref(), config)?;
         merged.extend(
             config
@@ -166,6 +172,55 @@ impl ModelRegistry {
             }),
         }
         Ok(())
+    }
+
+    /// The `api` whose calls of provider `provider`'s models an extension's `streamSimple`
+    /// answers (as in the reference, only for the models of that `api`).
+    pub fn extension_stream_api(&self, provider: &str) -> Option<&str> {
+        let layer = self.extension_layers.iter().find(|l| l.name == provider)?;
+        if layer.config.get("streamSimple") != Some(&Value::Bool(true)) {
+            return None;
+        }
+        layer.config.get("api").and_then(Value::as_str)
+    }
+
+    /// Whether an extension registered provider `provider` with `oauth`.
+    pub fn extension_oauth(&self, provider: &str) -> bool {
+        self.extension_layers
+            .iter()
+            .any(|l| l.name == provider && l.config.get("oauth") == Some(&Value::Bool(true)))
+    }
+
+    /// The providers an extension registered with `oauth` whose login `auth.json` stores:
+    /// their calls' key is the one its `getApiKey` makes of the login.
+    pub fn extension_logins(&self) -> Vec<String> {
+        self.extension_layers
+            .iter()
+            .map(|layer| layer.name.clone())
+            .filter(|name| {
+                self.extension_oauth(name)
+                    && matches!(
+                        self.stored.get(name),
+                        Some(super::stored::Stored::ExtensionOAuth)
+                    )
+            })
+            .collect()
+    }
+
+    /// `auth.json` (none for a registry not loaded from an agent folder).
+    pub fn auth_path(&self) -> Option<&Path> {
+        self.auth_path.as_deref()
+    }
+
+    /// The providers whose calls an extension's `streamSimple` answers, each with its `api`.
+    pub fn extension_streams(&self) -> Vec<(String, String)> {
+        self.extension_layers
+            .iter()
+            .filter_map(|layer| {
+                let api = self.extension_stream_api(&layer.name)?;
+                Some((layer.name.clone(), api.to_owned()))
+            })
+            .collect()
     }
 
     /// Takes back what the extensions registered for provider `name`: the provider is as built
@@ -210,6 +265,11 @@ impl ModelRegistry {
         let stored_env = stored.and_then(|s| s.env()).unwrap_or(&empty);
         let stored_key = stored.and_then(|s| s.key()).is_some();
         if matches!(stored, Some(super::stored::Stored::OAuth { .. })) {
+            return true;
+        }
+        if matches!(stored, Some(super::stored::Stored::ExtensionOAuth))
+            && self.extension_oauth(provider)
+        {
             return true;
         }
         let key_variable = super::env_keys::configured(provider);

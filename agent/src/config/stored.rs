@@ -26,6 +26,9 @@ pub(crate) enum Stored {
         /// The access token.
         access: String,
     },
+    /// An OAuth login of another provider: only an extension's `oauth` (its `getApiKey`) makes
+    /// a key of it.
+    ExtensionOAuth,
 }
 
 impl Stored {
@@ -34,6 +37,7 @@ impl Stored {
         match self {
             Stored::ApiKey { key, .. } => key.as_deref(),
             Stored::OAuth { access } => Some(access),
+            Stored::ExtensionOAuth => None,
         }
     }
 
@@ -41,7 +45,7 @@ impl Stored {
     pub(crate) fn env(&self) -> Option<&Map<String, Value>> {
         match self {
             Stored::ApiKey { env, .. } => Some(env),
-            Stored::OAuth { .. } => None,
+            Stored::OAuth { .. } | Stored::ExtensionOAuth => None,
         }
     }
 }
@@ -89,6 +93,7 @@ fn parse(provider: &str, credential: &Value) -> Option<Stored> {
                 access: access.to_owned(),
             })
         }
+        "oauth" => Some(Stored::ExtensionOAuth),
         _ => None,
     }
 }

@@ -6,10 +6,11 @@
 // Running tools, interceptors, `user_bash` operations and `pi.exec` are in host_tools.mjs,
 // `ctx.ui` in host_ui.mjs, the mirrored state and a command's `ctx` in host_session.mjs,
 // `pi.registerProvider` in host_providers.mjs, `ctx.navigateTree` in host_tree.mjs,
-// `ctx.sessionManager` in host_session_manager.mjs, `pi.events` in host_events.mjs, the session
-// calls and pi.getCommands in host_api.mjs, the event handlers' `ctx` and what it asks of the
-// agent (ctx.compact, ctx.modelRegistry's calls) in host_context.mjs: the agent appends them to
-// this file (one module).
+// `ctx.sessionManager` in host_session_manager.mjs, providers' streamSimple and oauth in
+// host_provider_streams.mjs, `pi.events` in host_events.mjs, the session calls and
+// pi.getCommands in host_api.mjs, the event handlers' `ctx` and what it asks of the agent
+// (ctx.compact, ctx.modelRegistry's calls) in host_context.mjs: the agent appends them to this
+// file (one module).
 //
 // The agent takes the ids of all its requests (event, command, tool, intercept, bash_exec) from
 // one counter; the replies (done, tool_*, intercepted, bash_*) carry them back to be routed.
@@ -562,6 +563,14 @@ async function handle(message) {
 			break;
 		case "bash_abort":
 			runningBash.get(message.id)?.abort();
+			break;
+		case "provider_stream":
+			await runProviderStream(message);
+			break;
+		case "provider_stream_abort":
+			return abortProviderStream(message.id);
+		case "provider_auth":
+			await providerKey(message);
 			break;
 		case "ui_response":
 			pendingDialogs.get(message.response.id)?.(message.response);

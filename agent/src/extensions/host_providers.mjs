@@ -27,12 +27,13 @@ let pendingProviders = [];
 let loadingFactories = false;
 
 /**
- * A provider config as the agent takes it (JSON): pi's config-object form. What only runs in
- * JavaScript (a custom stream, OAuth login, a model refresh) is left out, with a warning.
+ * A provider config as the agent takes it (JSON): pi's config-object form. A `streamSimple` and
+ * an `oauth` are kept here (host_provider_streams.mjs) and stand as `streamSimple: true` and
+ * `oauth: true`; a model refresh, which only runs in JavaScript, is left out, with a warning.
  */
 function providerConfig(name, config) {
 	const { oauth, streamSimple, refreshModels, ...rest } = config;
-	const dropped = Object.entries({ oauth, streamSimple, refreshModels })
+	const dropped = Object.entries({ refreshModels })
 		.filter(([, value]) => value !== undefined)
 		.map(([key]) => key);
 	if (dropped.length > 0) {
@@ -41,7 +42,10 @@ function providerConfig(name, config) {
 			`pi.registerProvider("${name}"): ${dropped.join(", ")} not supported yet; the provider is registered without`,
 		);
 	}
-	return JSON.parse(JSON.stringify(rest));
+	const json = JSON.parse(JSON.stringify(rest));
+	if (streamSimple !== undefined) json.streamSimple = typeof streamSimple === "function";
+	if (oauth !== undefined) json.oauth = typeof oauth?.getApiKey === "function";
+	return json;
 }
 
 /** `pi.registerProvider(name, config)` of `extension`. */
@@ -51,6 +55,7 @@ function registerProvider(extension, nameOrProvider, config) {
 		return;
 	}
 	if (!config) throw new Error("Provider config is required when registering by name");
+	noteProviderStream(nameOrProvider, config);
 	const registration = { name: nameOrProvider, config: providerConfig(nameOrProvider, config), extensionPath: extension.path };
 	if (loadingFactories) {
 		pendingProviders.push(registration);
@@ -65,6 +70,8 @@ function registerProvider(extension, nameOrProvider, config) {
  * in pi; later, the agent takes the provider's registrations back.
  */
 function unregisterProvider(name) {
+	providerStreams.delete(name);
+	providerLogins.delete(name);
 	if (!loadingFactories) {
 		send({ type: "unregister_provider", name });
 		return;

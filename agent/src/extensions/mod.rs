@@ -12,6 +12,8 @@ mod model_calls;
 mod modules;
 mod node;
 mod protocol;
+mod provider_login;
+mod provider_stream;
 mod providers;
 mod registry;
 mod run_hooks;
@@ -36,6 +38,7 @@ pub use protocol::{
     ProviderRegistration, RegisteredCommand, RegisteredTool, ReplyValue, SetupResult, TreeOptions,
     TreePreparation, UserBashResult,
 };
+pub use provider_stream::ExtensionProviderHooks;
 pub use providers::apply_providers;
 pub use run_hooks::ExtensionRunHooks;
 pub use runtime::RuntimeModules;
@@ -65,6 +68,8 @@ const HOST_SCRIPT: &str = concat!(
     include_str!("host_session.mjs"),
     "\n",
     include_str!("host_providers.mjs"),
+    "\n",
+    include_str!("host_provider_streams.mjs"),
     "\n",
     include_str!("host_tree.mjs"),
     "\n",

@@ -50,6 +50,26 @@ pub trait ProviderHooks: Send + Sync + std::fmt::Debug {
 
     /// The configured headers as the hooks left them (a `null` value drops the header).
     fn before_headers(&self, headers: Map<String, Value>) -> HookFuture<'_, Map<String, Value>>;
+
+    /// The call's events from elsewhere than a wire format (an extension provider's
+    /// `streamSimple`), or `None` when the request goes to its wire format.
+    fn custom_stream(
+        &self,
+        _request: &super::LlmRequest,
+        _cancel: &tokio_util::sync::CancellationToken,
+    ) -> Option<super::ProviderStream> {
+        None
+    }
+
+    /// The call's key when something else than its configuration makes it (an extension
+    /// provider's OAuth login), or the error the call fails with; `None` to keep the call's
+    /// own credentials.
+    fn login_key<'a>(
+        &'a self,
+        _request: &'a super::LlmRequest,
+    ) -> Option<HookFuture<'a, Result<String, String>>> {
+        None
+    }
 }
 
 /// The configured headers of a call as the hooks left them, to apply over the headers built.

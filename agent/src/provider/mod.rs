@@ -64,6 +64,7 @@ pub use crate::config::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, RequestAuth, RequestAuthError, StreamOptions,
 };
 pub use crate::tools::ToolDefinition;
+pub(crate) use call::EventSender;
 pub use call::ProviderStream;
 pub use stream_error::StreamError;
 
@@ -227,12 +228,39 @@ pub fn stream_with(
     // The call keeps the hooks of the run that starts it, whoever polls it.
     let hooks = hooks::current();
     ProviderStream::new(move |tx| {
-        hooks::scope(hooks, async move {
+        hooks::scope(hooks.clone(), async move {
             let mut request = request;
+            let login_key = match hooks.as_ref().and_then(|hooks| hooks.login_key(&request)) {
+                Some(key) => Some(key.await),
+                None => None,
+            };
+            if let Some(key) = login_key {
+                match key {
+                    Ok(key) => {
+                        let mut auth = request.auth.clone().unwrap_or_default();
+                        auth.api_key = Some(key);
+                        request.auth = Ok(auth);
+                    }
+                    Err(error) => {
+                        let done = partial::PartialMessage::new(&request.model)
+                            .fail(StopReason::Error, error);
+                        tx.send(ProviderEvent::Done(done)).await;
+                        return;
+                    }
+                }
+            }
             if let Err(error) = &request.auth {
                 let done = partial::PartialMessage::new(&request.model)
                     .fail(StopReason::Error, error.to_string());
                 tx.send(ProviderEvent::Done(done)).await;
+                return;
+            }
+            // An extension provider's own stream answers instead of a wire format.
+            if let Some(mut custom) = hooks.and_then(|hooks| hooks.custom_stream(&request, &cancel))
+            {
+                while let Some(event) = custom.recv().await {
+                    tx.send(event).await;
+                }
                 return;
             }
             copilot::prepare(&mut request);

@@ -21,17 +21,17 @@ pub(in crate::actor) fn host_client(extensions: &Option<Extensions>) -> Option<H
         .map(|ext| ext.host.client())
 }
 
-/// The `before_provider_request` / `after_provider_response` handlers for a run's model
-/// calls; `None` when no live extension handles them.
+/// The extensions' part in a run's model calls: the `before_provider_*` /
+/// `after_provider_response` handlers, the providers whose `streamSimple` answers and those
+/// whose `oauth` makes the key (from the model `registry`); `None` when no live extension has
+/// any.
 pub(in crate::actor) fn provider_hooks(
     extensions: &Option<Extensions>,
+    registry: &crate::config::ModelRegistry,
 ) -> Option<std::sync::Arc<dyn crate::provider::hooks::ProviderHooks>> {
-    use crate::provider::hooks::ProviderHooks;
     let client = host_client(extensions)?;
-    if !client.wants_payload() && !client.wants_response() {
-        return None;
-    }
-    Some(std::sync::Arc::new(client))
+    let hooks = crate::extensions::ExtensionProviderHooks::for_run(client, registry)?;
+    Some(std::sync::Arc::new(hooks))
 }
 
 /// The host's next message or reply to the session; never resolves without a live host.

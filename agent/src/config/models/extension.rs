@@ -28,6 +28,12 @@ pub enum ExtensionProviderError {
         /// What is wrong, in serde's words.
         reason: String,
     },
+    /// `streamSimple` without the `api` its calls are for.
+    #[error("Provider {provider}: \"api\" is required when registering streamSimple.")]
+    StreamWithoutApi {
+        /// The provider.
+        provider: String,
+    },
     /// A model definition that is not an object with a text `id`, or whose fields do not have
     /// pi's types.
     #[error("Provider {provider}, model #{index}: {reason}")]
@@ -283,6 +289,33 @@ mod tests {
         assert_eq!(headers["Authorization"], "Bearer cmd-key");
         assert_eq!(headers["x-proxy"], "on");
         assert_eq!(headers["x-model"], "p1");
+    }
+
+    #[test]
+    fn a_stream_simple_provider_names_its_api_and_is_taken_back_with_it() {
+        let mut registry = registry(mock_provider());
+        let no_api = config(json!({"baseUrl": "http://echo", "streamSimple": true,
+            "models": [{"id": "e1", "api": "echo-api"}]}));
+        let refused = registry.register_extension_provider("echo", &no_api);
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "Provider echo: \"api\" is required when registering streamSimple."
+        );
+        let given = config(json!({"baseUrl": "http://echo", "api": "echo-api",
+            "streamSimple": true, "oauth": true, "models": [{"id": "e1"}]}));
+        registry
+            .register_extension_provider("echo", &given)
+            .unwrap();
+        assert_eq!(
+            registry.extension_streams(),
+            [("echo".to_owned(), "echo-api".to_owned())]
+        );
+        assert!(registry.extension_oauth("echo"));
+        // No login is stored: the key is not the extension's to make.
+        assert!(registry.extension_logins().is_empty());
+        registry.unregister_extension_provider("echo");
+        assert!(registry.extension_streams().is_empty());
+        assert!(!registry.extension_oauth("echo"));
     }
 
     #[test]

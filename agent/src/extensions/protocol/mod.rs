@@ -497,6 +497,27 @@ pub(super) enum ToHost<'a> {
     BashAbort {
         id: u64,
     },
+    /// Run the `streamSimple` of the extension provider `provider` for a model call;
+    /// `provider_event`s, then `provider_done`, follow.
+    ProviderStream {
+        id: u64,
+        provider: &'a str,
+        model: &'a Model,
+        context: &'a Value,
+        options: &'a Value,
+    },
+    /// Abort the signal of the provider call `id`.
+    ProviderStreamAbort {
+        id: u64,
+    },
+    /// The key of a call of the extension provider `provider`, from the login `auth.json`
+    /// stores for it (its `oauth.getApiKey`, after `refreshToken` when it expires soon);
+    /// `provider_key` follows.
+    ProviderAuth {
+        id: u64,
+        provider: &'a str,
+        credential: &'a Value,
+    },
 }
 
 /// A session the host's mirror (`ctx.sessionManager`) starts again from: its header, its id

@@ -37,12 +37,29 @@ pub enum HostReply {
         #[serde(default)]
         error: Option<String>,
     },
+    /// An event of an extension provider's stream (pi-ai's, `partial` only on `start`).
+    ProviderEvent { event: Value },
+    /// The end of that stream: its final message.
+    ProviderDone { message: Value },
+    /// The key of an extension provider's call; the refreshed login to store; or why there is
+    /// no key.
+    ProviderKey {
+        #[serde(default)]
+        api_key: Option<String>,
+        #[serde(default)]
+        refreshed: Option<Value>,
+        #[serde(default)]
+        error: Option<String>,
+    },
 }
 
 impl HostReply {
     /// Whether no reply follows this one.
     pub fn is_final(&self) -> bool {
-        !matches!(self, Self::ToolUpdate { .. } | Self::BashData { .. })
+        !matches!(
+            self,
+            Self::ToolUpdate { .. } | Self::BashData { .. } | Self::ProviderEvent { .. }
+        )
     }
 
     /// What the handlers decided, read as `T`: from a `done` or `intercepted` reply; `None`
