@@ -180,6 +180,10 @@ struct RunArgs {
     /// what proves each change's boundary on the two releases around it.
     #[arg(long)]
     at_bounds: bool,
+    /// Do not check the records and commands against the release's JSON Schema (for an agent
+    /// that is not a pi implementation, such as an echo; a port should keep the check).
+    #[arg(long)]
+    no_schema: bool,
     #[command(flatten)]
     report: Reporting,
     /// Expected-failure baseline (default: conformance/baselines/<agent>@<release>.txt, else
@@ -337,9 +341,11 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         .unwrap_or_else(|| baseline::default_path(Path::new("conformance/baselines"), &agent));
     let started = std::time::Instant::now();
     let mut progress = Progress::new();
+    let defaults = RunOptions::new(Mode::Judge);
     let options = RunOptions {
         outside: args.outside,
-        ..RunOptions::new(Mode::Judge)
+        check_schema: defaults.check_schema && !args.no_schema,
+        ..defaults
     };
     let outcomes = suite::run_all(&scenarios, &agent, options, args.report.jobs, |o, d, t| {
         progress.update(o, d, t)

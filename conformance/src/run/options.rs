@@ -31,6 +31,10 @@ pub struct RunOptions {
     /// Also run scenarios whose `releases` exclude the agent's release (they are expected to
     /// fail there); otherwise they are `n/a`.
     pub outside: bool,
+    /// Check every record and command against the release's schema: default, off with
+    /// `$PI_CONFORMANCE_NO_SCHEMA` (or `run --no-schema`) for an agent that is not pi's at all,
+    /// such as the echoes of the runner's own tests.
+    pub check_schema: bool,
 }
 
 impl RunOptions {
@@ -50,6 +54,7 @@ impl RunOptions {
             timeout_scale,
             startup_grace,
             outside: false,
+            check_schema: std::env::var_os("PI_CONFORMANCE_NO_SCHEMA").is_none(),
         }
     }
 
