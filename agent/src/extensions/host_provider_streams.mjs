@@ -68,11 +68,16 @@ function streamErrorMessage(model, error) {
 	};
 }
 
-/** An event as the agent takes it: the message as it stands only on start. */
+/**
+ * An event as the agent takes it: the message as it stands only on start; a tool call's start
+ * names the call and its tool, from that message (the release decides whether they are shown).
+ */
 function forwardedEvent(event) {
 	if (event.type === "start") return { type: "start", partial: event.partial };
-	const { partial: _partial, ...rest } = event;
-	return rest;
+	const { partial, ...rest } = event;
+	if (event.type !== "toolcall_start") return rest;
+	const block = partial?.content?.[event.contentIndex];
+	return { ...rest, id: rest.id ?? block?.id, toolName: rest.toolName ?? block?.name };
 }
 
 /** Runs the agent's "provider_stream" request. */
