@@ -32,8 +32,16 @@ prepared=$out/pi-rpc.prepared.json
 # Python: pydantic v2 models; each union a RootModel (Event.model_validate(record).root).
 "$py_tools/datamodel-codegen" --input "$prepared" --input-file-type jsonschema \
   --output-model-type pydantic_v2.BaseModel --disable-timestamp --formatters isort \
-  --output "$out/pi_rpc.py" 2>/dev/null
+  --output "$out/pi_rpc.py" 2>"$out/datamodel-codegen.log" || {
+  cat "$out/datamodel-codegen.log" >&2
+  exit 1
+}
 
 # Go: structs of package pirpc; a union is one struct with every variant's fields.
-"$node" "$npm_tools/quicktype/dist/index.js" --src-lang schema --lang go --package pirpc \
-  --top-level PiRpc -o "$out/pi_rpc.go" "$prepared" >/dev/null
+# (quicktype lists the fields it types as any JSON value, interface{}, on stderr: a log file.)
+if ! "$node" "$npm_tools/quicktype/dist/index.js" --src-lang schema --lang go --package pirpc \
+  --top-level PiRpc -o "$out/pi_rpc.go" "$prepared" >"$out/quicktype.log" 2>&1; then
+  cat "$out/quicktype.log" >&2
+  exit 1
+fi
+if command -v gofmt >/dev/null; then gofmt -w "$out/pi_rpc.go"; fi

@@ -25,7 +25,8 @@ mkdir -p "$dir"
 if ! cmp -s "$here/package-lock.json" "$dir/package-lock.json" \
   || [[ ! -f $dir/node_modules/typescript/bin/tsc ]] \
   || [[ ! -f $dir/node_modules/json-schema-to-typescript/dist/src/index.js ]] \
-  || [[ ! -f $dir/node_modules/quicktype/dist/index.js ]]; then
+  || [[ ! -f $dir/node_modules/quicktype/dist/index.js ]] \
+  || [[ ! -f $dir/node_modules/@types/node/package.json ]]; then
   echo "installing json-schema-to-typescript, typescript and quicktype into $dir" >&2
   cp "$here/package.json" "$here/package-lock.json" "$dir/"
   (cd "$dir" && PATH=$node_bin:$PATH npm ci --no-audit --no-fund --loglevel=error >&2)
