@@ -123,7 +123,8 @@ fn reads_records(language: &str, work: &Path, example: impl Fn(&Path) -> Command
         std::fs::write(&file, format!("{record}\n")).unwrap();
         let output = run(&mut example(&file));
         assert!(
-            !output.status.success() && String::from_utf8_lossy(&output.stderr).contains("rejected"),
+            !output.status.success()
+                && String::from_utf8_lossy(&output.stderr).contains("rejected"),
             "{language}: {what}: not rejected ({})",
             String::from_utf8_lossy(&output.stdout)
         );
@@ -147,7 +148,10 @@ fn the_readme_shows_the_script_and_the_examples() {
         "bash conformance/clientgen/install.sh",
         &format!("bash conformance/clientgen/generate.sh {RELEASE} OUT"),
     ] {
-        assert!(readme.contains(command), "schema/README.md lacks `{command}`");
+        assert!(
+            readme.contains(command),
+            "schema/README.md lacks `{command}`"
+        );
     }
     for file in ["example.ts", "example.py", "example.go"] {
         assert!(
@@ -189,8 +193,12 @@ fn tools_home() -> Option<PathBuf> {
     let installed = home
         .join("tools/schema-ts/node_modules/quicktype/dist/index.js")
         .is_file()
-        && home.join("tools/schema-ts/node_modules/@types/node").is_dir()
-        && home.join("tools/clientgen-py/bin/datamodel-codegen").is_file();
+        && home
+            .join("tools/schema-ts/node_modules/@types/node")
+            .is_dir()
+        && home
+            .join("tools/clientgen-py/bin/datamodel-codegen")
+            .is_file();
     pi_reference::or_skip(
         installed.then_some(home),
         "the type generators are not installed: run conformance/clientgen/install.sh",
@@ -295,7 +303,10 @@ fn generated_types_read_real_records() {
         command
     };
     let unformatted = ok(Command::new("gofmt").arg("-l").arg(&module));
-    assert!(unformatted.is_empty(), "Go: not gofmt's form: {unformatted}");
+    assert!(
+        unformatted.is_empty(),
+        "Go: not gofmt's form: {unformatted}"
+    );
     ok(&mut go(&["vet", "./..."]));
     ok(&mut go(&["build", "-o", "client", "."]));
     reads_records("Go", out, |records| {
