@@ -109,8 +109,9 @@ const WRONG: [(&str, &str); 2] = [
     ),
 ];
 
-/// The example reads every record to the expected lines, and rejects each `WRONG` record.
-fn reads_records(language: &str, work: &Path, example: impl Fn(&Path) -> Command) {
+/// The example reads every record to the expected lines, and (when `validates`) rejects each
+/// `WRONG` record.
+fn reads_records(language: &str, work: &Path, validates: bool, example: impl Fn(&Path) -> Command) {
     let got = ok(&mut example(&records()));
     let want = expected();
     assert!(
@@ -118,7 +119,7 @@ fn reads_records(language: &str, work: &Path, example: impl Fn(&Path) -> Command
         "{language}: the example's lines differ from the records':\n{}",
         similar::TextDiff::from_lines(&want, &got).unified_diff()
     );
-    for (what, record) in WRONG {
+    for (what, record) in WRONG.iter().filter(|_| validates) {
         let file = work.join("wrong.jsonl");
         std::fs::write(&file, format!("{record}\n")).unwrap();
         let output = run(&mut example(&file));
@@ -221,7 +222,7 @@ fn generated_types_read_real_records() {
 
     // Python: the pydantic models validate each record.
     let python = home.join("tools/clientgen-py/bin/python");
-    reads_records("Python", out, |records| {
+    reads_records("Python", out, true, |records| {
         let mut command = Command::new(&python);
         command
             .arg(clientgen().join("example.py"))
@@ -255,7 +256,8 @@ fn generated_types_read_real_records() {
         command
     };
     ok(&mut tsc(&["example.ts", "pi_rpc.ts"]));
-    reads_records("TypeScript", out, |records| {
+    // (The types check code, not records: tsc rejects a wrong record below.)
+    reads_records("TypeScript", out, false, |records| {
         let mut command = Command::new(&node);
         command.arg(out.join("js/example.js")).arg(records);
         command
@@ -309,7 +311,7 @@ fn generated_types_read_real_records() {
     );
     ok(&mut go(&["vet", "./..."]));
     ok(&mut go(&["build", "-o", "client", "."]));
-    reads_records("Go", out, |records| {
+    reads_records("Go", out, true, |records| {
         let mut command = Command::new(module.join("client"));
         command.arg(records);
         command
