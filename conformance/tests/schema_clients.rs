@@ -80,10 +80,9 @@ fn expected() -> String {
 }
 
 fn run(command: &mut Command) -> Output {
-    let output = command
+    command
         .output()
-        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
-    output
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"))
 }
 
 fn ok(command: &mut Command) -> String {
