@@ -3,7 +3,8 @@
 //! schema/README.md shows, then reads the reference's own records
 //! (`agent/protocol/tests/golden/reference-output.jsonl`: a get_state response, a prompt's
 //! events from agent_start through message_update text deltas and message_end to agent_end and
-//! agent_settled, more responses) with each language's example of the README
+//! agent_settled, more responses; and extension UI requests,
+//! `conformance/clientgen/extension-ui.jsonl`) with each language's example of the README
 //! (`conformance/clientgen/example.{ts,py,go}`): each prints one line a record, which must be
 //! the line this test derives from the record itself. A record of the wrong shape must be
 //! rejected (by the pydantic models and Go's decoder; by tsc for TypeScript, whose types check
@@ -30,8 +31,14 @@ fn clientgen() -> PathBuf {
     repo().join("conformance/clientgen")
 }
 
-fn records() -> PathBuf {
-    repo().join("agent/protocol/tests/golden/reference-output.jsonl")
+/// Records of the reference 0.84.1: two recorded sessions, and what scenario extui.002 made it
+/// write (`pi-conformance run --agent reference --out DIR scenarios/extui/extui.002-*`: its
+/// `stdout.jsonl`), for extension UI requests.
+fn records() -> [PathBuf; 2] {
+    [
+        repo().join("agent/protocol/tests/golden/reference-output.jsonl"),
+        clientgen().join("extension-ui.jsonl"),
+    ]
 }
 
 /// The line each example prints for `record`, derived here from the JSON itself.
@@ -71,8 +78,8 @@ fn summary(record: &Value) -> String {
     }
 }
 
-fn expected() -> String {
-    let text = std::fs::read_to_string(records()).unwrap();
+fn expected(records: &Path) -> String {
+    let text = std::fs::read_to_string(records).unwrap();
     text.lines()
         .filter(|line| !line.trim().is_empty())
         .map(|line| summary(&serde_json::from_str(line).unwrap()) + "\n")
@@ -111,13 +118,16 @@ const WRONG: [(&str, &str); 2] = [
 /// The example reads every record to the expected lines, and (when `validates`) rejects each
 /// `WRONG` record.
 fn reads_records(language: &str, work: &Path, validates: bool, example: impl Fn(&Path) -> Command) {
-    let got = ok(&mut example(&records()));
-    let want = expected();
-    assert!(
-        got == want,
-        "{language}: the example's lines differ from the records':\n{}",
-        similar::TextDiff::from_lines(&want, &got).unified_diff()
-    );
+    for records in records() {
+        let got = ok(&mut example(&records));
+        let want = expected(&records);
+        assert!(
+            got == want,
+            "{language}: the example's lines differ from {}'s:\n{}",
+            records.display(),
+            similar::TextDiff::from_lines(&want, &got).unified_diff()
+        );
+    }
     for (what, record) in WRONG.iter().filter(|_| validates) {
         let file = work.join("wrong.jsonl");
         std::fs::write(&file, format!("{record}\n")).unwrap();
@@ -173,8 +183,9 @@ fn summaries_follow_the_records() {
         summary(&serde_json::from_str(failed).unwrap()),
         "response compact error"
     );
-    let want = expected();
+    let want: String = records().iter().map(|file| expected(file)).collect::<String>();
     for line in [
+        "extension_ui_request select",
         "response get_state ok model=mock-model-1 messages=0",
         "agent_start",
         "message_update text_delta Hello",
