@@ -183,7 +183,7 @@ fn summaries_follow_the_records() {
         summary(&serde_json::from_str(failed).unwrap()),
         "response compact error"
     );
-    let want: String = records().iter().map(|file| expected(file)).collect::<String>();
+    let want: String = records().iter().map(|file| expected(file)).collect();
     for line in [
         "extension_ui_request select",
         "response get_state ok model=mock-model-1 messages=0",
