@@ -1,6 +1,7 @@
 # Reads an agent's stdout records (JSONL, the file named first) with the pydantic models that
-# generate.sh writes (pi_rpc.py, on PYTHONPATH) and prints one line a record (see summary.md in
-# conformance/tests/schema_clients.rs); a record the models reject ends it with status 1.
+# generate.sh writes (pi_rpc.py, on PYTHONPATH) and prints one line a record (the line that
+# conformance/tests/schema_clients.rs derives from it); a record the models reject ends it with
+# status 1.
 import json
 import sys
 
