@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs json-schema-to-typescript and TypeScript (tsc) next to the reference install, on the
-# reference's Node.js, at the versions of package-lock.json (npm ci: the same tree each time).
+# Installs json-schema-to-typescript, TypeScript (tsc) and quicktype next to the reference
+# install, on the reference's Node.js, at the versions of package-lock.json (npm ci: the same
+# tree each time).
 # conformance/tests/schema_typescript.rs runs them to check the schema against the reference's
-# type declarations. Run conformance/reference/install.sh first.
+# type declarations; conformance/clientgen/generate.sh runs quicktype for Go. Run
+# conformance/reference/install.sh first.
 #
 #   PI_REFERENCE_HOME   install root (default: ~/.cache/pi-reference)
 #
@@ -22,8 +24,10 @@ fi
 mkdir -p "$dir"
 if ! cmp -s "$here/package-lock.json" "$dir/package-lock.json" \
   || [[ ! -f $dir/node_modules/typescript/bin/tsc ]] \
-  || [[ ! -f $dir/node_modules/json-schema-to-typescript/dist/src/index.js ]]; then
-  echo "installing json-schema-to-typescript and typescript into $dir" >&2
+  || [[ ! -f $dir/node_modules/json-schema-to-typescript/dist/src/index.js ]] \
+  || [[ ! -f $dir/node_modules/quicktype/dist/index.js ]] \
+  || [[ ! -f $dir/node_modules/@types/node/package.json ]]; then
+  echo "installing json-schema-to-typescript, typescript and quicktype into $dir" >&2
   cp "$here/package.json" "$here/package-lock.json" "$dir/"
   (cd "$dir" && PATH=$node_bin:$PATH npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
