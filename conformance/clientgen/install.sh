@@ -16,6 +16,19 @@ install_root=${PI_REFERENCE_HOME:-$HOME/.cache/pi-reference}
 tools=$install_root/tools
 bash "$here/../schema-ts/install.sh" >/dev/null
 
+# Debian's python3 makes virtual environments only with python3-venv (ensurepip).
+apt_install() {
+  command -v apt-get >/dev/null || return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+if ! python3 -c 'import ensurepip' 2>/dev/null; then
+  echo "installing python3-venv (Debian)" >&2
+  apt_install python3-venv
+fi
+
 venv=$tools/clientgen-py
 if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt" \
   || [[ ! -x $venv/bin/datamodel-codegen ]]; then
@@ -27,11 +40,8 @@ if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt" \
   cp "$here/requirements.txt" "$venv/"
 fi
 
-if ! command -v go >/dev/null && command -v apt-get >/dev/null; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ! command -v go >/dev/null; then
   echo "installing golang-go (Debian)" >&2
-  $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go >&2
+  apt_install golang-go
 fi
 echo "$tools"
