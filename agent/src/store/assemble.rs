@@ -1,0 +1,162 @@
+//! The entries of a session file, made block by block as the loader reads it.
+//!
+//! A line in `JSON.stringify`'s exact form (the scanner proves it, [`super::scan`]) is kept as
+//! a range of the block it was read in. Any other valid line is normalised once
+//! ([`super::normal`]) into a buffer of canonical text beside the block, and its entry quotes
+//! that instead, so that every later answer is byte for byte what the reference writes after
+//! `JSON.parse`. When a block holds any such line, its canonical lines are copied into the
+//! buffer too and the block itself is let go: a file is held once, in canonical form, whatever
+//! form it was written in. Lines neither pass can take (invalid JSON, lone surrogates, duplicate
+//! keys...) go the slow path of a full parse ([`Entry::from_slice`]).
+
+use std::sync::Arc;
+
+use super::entry::Entry;
+use super::message::Slice;
+use super::normal::normalise;
+use super::scan::{Scanned, scan};
+
+/// Where an entry's canonical text is.
+enum Item {
+    /// A range of the block.
+    Quoted {
+        start: usize,
+        end: usize,
+        scanned: Scanned,
+    },
+    /// A range of the normalised text.
+    Normal {
+        start: usize,
+        end: usize,
+        scanned: Scanned,
+    },
+    /// An entry the slow path made (it owns its text).
+    Ready(Entry),
+}
+
+/// Collects the entries of a file's lines, in order (see the module docs).
+#[derive(Default)]
+pub(crate) struct Assembler {
+    /// The block the pending items' lines are in.
+    block: Option<Arc<String>>,
+    items: Vec<Item>,
+    /// Canonical text of the current block's lines that were not canonical as written.
+    normal: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+impl Assembler {
+    /// Adds the line `start..end` of `block` (on character boundaries; blocks hand out their
+    /// lines in order, one block after the other).
+    pub(crate) fn push(&mut self, block: &Arc<String>, start: usize, end: usize) {
+        if !self
+            .block
+            .as_ref()
+            .is_some_and(|current| Arc::ptr_eq(current, block))
+        {
+            self.flush();
+            self.block = Some(block.clone());
+        }
+        let Some(text) = block.get(start..end) else {
+            return;
+        };
+        if let Some(scanned) = scan(text).filter(|scanned| Entry::is_quotable(text, scanned)) {
+            self.items.push(Item::Quoted {
+                start,
+                end,
+                scanned,
+            });
+            return;
+        }
+        if self.normal.capacity() == 0 {
+            // Normalised text is about as long as the text it comes from.
+            self.normal.reserve_exact(block.len());
+        }
+        let mark = self.normal.len();
+        if normalise(text, &mut self.normal) {
+            let scanned = std::str::from_utf8(&self.normal[mark..])
+                .ok()
+                .and_then(|text| scan(text).filter(|scanned| Entry::is_quotable(text, scanned)));
+            if let Some(scanned) = scanned {
+                self.items.push(Item::Normal {
+                    start: mark,
+                    end: self.normal.len(),
+                    scanned,
+                });
+                return;
+            }
+            self.normal.truncate(mark);
+        }
+        if let Some(entry) = Slice::new(block.clone(), start, end).and_then(Entry::from_slice) {
+            self.items.push(Item::Ready(entry));
+        }
+    }
+
+    /// The entries of all lines pushed, in order.
+    pub(crate) fn finish(mut self) -> Vec<Entry> {
+        self.flush();
+        self.entries
+    }
+
+    /// Makes the entries of the current block's lines.
+    fn flush(&mut self) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        if self.normal.is_empty() {
+            for item in self.items.drain(..) {
+                let entry = match item {
+                    Item::Quoted {
+                        start,
+                        end,
+                        scanned,
+                    } => Slice::new(block.clone(), start, end)
+                        .and_then(|line| Entry::from_scanned(line, &scanned)),
+                    Item::Ready(entry) => Some(entry),
+                    // Not reachable: normalised lines leave text behind.
+                    Item::Normal { .. } => None,
+                };
+                self.entries.extend(entry);
+            }
+            return;
+        }
+        // The block's canonical lines join the normalised ones, so that the block can go.
+        for item in &mut self.items {
+            if let Item::Quoted {
+                start,
+                end,
+                scanned,
+            } = item
+            {
+                let from = self.normal.len();
+                self.normal
+                    .extend_from_slice(&block.as_bytes()[*start..*end]);
+                *item = Item::Normal {
+                    start: from,
+                    end: self.normal.len(),
+                    scanned: std::mem::take(scanned),
+                };
+            }
+        }
+        drop(block);
+        let mut normal = std::mem::take(&mut self.normal);
+        normal.shrink_to_fit();
+        // Only whole runs of valid text and encoded characters were written.
+        let text = String::from_utf8(normal)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        let text = Arc::new(text);
+        for item in self.items.drain(..) {
+            let entry = match item {
+                Item::Normal {
+                    start,
+                    end,
+                    scanned,
+                } => Slice::new(text.clone(), start, end)
+                    .and_then(|line| Entry::from_scanned(line, &scanned)),
+                Item::Ready(entry) => Some(entry),
+                Item::Quoted { .. } => None,
+            };
+            self.entries.extend(entry);
+        }
+    }
+}
