@@ -160,3 +160,88 @@ impl Assembler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    /// Pushes the lines of `blocks` (each a block of LF-separated lines) in order.
+    fn assemble(blocks: &[&str]) -> Vec<Entry> {
+        let mut assembler = Assembler::default();
+        for text in blocks {
+            let block = Arc::new((*text).to_owned());
+            let mut start = 0;
+            for line in text.split('\n') {
+                assembler.push(&block, start, start + line.len());
+                start += line.len() + 1;
+            }
+        }
+        assembler.finish()
+    }
+
+    fn json(entry: &Entry) -> String {
+        String::from_utf8(entry.to_json()).unwrap()
+    }
+
+    #[test]
+    fn every_line_is_quoted_in_canonical_form_and_in_order() {
+        let canonical = r#"{"type":"custom","id":"a","parentId":null}"#;
+        let python = r#"{"type": "message", "id": "b", "parentId": "a", "message": {"role": "user", "content": "caf\u00e9", "timestamp": 1.0}}"#;
+        let lone = r#"{"type": "custom", "id": "c", "data": "\ud800"}"#;
+        let invalid = r#"{"type": "custom", "id": "x""#;
+        let entries = assemble(&[
+            &format!("{canonical}\n{python}"),
+            &format!("{lone}\n{invalid}\n{canonical}"),
+            canonical,
+        ]);
+        let ids: Vec<&str> = entries.iter().map(Entry::id).collect();
+        assert_eq!(ids, ["a", "b", "c", "a", "a"]);
+        assert_eq!(json(&entries[0]), canonical);
+        assert_eq!(
+            json(&entries[1]),
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"café","timestamp":1}}"#
+        );
+        let message = entries[1].message().unwrap();
+        assert_eq!(
+            message.text(),
+            Some(r#"{"role":"user","content":"café","timestamp":1}"#)
+        );
+        assert_eq!(entries[1].parent_id(), Some("a"));
+        // The slow path keeps the lone surrogate as JavaScript writes it.
+        assert_eq!(
+            json(&entries[2]),
+            r#"{"type":"custom","id":"c","data":"\ud800"}"#
+        );
+        assert_eq!(
+            entries[3].raw(),
+            serde_json::from_str::<Value>(canonical)
+                .unwrap()
+                .as_object()
+                .cloned()
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn a_block_with_a_normalised_line_is_let_go() {
+        let canonical = r#"{"type":"custom","id":"a"}"#;
+        let spaced = r#"{"type": "custom", "id": "b"}"#;
+        let block = Arc::new(format!("{canonical}\n{spaced}"));
+        let mut assembler = Assembler::default();
+        assembler.push(&block, 0, canonical.len());
+        assembler.push(&block, canonical.len() + 1, block.len());
+        let entries = assembler.finish();
+        assert_eq!(Arc::strong_count(&block), 1, "no entry holds the block");
+        assert_eq!(json(&entries[0]), canonical);
+        assert_eq!(json(&entries[1]), r#"{"type":"custom","id":"b"}"#);
+        // A block of canonical lines is quoted where it is.
+        let block = Arc::new(canonical.to_owned());
+        let mut assembler = Assembler::default();
+        assembler.push(&block, 0, block.len());
+        let entries = assembler.finish();
+        assert_eq!(Arc::strong_count(&block), 2);
+        assert_eq!(json(&entries[0]), canonical);
+    }
+}
