@@ -62,7 +62,11 @@ fn filler(seed: usize, bytes: usize) -> String {
         text.push(' ');
         index = index.wrapping_mul(7).wrapping_add(3);
     }
-    text.truncate(bytes);
+    let mut end = bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
     text
 }
 
