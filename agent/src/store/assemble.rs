@@ -41,7 +41,7 @@ pub(crate) struct Assembler {
     block: Option<Arc<String>>,
     items: Vec<Item>,
     /// Canonical text of the current block's lines that were not canonical as written.
-    normal: Vec<u8>,
+    normal: String,
     entries: Vec<Entry>,
 }
 
@@ -74,9 +74,8 @@ impl Assembler {
         }
         let mark = self.normal.len();
         if normalise(text, &mut self.normal) {
-            let scanned = std::str::from_utf8(&self.normal[mark..])
-                .ok()
-                .and_then(|text| scan(text).filter(|scanned| Entry::is_quotable(text, scanned)));
+            let text = &self.normal[mark..];
+            let scanned = scan(text).filter(|scanned| Entry::is_quotable(text, scanned));
             if let Some(scanned) = scanned {
                 self.items.push(Item::Normal {
                     start: mark,
@@ -129,8 +128,7 @@ impl Assembler {
             } = item
             {
                 let from = self.normal.len();
-                self.normal
-                    .extend_from_slice(&block.as_bytes()[*start..*end]);
+                self.normal.push_str(&block[*start..*end]);
                 *item = Item::Normal {
                     start: from,
                     end: self.normal.len(),
@@ -141,10 +139,7 @@ impl Assembler {
         drop(block);
         let mut normal = std::mem::take(&mut self.normal);
         normal.shrink_to_fit();
-        // Only whole runs of valid text and encoded characters were written.
-        let text = String::from_utf8(normal)
-            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-        let text = Arc::new(text);
+        let text = Arc::new(normal);
         for item in self.items.drain(..) {
             let entry = match item {
                 Item::Normal {

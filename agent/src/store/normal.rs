@@ -23,11 +23,12 @@ const MAX_KEYS_CHECKED: usize = 64;
 /// Appends to `out` the canonical text of `line` when `line` is a JSON object this pass can
 /// normalise (see the module docs); otherwise leaves `out` as it was and returns false.
 ///
-/// `out` holds UTF-8 after a successful call: only whole runs of the line's own text and
-/// encoded characters are written.
-pub(crate) fn normalise(line: &str, out: &mut Vec<u8>) -> bool {
+/// Text is written as whole runs of the line between ASCII delimiters and as encoded
+/// characters, so that `out` needs no validation afterwards.
+pub(crate) fn normalise(line: &str, out: &mut String) -> bool {
     let mark = out.len();
     let mut pass = Pass {
+        line,
         bytes: line.as_bytes(),
         pos: 0,
         out,
@@ -46,9 +47,10 @@ pub(crate) fn normalise(line: &str, out: &mut Vec<u8>) -> bool {
 
 /// The state of one line's pass.
 struct Pass<'a> {
+    line: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    out: &'a mut Vec<u8>,
+    out: &'a mut String,
     /// The keys of the open objects, as ranges of `out` (inside the quotes).
     keys: Vec<(usize, usize)>,
 }
@@ -83,7 +85,9 @@ impl Pass<'_> {
             return None;
         }
         self.pos += word.len();
-        self.out.extend_from_slice(word);
+        // The word is ASCII: its text is the line's.
+        self.out
+            .push_str(&self.line[self.pos - word.len()..self.pos]);
         Some(())
     }
 
@@ -92,11 +96,11 @@ impl Pass<'_> {
             return None;
         }
         self.pos += 1;
-        self.out.push(b'{');
+        self.out.push('{');
         self.skip_space();
         if self.peek()? == b'}' {
             self.pos += 1;
-            self.out.push(b'}');
+            self.out.push('}');
             return Some(());
         }
         let keys_from = self.keys.len();
@@ -107,11 +111,12 @@ impl Pass<'_> {
             let start = self.out.len() + 1;
             self.string()?;
             let key = (start, self.out.len() - 1);
-            let text = &self.out[key.0..key.1];
+            let written = self.out.as_bytes();
+            let text = &written[key.0..key.1];
             let known = &self.keys[keys_from..];
             if known.len() >= MAX_KEYS_CHECKED
                 || is_array_index(text)
-                || known.iter().any(|&(s, e)| &self.out[s..e] == text)
+                || known.iter().any(|&(s, e)| &written[s..e] == text)
             {
                 return None;
             }
@@ -121,19 +126,19 @@ impl Pass<'_> {
                 return None;
             }
             self.pos += 1;
-            self.out.push(b':');
+            self.out.push(':');
             self.skip_space();
             self.value(depth)?;
             self.skip_space();
             match self.peek()? {
                 b',' => {
                     self.pos += 1;
-                    self.out.push(b',');
+                    self.out.push(',');
                     self.skip_space();
                 }
                 b'}' => {
                     self.pos += 1;
-                    self.out.push(b'}');
+                    self.out.push('}');
                     self.keys.truncate(keys_from);
                     return Some(());
                 }
@@ -147,11 +152,11 @@ impl Pass<'_> {
             return None;
         }
         self.pos += 1;
-        self.out.push(b'[');
+        self.out.push('[');
         self.skip_space();
         if self.peek()? == b']' {
             self.pos += 1;
-            self.out.push(b']');
+            self.out.push(']');
             return Some(());
         }
         loop {
@@ -160,12 +165,12 @@ impl Pass<'_> {
             match self.peek()? {
                 b',' => {
                     self.pos += 1;
-                    self.out.push(b',');
+                    self.out.push(',');
                     self.skip_space();
                 }
                 b']' => {
                     self.pos += 1;
-                    self.out.push(b']');
+                    self.out.push(']');
                     return Some(());
                 }
                 _ => return None,
@@ -176,15 +181,16 @@ impl Pass<'_> {
     /// The string at `pos` (a `"`), its escapes resolved and written back canonically.
     fn string(&mut self) -> Option<()> {
         self.pos += 1;
-        self.out.push(b'"');
+        self.out.push('"');
         loop {
+            // The run ends at an ASCII byte (or the end): a character boundary.
             let stop = skip_plain(self.bytes, self.pos);
-            self.out.extend_from_slice(&self.bytes[self.pos..stop]);
+            self.out.push_str(self.line.get(self.pos..stop)?);
             self.pos = stop;
             match self.peek()? {
                 b'"' => {
                     self.pos += 1;
-                    self.out.push(b'"');
+                    self.out.push('"');
                     return Some(());
                 }
                 b'\\' => self.escape()?,
@@ -196,15 +202,15 @@ impl Pass<'_> {
 
     /// The escape at `pos` (a `\`).
     fn escape(&mut self) -> Option<()> {
-        let short: &[u8] = match *self.bytes.get(self.pos + 1)? {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'/' => b"/",
-            b'b' => b"\\b",
-            b'f' => b"\\f",
-            b'n' => b"\\n",
-            b'r' => b"\\r",
-            b't' => b"\\t",
+        let short = match *self.bytes.get(self.pos + 1)? {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'/' => "/",
+            b'b' => "\\b",
+            b'f' => "\\f",
+            b'n' => "\\n",
+            b'r' => "\\r",
+            b't' => "\\t",
             b'u' => {
                 let unit = self.hex_unit(self.pos + 2)?;
                 self.pos += 6;
@@ -230,7 +236,7 @@ impl Pass<'_> {
             _ => return None,
         };
         self.pos += 2;
-        self.out.extend_from_slice(short);
+        self.out.push_str(short);
         Some(())
     }
 
@@ -244,35 +250,28 @@ impl Pass<'_> {
 
     /// A character inside a string, as `JSON.stringify` writes it.
     fn push_char(&mut self, c: char) {
-        let short: &[u8] = match c {
-            '"' => b"\\\"",
-            '\\' => b"\\\\",
-            '\u{8}' => b"\\b",
-            '\u{c}' => b"\\f",
-            '\n' => b"\\n",
-            '\r' => b"\\r",
-            '\t' => b"\\t",
+        let short = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\u{8}' => "\\b",
+            '\u{c}' => "\\f",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
             c if (c as u32) < 0x20 => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 let code = c as usize;
-                self.out.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[code >> 4],
-                    HEX[code & 15],
-                ]);
+                self.out.push_str("\\u00");
+                self.out.push(char::from(HEX[code >> 4]));
+                self.out.push(char::from(HEX[code & 15]));
                 return;
             }
             c => {
-                let mut buffer = [0; 4];
-                self.out
-                    .extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+                self.out.push(c);
                 return;
             }
         };
-        self.out.extend_from_slice(short);
+        self.out.push_str(short);
     }
 
     /// The number at `pos`: copied when JavaScript writes it so, else parsed (correctly
@@ -281,17 +280,15 @@ impl Pass<'_> {
         let start = self.pos;
         let mut at = start;
         if skip_number(self.bytes, &mut at).is_some() {
-            self.out.extend_from_slice(&self.bytes[start..at]);
+            self.out.push_str(self.line.get(start..at)?);
             self.pos = at;
             return Some(());
         }
         let end = json_number_end(self.bytes, start)?;
-        let text = std::str::from_utf8(&self.bytes[start..end]).ok()?;
-        let value: f64 = text.parse().ok()?;
+        let value: f64 = self.line.get(start..end)?.parse().ok()?;
         // `format_js_number` writes an overflow to infinity as `null`, as `JSON.stringify`
         // does, and `-0` as `0`.
-        self.out
-            .extend_from_slice(format_js_number(value).as_bytes());
+        self.out.push_str(&format_js_number(value));
         self.pos = end;
         Some(())
     }

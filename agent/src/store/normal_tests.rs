@@ -10,9 +10,8 @@ fn canonical(value: &Value) -> String {
 }
 
 fn normalised(line: &str) -> Option<String> {
-    let mut out = b"kept ".to_vec();
-    let done = normalise(line, &mut out);
-    let text = String::from_utf8(out).expect("UTF-8");
+    let mut text = "kept ".to_owned();
+    let done = normalise(line, &mut text);
     let rest = text.strip_prefix("kept ").expect("the start is kept");
     if done {
         Some(rest.to_owned())
