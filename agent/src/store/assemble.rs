@@ -8,6 +8,9 @@
 //! buffer too and the block itself is let go: a file is held once, in canonical form, whatever
 //! form it was written in. Lines neither pass can take (invalid JSON, lone surrogates, duplicate
 //! keys...) go the slow path of a full parse ([`Entry::from_slice`]).
+//!
+//! A block's lines are read once the block is complete, its two halves on two threads: the
+//! scan and the normalisation are most of a long session's load.
 
 use std::sync::Arc;
 
@@ -34,14 +37,17 @@ enum Item {
     Ready(Entry),
 }
 
-/// Collects the entries of a file's lines, in order (see the module docs).
+/// Blocks with fewer lines are made on one thread.
+const PARALLEL_MIN_LINES: usize = 64;
+
+/// Collects the entries of a file's lines, in order (see the module docs). The lines of a
+/// block are made into entries once the block is complete, in two halves on two threads.
 #[derive(Default)]
 pub(crate) struct Assembler {
-    /// The block the pending items' lines are in.
+    /// The block the pending lines are in.
     block: Option<Arc<String>>,
-    items: Vec<Item>,
-    /// Canonical text of the current block's lines that were not canonical as written.
-    normal: String,
+    /// The ranges of the block's lines pushed so far.
+    lines: Vec<(usize, usize)>,
     entries: Vec<Entry>,
 }
 
@@ -57,38 +63,7 @@ impl Assembler {
             self.flush();
             self.block = Some(block.clone());
         }
-        let Some(text) = block.get(start..end) else {
-            return;
-        };
-        if let Some(scanned) = scan(text).filter(|scanned| Entry::is_quotable(text, scanned)) {
-            self.items.push(Item::Quoted {
-                start,
-                end,
-                scanned,
-            });
-            return;
-        }
-        if self.normal.capacity() == 0 {
-            // Normalised text is about as long as the text it comes from.
-            self.normal.reserve_exact(block.len());
-        }
-        let mark = self.normal.len();
-        if normalise(text, &mut self.normal) {
-            let text = &self.normal[mark..];
-            let scanned = scan(text).filter(|scanned| Entry::is_quotable(text, scanned));
-            if let Some(scanned) = scanned {
-                self.items.push(Item::Normal {
-                    start: mark,
-                    end: self.normal.len(),
-                    scanned,
-                });
-                return;
-            }
-            self.normal.truncate(mark);
-        }
-        if let Some(entry) = Slice::new(block.clone(), start, end).and_then(Entry::from_slice) {
-            self.items.push(Item::Ready(entry));
-        }
+        self.lines.push((start, end));
     }
 
     /// The entries of all lines pushed, in order.
@@ -102,24 +77,99 @@ impl Assembler {
         let Some(block) = self.block.take() else {
             return;
         };
-        if self.normal.is_empty() {
-            for item in self.items.drain(..) {
-                let entry = match item {
-                    Item::Quoted {
-                        start,
-                        end,
-                        scanned,
-                    } => Slice::new(block.clone(), start, end)
-                        .and_then(|line| Entry::from_scanned(line, &scanned)),
-                    Item::Ready(entry) => Some(entry),
-                    // Not reachable: normalised lines leave text behind.
-                    Item::Normal { .. } => None,
-                };
-                self.entries.extend(entry);
+        let lines = std::mem::take(&mut self.lines);
+        let mut parts = if lines.len() < PARALLEL_MIN_LINES {
+            vec![Part::read(&block, &lines)]
+        } else {
+            let (first, second) = lines.split_at(lines.len() / 2);
+            std::thread::scope(|scope| {
+                let other = std::thread::Builder::new()
+                    .name("session-load".into())
+                    .spawn_scoped(scope, || Part::read(&block, second));
+                let first = Part::read(&block, first);
+                // Without a thread (or if it failed), the second half is made here.
+                let second = other
+                    .ok()
+                    .and_then(|other| other.join().ok())
+                    .unwrap_or_else(|| Part::read(&block, second));
+                vec![first, second]
+            })
+        };
+        // When any line was normalised, every line is held as normalised text and the block
+        // can go.
+        let copy = parts.iter().any(|part| !part.normal.is_empty());
+        for part in &mut parts {
+            if copy {
+                part.copy_quoted(&block);
             }
+        }
+        drop(block);
+        drop(lines);
+        for part in parts {
+            part.into_entries(&mut self.entries);
+        }
+    }
+}
+
+/// The lines of part of a block, read.
+struct Part {
+    block: Arc<String>,
+    items: Vec<Item>,
+    /// Canonical text of the lines that were not canonical as written.
+    normal: String,
+}
+
+impl Part {
+    /// Reads the lines `lines` of `block`.
+    fn read(block: &Arc<String>, lines: &[(usize, usize)]) -> Self {
+        let mut part = Self {
+            block: block.clone(),
+            items: Vec::with_capacity(lines.len()),
+            normal: String::new(),
+        };
+        for &(start, end) in lines {
+            part.push(start, end);
+        }
+        part
+    }
+
+    fn push(&mut self, start: usize, end: usize) {
+        let Some(text) = self.block.get(start..end) else {
+            return;
+        };
+        if let Some(scanned) = scan(text).filter(|scanned| Entry::is_quotable(text, scanned)) {
+            self.items.push(Item::Quoted {
+                start,
+                end,
+                scanned,
+            });
             return;
         }
-        // The block's canonical lines join the normalised ones, so that the block can go.
+        if self.normal.capacity() == 0 {
+            // Normalised text is about as long as the text it comes from.
+            self.normal.reserve_exact(self.block.len() / 2);
+        }
+        let mark = self.normal.len();
+        if normalise(text, &mut self.normal) {
+            let text = &self.normal[mark..];
+            if let Some(scanned) = scan(text).filter(|scanned| Entry::is_quotable(text, scanned)) {
+                self.items.push(Item::Normal {
+                    start: mark,
+                    end: self.normal.len(),
+                    scanned,
+                });
+                return;
+            }
+            self.normal.truncate(mark);
+        }
+        let line = Slice::new(self.block.clone(), start, end);
+        if let Some(entry) = line.and_then(Entry::from_slice) {
+            self.items.push(Item::Ready(entry));
+        }
+    }
+
+    /// Copies the lines quoted from the block into the normalised text, and lets the block go.
+    fn copy_quoted(&mut self, block: &str) {
         for item in &mut self.items {
             if let Item::Quoted {
                 start,
@@ -136,22 +186,30 @@ impl Assembler {
                 };
             }
         }
-        drop(block);
-        let mut normal = std::mem::take(&mut self.normal);
+        self.block = Arc::new(String::new());
+    }
+
+    fn into_entries(self, entries: &mut Vec<Entry>) {
+        let mut normal = self.normal;
         normal.shrink_to_fit();
-        let text = Arc::new(normal);
-        for item in self.items.drain(..) {
+        let normal = Arc::new(normal);
+        for item in self.items {
             let entry = match item {
+                Item::Quoted {
+                    start,
+                    end,
+                    scanned,
+                } => Slice::new(self.block.clone(), start, end)
+                    .and_then(|line| Entry::from_scanned(line, &scanned)),
                 Item::Normal {
                     start,
                     end,
                     scanned,
-                } => Slice::new(text.clone(), start, end)
+                } => Slice::new(normal.clone(), start, end)
                     .and_then(|line| Entry::from_scanned(line, &scanned)),
                 Item::Ready(entry) => Some(entry),
-                Item::Quoted { .. } => None,
             };
-            self.entries.extend(entry);
+            entries.extend(entry);
         }
     }
 }
@@ -238,5 +296,51 @@ mod tests {
         let entries = assembler.finish();
         assert_eq!(Arc::strong_count(&block), 2);
         assert_eq!(json(&entries[0]), canonical);
+    }
+
+    #[test]
+    fn a_long_block_is_read_in_two_halves_in_order() {
+        let mut text = String::new();
+        for n in 0..301 {
+            if n % 7 == 3 {
+                text.push_str(&format!(
+                    "{{\"type\": \"custom\", \"id\": \"{n}\", \"data\": \"\\u00e9\"}}\n"
+                ));
+            } else {
+                text.push_str(&format!(
+                    "{{\"type\":\"custom\",\"id\":\"{n}\",\"data\":\"é\"}}\n"
+                ));
+            }
+        }
+        text.pop();
+        let block = Arc::new(text);
+        let entries = assemble_block(&block);
+        assert_eq!(Arc::strong_count(&block), 1, "no entry holds the block");
+        assert_eq!(entries.len(), 301);
+        for (n, entry) in entries.iter().enumerate() {
+            assert_eq!(
+                json(entry),
+                format!("{{\"type\":\"custom\",\"id\":\"{n}\",\"data\":\"é\"}}")
+            );
+        }
+        // All canonical: quoted from the block, in order.
+        let canonical: Vec<String> = (0..100)
+            .map(|n| format!("{{\"type\":\"custom\",\"id\":\"{n}\"}}"))
+            .collect();
+        let block = Arc::new(canonical.join("\n"));
+        let entries = assemble_block(&block);
+        assert_eq!(Arc::strong_count(&block), 101);
+        let written: Vec<String> = entries.iter().map(json).collect();
+        assert_eq!(written, canonical);
+    }
+
+    fn assemble_block(block: &Arc<String>) -> Vec<Entry> {
+        let mut assembler = Assembler::default();
+        let mut start = 0;
+        for line in block.split('\n') {
+            assembler.push(block, start, start + line.len());
+            start += line.len() + 1;
+        }
+        assembler.finish()
     }
 }

@@ -267,8 +267,16 @@ proptest! {
             return Ok(());
         };
         if let Some(output) = normalised(&mutated) {
-            let parsed: Value = serde_json::from_str(&mutated)
-                .unwrap_or_else(|error| panic!("accepted invalid JSON {mutated:?}: {error}"));
+            let parsed: Value = match serde_json::from_str(&mutated) {
+                Ok(parsed) => parsed,
+                // JSON.parse reads a number beyond a double's range as an infinity (which
+                // JSON.stringify writes as null); serde_json refuses it.
+                Err(error) if error.to_string().starts_with("number out of range") => {
+                    prop_assert!(output.contains("null"));
+                    return Ok(());
+                }
+                Err(error) => panic!("accepted invalid JSON {mutated:?}: {error}"),
+            };
             prop_assert!(parsed.is_object());
             let ours: Value = serde_json::from_str(&output).unwrap();
             prop_assert!(same(&parsed, &ours), "{} became {}", mutated, output);
