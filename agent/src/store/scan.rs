@@ -7,8 +7,9 @@
 //! after `JSON.parse`. The scanner accepts only what it can prove: no whitespace, only the
 //! escapes `JSON.stringify` writes, numbers in JavaScript's shortest form, no duplicate keys, no
 //! array-index keys (JavaScript moves those first), nesting within serde_json's limit. Anything
-//! else (including invalid JSON) is `None`, and the loader takes the slow path: a full parse,
-//! which also decides whether the line is valid at all.
+//! else (including invalid JSON) is `None`, and the loader normalises the line into this form
+//! ([`super::normal`]), or failing that takes the slow path: a full parse, which also decides
+//! whether the line is valid at all.
 
 use pi_rpc_protocol::json::format_js_number;
 
