@@ -122,7 +122,7 @@ impl Part {
         }
         if self.normal.capacity() == 0 {
             // Normalised text is about as long as the text it comes from.
-            self.normal.reserve_exact(self.block.len() / 2);
+            self.normal.reserve_exact(self.block.len());
         }
         let mark = self.normal.len();
         if normalise(text, &mut self.normal) {
