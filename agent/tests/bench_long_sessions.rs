@@ -3,7 +3,10 @@
 //!   assistant reply of about 2 KiB each) is opened with `switch_session`, then read back with
 //!   `get_messages`, `get_entries` and `get_tree`; each answer is timed from the command to the
 //!   end of its response line (median of three fresh processes), and the process's peak RSS
-//!   (`VmHWM`) is taken after `get_messages` and after the last command;
+//!   (`VmHWM`) is taken after `get_messages` and after the last command. Each size is written
+//!   twice: in `JSON.stringify`'s form, as pi writes it, and as Python's `json.dumps` writes it
+//!   by default (`", "` and `": "` separators, non-ASCII escaped as `\u00e9`), which the loader
+//!   must normalise (`PI_BENCH_FORMS=canonical` or `python` picks one);
 //! - a live run: `PI_BENCH_PROMPTS` prompts (default 2,000) against the mock, each answered with
 //!   a `read` tool call and then text, in a persisted session; per-prompt latency (prompt to
 //!   `agent_settled`) and resident memory are reported per tenth of the run, with the peak
@@ -48,9 +51,9 @@ fn env_list(name: &str) -> Option<Vec<usize>> {
 
 /// Words to fill texts with (JSON-safe, varied enough not to look like one repeated byte).
 fn filler(seed: usize, bytes: usize) -> String {
-    const WORDS: [&str; 12] = [
+    const WORDS: [&str; 14] = [
         "session", "agent", "memory", "tree", "branch", "model", "reply", "stream", "token",
-        "file", "entry", "turn",
+        "file", "entry", "turn", "café", "naïve",
     ];
     let mut text = String::with_capacity(bytes + 16);
     let mut index = seed;
@@ -59,27 +62,114 @@ fn filler(seed: usize, bytes: usize) -> String {
         text.push(' ');
         index = index.wrapping_mul(7).wrapping_add(3);
     }
-    text.truncate(bytes);
+    let mut end = bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
     text
 }
 
-/// Writes a session of `turns` user/assistant pairs; returns its size in bytes.
-fn write_session(path: &Path, cwd: &Path, turns: usize) -> Result<u64> {
+/// The form a session file's lines are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `JSON.stringify`'s, as pi writes it.
+    Canonical,
+    /// Python's `json.dumps` defaults: `", "` and `": "` separators, non-ASCII escaped.
+    Python,
+}
+
+impl Form {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Canonical => "canonical",
+            Self::Python => "Python json.dumps",
+        }
+    }
+}
+
+/// A serde_json formatter writing as Python's `json.dumps` does by default.
+struct PythonStyle;
+
+impl serde_json::ser::Formatter for PythonStyle {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        for c in fragment.chars() {
+            if c.is_ascii() {
+                writer.write_all(&[c as u8])?;
+            } else {
+                let mut units = [0; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes one line of `value` in `form`.
+fn write_line(out: &mut impl std::io::Write, value: &serde_json::Value, form: Form) -> Result<()> {
+    match form {
+        Form::Canonical => serde_json::to_writer(&mut *out, value)?,
+        Form::Python => {
+            let mut serializer = serde_json::Serializer::with_formatter(&mut *out, PythonStyle);
+            serde::Serialize::serialize(value, &mut serializer)?;
+        }
+    }
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// Writes a session of `turns` user/assistant pairs in `form`; returns its size in bytes.
+fn write_session(path: &Path, cwd: &Path, turns: usize, form: Form) -> Result<u64> {
     let file = std::fs::File::create(path)?;
     let mut out = std::io::BufWriter::new(file);
     let cwd = cwd.to_string_lossy();
     let header = json!({"type": "session", "version": 3,
         "id": "01a22dce-d5d3-7fc6-9dfa-7e69dd2c7164",
         "timestamp": "2026-11-30T18:54:19.603Z", "cwd": cwd});
-    writeln!(out, "{header}")?;
-    writeln!(
-        out,
-        r#"{{"type":"model_change","id":"m0000000","parentId":null,"timestamp":"2026-11-30T18:54:19.683Z","provider":"mock","modelId":"mock-model-1"}}"#
-    )?;
-    writeln!(
-        out,
-        r#"{{"type":"thinking_level_change","id":"t0000000","parentId":"m0000000","timestamp":"2026-11-30T18:54:19.683Z","thinkingLevel":"medium"}}"#
-    )?;
+    write_line(&mut out, &header, form)?;
+    let model = json!({"type": "model_change", "id": "m0000000", "parentId": null,
+        "timestamp": "2026-11-30T18:54:19.683Z", "provider": "mock", "modelId": "mock-model-1"});
+    write_line(&mut out, &model, form)?;
+    let thinking = json!({"type": "thinking_level_change", "id": "t0000000",
+        "parentId": "m0000000", "timestamp": "2026-11-30T18:54:19.683Z", "thinkingLevel": "medium"});
+    write_line(&mut out, &thinking, form)?;
     let mut parent = "t0000000".to_owned();
     let start_ms: u64 = 1_796_064_859_702;
     for turn in 0..turns {
@@ -89,7 +179,7 @@ fn write_session(path: &Path, cwd: &Path, turns: usize) -> Result<u64> {
         let user = json!({"type": "message", "id": user_id, "parentId": parent, "timestamp": stamp,
             "message": {"role": "user", "content": [{"type": "text", "text": filler(turn, USER_TEXT_BYTES)}],
             "timestamp": at}});
-        writeln!(out, "{user}")?;
+        write_line(&mut out, &user, form)?;
         let reply_id = format!("{:08x}", 2 * turn + 2);
         let reply = json!({"type": "message", "id": reply_id, "parentId": user_id, "timestamp": stamp,
             "message": {"role": "assistant",
@@ -100,7 +190,7 @@ fn write_session(path: &Path, cwd: &Path, turns: usize) -> Result<u64> {
                     "cacheRead": 0, "cacheWrite": 0, "total": 0.0111}, "cacheWrite1h": 0},
                 "stopReason": "stop", "timestamp": at + 1, "responseId": format!("msg_{turn}"),
                 "rawStopReason": "end_turn"}});
-        writeln!(out, "{reply}")?;
+        write_line(&mut out, &reply, form)?;
         parent = reply_id;
     }
     out.flush()?;
@@ -253,28 +343,37 @@ async fn long_session_loading() -> Result<()> {
     let mut table = String::new();
     writeln!(
         table,
-        "| turns (file) | implementation | switch_session | get_messages | get_entries | get_tree | peak RSS after get_messages | peak RSS after get_tree |"
+        "| turns (file) | form | implementation | switch_session | get_messages | get_entries | get_tree | peak RSS after get_messages | peak RSS after get_tree | peak / file |"
     )?;
-    writeln!(table, "|---|---|---|---|---|---|---|---|")?;
+    writeln!(table, "|---|---|---|---|---|---|---|---|---|---|")?;
+    let forms = match std::env::var("PI_BENCH_FORMS").as_deref() {
+        Ok("canonical") => vec![Form::Canonical],
+        Ok("python") => vec![Form::Python],
+        _ => vec![Form::Canonical, Form::Python],
+    };
     for turns in turns_list {
-        let file = scratch.path().join(format!("long-{turns}.jsonl"));
-        let size = write_session(&file, scratch.path(), turns)?;
-        for implementation in implementations() {
-            let load = load_median(&implementation, &file, turns).await?;
-            let [switch, messages, entries, tree] = load.times;
-            let row = format!(
-                "| {turns} ({:.1} MB) | {} | {} | {} | {} | {} | {} | {} |",
-                size as f64 / 1e6,
-                implementation.label,
-                ms_or_failure(switch),
-                ms_or_failure(messages),
-                ms_or_failure(entries),
-                ms_or_failure(tree),
-                mib(load.rss_after_messages),
-                mib(load.rss_peak)
-            );
-            eprintln!("{row}");
-            writeln!(table, "{row}")?;
+        for &form in &forms {
+            let file = scratch.path().join(format!("long-{turns}-{form:?}.jsonl"));
+            let size = write_session(&file, scratch.path(), turns, form)?;
+            for implementation in implementations() {
+                let load = load_median(&implementation, &file, turns).await?;
+                let [switch, messages, entries, tree] = load.times;
+                let row = format!(
+                    "| {turns} ({:.1} MB) | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}x |",
+                    size as f64 / 1e6,
+                    form.label(),
+                    implementation.label,
+                    ms_or_failure(switch),
+                    ms_or_failure(messages),
+                    ms_or_failure(entries),
+                    ms_or_failure(tree),
+                    mib(load.rss_after_messages),
+                    mib(load.rss_peak),
+                    load.rss_peak as f64 * 1024.0 / size as f64
+                );
+                eprintln!("{row}");
+                writeln!(table, "{row}")?;
+            }
         }
     }
     println!("{table}");

@@ -10,7 +10,7 @@ use pi_rpc_protocol::session::{EntryBase, SessionEntry};
 use serde_json::{Map, Value};
 
 use super::message::{Role, SharedMessage, Slice};
-use super::scan::{Span, scan};
+use super::scan::{Scanned, Span, scan};
 
 /// An indexed text field: a span of the line, or owned text (a field with escapes, or an
 /// entry without a line).
@@ -78,18 +78,31 @@ impl Entry {
 
     /// An entry of a canonical line, when the scanner can index it.
     fn from_canonical(line: Slice) -> Option<Self> {
-        let text = line.as_str();
-        let scanned = scan(text)?;
+        let scanned = scan(line.as_str())?;
+        Self::from_scanned(line, &scanned)
+    }
+
+    /// Whether a canonical line that the scanner indexed as `scanned` can be kept as it is
+    /// ([`Self::from_scanned`] takes it): all but a user, assistant or tool-result message
+    /// without content, which reaches the model with an empty one, so that its text differs
+    /// from the line's (the slow path handles it).
+    pub(crate) fn is_quotable(text: &str, scanned: &Scanned) -> bool {
         let role = scanned.role.map(|span| Role::from_name(span.of(text)));
         let kind = scanned.kind.map(|span| span.of(text));
-        // A user, assistant or tool-result message without content reaches the model with an
-        // empty one: its text differs from the line's, which the slow path handles.
-        if kind == Some("message")
+        !(kind == Some("message")
             && matches!(role, Some(Role::User | Role::Assistant | Role::ToolResult))
-            && !scanned.message_has_content
-        {
+            && !scanned.message_has_content)
+    }
+
+    /// The entry of a canonical line that the scanner indexed as `scanned` (the spans are
+    /// relative to the line); `None` when it is not quotable (see [`Self::is_quotable`]).
+    pub(crate) fn from_scanned(line: Slice, scanned: &Scanned) -> Option<Self> {
+        let text = line.as_str();
+        if !Self::is_quotable(text, scanned) {
             return None;
         }
+        let role = scanned.role.map(|span| Role::from_name(span.of(text)));
+        let kind = scanned.kind.map(|span| span.of(text));
         let message = match (kind, scanned.message) {
             (Some("message"), Some(span)) => Some(SharedMessage::from_text(
                 line.sub(span),

@@ -14,8 +14,8 @@ use pi_rpc_protocol::framing::DEFAULT_MAX_LINE_BYTES;
 use pi_rpc_protocol::session::SESSION_VERSION;
 use serde_json::{Map, Value};
 
+use super::assemble::Assembler;
 use super::entry::{Entry, generate_id};
-use super::message::Slice;
 use super::{Error, Result, paths};
 
 /// The size of a block read at once: large reads, few allocations.
@@ -135,14 +135,14 @@ fn parse(
         };
         return Ok((Some(session), lines.bytes));
     }
-    let mut entries = Vec::new();
+    let mut assembler = Assembler::default();
     lines.each(&mut reader, |line| {
-        entries.extend(line.slice().and_then(Entry::from_slice));
+        assembler.push(line.block, line.start, line.end);
         Flow::Go
     })?;
     let session = ParsedSession {
         header,
-        entries,
+        entries: assembler.finish(),
         migrated: false,
     };
     Ok((Some(session), lines.bytes))
@@ -170,10 +170,6 @@ struct Line<'a> {
 impl Line<'_> {
     fn text(&self) -> &str {
         self.block.get(self.start..self.end).unwrap_or("")
-    }
-
-    fn slice(&self) -> Option<Slice> {
-        Slice::new(self.block.clone(), self.start, self.end)
     }
 }
 

@@ -32,6 +32,7 @@
 //! ```
 
 mod append;
+mod assemble;
 mod branch;
 mod context;
 mod conversation;
@@ -40,6 +41,7 @@ mod entry;
 mod labels;
 pub mod load;
 mod message;
+mod normal;
 pub mod paths;
 mod pieces;
 mod scan;

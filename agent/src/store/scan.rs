@@ -7,8 +7,9 @@
 //! after `JSON.parse`. The scanner accepts only what it can prove: no whitespace, only the
 //! escapes `JSON.stringify` writes, numbers in JavaScript's shortest form, no duplicate keys, no
 //! array-index keys (JavaScript moves those first), nesting within serde_json's limit. Anything
-//! else (including invalid JSON) is `None`, and the loader takes the slow path: a full parse,
-//! which also decides whether the line is valid at all.
+//! else (including invalid JSON) is `None`, and the loader normalises the line into this form
+//! ([`super::normal`]), or failing that takes the slow path: a full parse, which also decides
+//! whether the line is valid at all.
 
 use pi_rpc_protocol::json::format_js_number;
 
@@ -287,7 +288,7 @@ fn read_key(
 }
 
 /// Whether a key is one JavaScript orders first (a canonical array index below 2^32 - 1).
-fn is_array_index(key: &[u8]) -> bool {
+pub(crate) fn is_array_index(key: &[u8]) -> bool {
     match key {
         [b'0'] => true,
         [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit) && key.len() <= 10 => {
@@ -341,7 +342,7 @@ fn canonical_escape_len(rest: &[u8]) -> Option<usize> {
 }
 
 /// The first index at or after `at` holding `"`, `\` or a control character (or the end).
-fn skip_plain(bytes: &[u8], at: usize) -> usize {
+pub(crate) fn skip_plain(bytes: &[u8], at: usize) -> usize {
     let rest = bytes.get(at..).unwrap_or_default();
     let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
     // Control characters are rare: one vectorised pass tells whether the run holds any.
@@ -354,7 +355,7 @@ fn skip_plain(bytes: &[u8], at: usize) -> usize {
 }
 
 /// Skips the number at `pos` when JavaScript writes it exactly so.
-fn skip_number(bytes: &[u8], pos: &mut usize) -> Option<()> {
+pub(crate) fn skip_number(bytes: &[u8], pos: &mut usize) -> Option<()> {
     let start = *pos;
     let mut at = start;
     let mut simple = true;
