@@ -9,21 +9,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
-use support::{Agent, TestEnv, scenario};
+use support::{Agent, TestEnv, process_running as running, scenario};
 
 /// The command: a sleeper in the background, whose pid it prints.
 const BACKGROUND: &str = "sleep 300 >/dev/null 2>&1 & echo $!";
-
-/// Whether process `pid` runs (a zombie does not count).
-fn running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let after = &stat[stat.rfind(')')? + 1..];
-            after.split_whitespace().next().map(|state| state != "Z")
-        })
-        .unwrap_or(false)
-}
 
 /// Waits until `pid` no longer runs; false if it still runs after a few seconds.
 async fn ends(pid: i32) -> bool {

@@ -300,6 +300,17 @@ pub async fn mock(yaml: &str) -> Result<mock_llm::MockServer> {
     Ok(mock_llm::MockServer::start(script).await?)
 }
 
+/// Whether process `pid` runs (a zombie does not count), from `/proc`.
+pub fn process_running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let after = &stat[stat.rfind(')')? + 1..];
+            after.split_whitespace().next().map(|state| state != "Z")
+        })
+        .unwrap_or(false)
+}
+
 /// Whether `record` is of type `kind`.
 pub fn is_type(record: &Value, kind: &str) -> bool {
     record["type"] == kind

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, process_running as running};
 
 /// Where the run is when the client acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,16 +256,6 @@ async fn tool_pid(work: &Path) -> Result<i32> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-}
-
-fn running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let after = &stat[stat.rfind(')')? + 1..];
-            after.split_whitespace().next().map(|state| state != "Z")
-        })
-        .unwrap_or(false)
 }
 
 /// Whether a session file under `dir` holds the user message `Hi`.
