@@ -46,10 +46,9 @@ pub fn end_all() {
     if groups.is_empty() {
         return;
     }
-    let Ok(session) = rustix::process::getsid(None) else {
+    let Some(session) = own_session() else {
         return;
     };
-    let session = session.as_raw_nonzero().get();
     let live = |groups: &[i32]| -> Vec<i32> {
         let members = session_groups(session);
         groups
@@ -72,6 +71,13 @@ fn signal_groups(groups: &[i32], signal: Signal) {
     for group in groups.iter().filter_map(|group| Pid::from_raw(*group)) {
         let _ = rustix::process::kill_process_group(group, signal);
     }
+}
+
+/// This process's session, from `/proc` (not `getsid`: in a container whose session leader
+/// lives outside the PID namespace the session id is 0, which rustix's `Pid` cannot hold).
+fn own_session() -> Option<i32> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    parse_stat(&stat).map(|(_, _, session)| session)
 }
 
 /// The process groups that have a running (not zombie) process of `session`, from `/proc`.
@@ -123,11 +129,10 @@ mod tests {
 
     #[test]
     fn this_process_is_found_in_its_own_session_and_group() {
-        let session = rustix::process::getsid(None)
-            .unwrap()
-            .as_raw_nonzero()
-            .get();
-        let group = rustix::process::getpgrp().as_raw_nonzero().get();
+        // Both from the stat line: in a container either may be 0, which `getpgrp` cannot return.
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+        let (_, group, session) = parse_stat(&stat).unwrap();
+        assert_eq!(own_session(), Some(session));
         assert!(session_groups(session).contains(&group));
     }
 }
