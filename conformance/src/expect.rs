@@ -210,6 +210,9 @@ pub struct Matcher {
     options: MatchOptions,
     /// Non-strict reasons met so far.
     pub non_strict: Vec<String>,
+    /// The records (their indexes) an `$either`'s allowed alternative matched: a recorded
+    /// divergence each, so their departures from the schema are excused too.
+    pub excused: Vec<usize>,
     /// Records consumed, rendered, for the transcript.
     pub taken: Vec<Value>,
     /// Records dropped by `ignore` or skipped by `$skip_until`.
@@ -226,6 +229,7 @@ impl Matcher {
             ignore,
             options: MatchOptions { partial },
             non_strict: Vec::new(),
+            excused: Vec::new(),
             taken: Vec::new(),
             skipped: 0,
         };
@@ -354,6 +358,7 @@ impl Matcher {
                         *captures = alt_result.captures;
                         self.taken.push(alt_result.rendered);
                         self.non_strict.push(reason.clone());
+                        self.excused.push(record.index);
                         return self.advance();
                     }
                 }

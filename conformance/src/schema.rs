@@ -69,6 +69,10 @@ pub enum Place {
     Variant(&'static str, &'static str),
     /// A property a definition forbade before the change (a success's `data`).
     Allowed(&'static str, &'static str),
+    /// A property the wire types keep among a message's open fields, given its schema (JSON
+    /// text) here: the place is a path below `$defs` (`ToolExecutionEndEvent/properties/result`),
+    /// the property's name, its schema. Before the change the place stays as it is (open).
+    Added(&'static str, &'static str, &'static str),
 }
 
 impl std::fmt::Display for Place {
@@ -78,6 +82,7 @@ impl std::fmt::Display for Place {
                 write!(f, "property `{name}` in `{def}`")
             }
             Place::Variant(def, value) => write!(f, "variant `{value}` in `{def}`"),
+            Place::Added(path, name, _) => write!(f, "place for `{name}` at `{path}`"),
         }
     }
 }
@@ -119,10 +124,31 @@ pub const ADDITIONS: &[(&str, &[Place])] = &[
         ],
     ),
     (
+        "assistant-thinking-level",
+        &[Place::Added(
+            "AssistantMessage",
+            "thinkingLevel",
+            r##"{"$ref": "#/$defs/ThinkingLevel", "description": "The thinking level the agent asked for (absent in messages of sessions written before)."}"##,
+        )],
+    ),
+    (
+        "bash-structured-result",
+        &[Place::Added(
+            "ToolExecutionEndEvent/properties/result",
+            "structuredContent",
+            r#"{"description": "The tool's machine-readable result (`bash`: `output`, `truncated`, `exit_code`, `wall_time_seconds`; `read` from 1.3.0: the text read); not sent to the model."}"#,
+        )],
+    ),
+    (
         "durations",
         &[
             Place::Property("ToolExecutionEndEvent", "durationMs"),
             Place::Property("ToolResultMessage", "durationMs"),
+            Place::Added(
+                "AssistantMessage",
+                "durationMs",
+                r#"{"type": "integer", "minimum": 0, "description": "How long the model call took, in milliseconds (absent in messages of sessions written before)."}"#,
+            ),
         ],
     ),
     (
@@ -196,6 +222,15 @@ fn apply(defs: &mut Value, place: Place, since: Version, release: Version) -> Op
                 property.as_object_mut()?.insert("x-since".into(), note);
             } else {
                 *property = Value::Bool(false);
+            }
+        }
+        Place::Added(path, name, schema) => {
+            let at = defs.pointer_mut(&format!("/{path}"))?.as_object_mut()?;
+            if present {
+                let mut schema: Value = serde_json::from_str(schema).ok()?;
+                schema.as_object_mut()?.insert("x-since".into(), note);
+                let properties = at.entry("properties").or_insert_with(|| json!({}));
+                properties.as_object_mut()?.insert(name.into(), schema);
             }
         }
         Place::Variant(def, value) => {
@@ -295,6 +330,22 @@ mod tests {
             Some(&json!(false))
         );
         assert_eq!(first["$id"], json!(schema_id(Version(0, 84, 1))));
+        let assistant = "/$defs/AssistantMessage/properties";
+        assert!(first.pointer(&format!("{assistant}/thinkingLevel")).is_none());
+        assert_eq!(
+            newest.pointer(&format!("{assistant}/thinkingLevel/x-since")),
+            Some(&json!("0.99.1"))
+        );
+        assert_eq!(
+            newest.pointer(&format!("{assistant}/durationMs/x-since")),
+            Some(&json!("1.3.0"))
+        );
+        let structured = "/$defs/ToolExecutionEndEvent/properties/result/properties";
+        assert!(first.pointer(structured).is_none());
+        assert_eq!(
+            newest.pointer(&format!("{structured}/structuredContent/x-since")),
+            Some(&json!("0.99.1"))
+        );
     }
 
     #[test]

@@ -165,3 +165,36 @@ fn what_a_release_added_is_unknown_before_it() {
         "/data",
     );
 }
+
+#[test]
+fn fields_later_releases_add_to_messages_are_typed_from_their_release() {
+    let (_, end) = originals()[0].clone();
+    let mut stamped = end.clone();
+    stamped["message"]["thinkingLevel"] = json!("medium");
+    stamped["message"]["durationMs"] = json!(1200);
+    assert_eq!(
+        validators(Version(1, 3, 0)).check(LineKind::Record, &stamped),
+        vec![]
+    );
+    let mut wrong_level = stamped.clone();
+    wrong_level["message"]["thinkingLevel"] = json!("extreme");
+    rejected(
+        &validators(Version(0, 99, 1)),
+        LineKind::Record,
+        &wrong_level,
+        "/message/thinkingLevel",
+    );
+    let mut wrong_duration = stamped.clone();
+    wrong_duration["message"]["durationMs"] = json!(-1);
+    rejected(
+        &validators(Version(1, 3, 0)),
+        LineKind::Record,
+        &wrong_duration,
+        "/message/durationMs",
+    );
+    // Before 1.3.0 an assistant message's `durationMs` is one of its open fields.
+    assert_eq!(
+        validators(Version(0, 99, 1)).check(LineKind::Record, &wrong_duration),
+        vec![]
+    );
+}

@@ -40,6 +40,7 @@ impl Run<'_> {
                         let (exits, reason) = (exits.to_vec(), reason.to_owned());
                         self.accept_exit(&exits, &reason).await?;
                         self.non_strict.extend(matcher.non_strict);
+                        self.findings.excuse(&matcher.excused);
                         self.non_strict.push(reason);
                         self.ended = true;
                         return Ok(());
@@ -89,6 +90,7 @@ impl Run<'_> {
             }
         }
         self.non_strict.extend(matcher.non_strict);
+        self.findings.excuse(&matcher.excused);
         Ok(())
     }
 

@@ -7,9 +7,11 @@
 //! the agent answers it with a failure, and fails the scenario when the agent accepts it (the
 //! schema or the agent is wrong).
 //!
-//! A scenario that records a divergence of the reference (an `$either` alternative taken, with
-//! its `reason`) excuses the records and accepted commands that depart from the schema: the
-//! run is non-strict, the departure named beside the divergence's reason.
+//! A record an `$either`'s allowed alternative matched (a recorded divergence of the reference,
+//! with its `reason`) is excused when it departs from the schema, and so is an accepted command
+//! when such a record came between its sending and its answer (the answer included): the
+//! divergence is how the agent took that command. The run is then non-strict, the departure
+//! named beside the divergence's reason. Any other departure fails the scenario.
 
 use serde_json::Value;
 
@@ -27,6 +29,15 @@ pub(super) struct SchemaFindings {
     commands: Vec<(usize, Value, Vec<Violation>)>,
     /// Responses read: index, id (absent: `None`), success.
     responses: Vec<(usize, Option<Value>, bool)>,
+    /// The records (indexes) that recorded divergences matched.
+    excused: Vec<usize>,
+}
+
+impl SchemaFindings {
+    /// Notes the records an expectation matched with a divergence's alternative.
+    pub(super) fn excuse(&mut self, records: &[usize]) {
+        self.excused.extend_from_slice(records);
+    }
 }
 
 /// Shown of a failing line, at most.
@@ -71,60 +82,65 @@ impl Run<'_> {
         }
         let release = self.schema.as_ref().map(|v| v.release.to_string());
         let release = release.unwrap_or_default();
-        let defect = !self.non_strict.is_empty();
-        if let Some((index, _, violations)) = self.findings.records.first().filter(|_| defect) {
-            let excused = format!(
-                "record {} departs from the schema of pi {release} ({}), a recorded divergence",
-                index + 1,
-                violations[0]
-            );
-            self.non_strict.push(excused);
-        } else if let Some((index, value, violations)) = self.findings.records.first() {
-            return Err(failure(
-                format!(
-                    "record {} does not follow the schema of pi {release}: {}",
-                    index + 1,
-                    violations[0]
-                ),
-                value,
-                violations,
-            ));
-        }
-        for (before, value, violations) in &self.findings.commands {
-            if !self.refused(*before, value) && defect {
-                let excused = format!(
-                    "an accepted command departs from the schema of pi {release} ({}), a \
-                     recorded divergence",
-                    violations[0]
-                );
-                self.non_strict.push(excused);
-                return Ok(());
-            }
-            if !self.refused(*before, value) {
+        let findings = &self.findings;
+        let mut excused = Vec::new();
+        for (index, value, violations) in &findings.records {
+            if !findings.excused.contains(index) {
                 return Err(failure(
                     format!(
-                        "a command that does not follow the schema of pi {release} was not \
-                         refused: {}",
+                        "record {} does not follow the schema of pi {release}: {}",
+                        index + 1,
                         violations[0]
                     ),
                     value,
                     violations,
                 ));
             }
+            excused.push(format!(
+                "record {} departs from the schema of pi {release} ({}), a recorded divergence",
+                index + 1,
+                violations[0]
+            ));
         }
+        for (before, value, violations) in &findings.commands {
+            match self.answer(*before, value) {
+                Some((_, false)) => {}
+                Some((answer, true))
+                    if findings.excused.iter().any(|e| (*before..=answer).contains(e)) =>
+                {
+                    excused.push(format!(
+                        "an accepted command departs from the schema of pi {release} ({}), a \
+                         recorded divergence",
+                        violations[0]
+                    ));
+                }
+                _ => {
+                    return Err(failure(
+                        format!(
+                            "a command that does not follow the schema of pi {release} was not \
+                             refused: {}",
+                            violations[0]
+                        ),
+                        value,
+                        violations,
+                    ));
+                }
+            }
+        }
+        self.non_strict.extend(excused);
         Ok(())
     }
 
-    /// Whether the agent answered the command sent after `before` records with a failure: the
-    /// first response after it with the command's id (any response when it has none).
-    fn refused(&self, before: usize, command: &Value) -> bool {
+    /// The answer to the command sent after `before` records: the first response after it with
+    /// the command's id (any response when it has none), its index and whether it succeeded.
+    fn answer(&self, before: usize, command: &Value) -> Option<(usize, bool)> {
         let id = command.get("id");
         self.findings
             .responses
             .iter()
             .filter(|(index, _, _)| *index >= before)
             .find(|(_, response_id, _)| id.is_none() || response_id.as_ref() == id)
-            .is_some_and(|(_, _, success)| !success)
+            .map(|(index, _, success)| (*index, *success))
     }
 }
 
