@@ -14,8 +14,10 @@ use tokio::sync::mpsc;
 use crate::release::{RegistryError, Version, VersionError};
 
 mod line;
+pub mod profile;
 
 pub use line::{Framer, LineError, MAX_LINE_BYTES, parse_line};
+pub use profile::{Builtin, Profile, ProfileError};
 
 /// Stdout beyond this many bytes is a flood: the runner stops reading and kills the agent.
 pub const MAX_STDOUT_BYTES: usize = 64 * 1024 * 1024;
@@ -54,6 +56,9 @@ pub enum AgentError {
     /// The command line given is empty or badly quoted.
     #[error("bad agent command line {0:?}")]
     BadCommand(String),
+    /// An agent profile could not be read or its program found.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
     /// Spawning failed.
     #[error("cannot start {program}: {source}")]
     Spawn {
@@ -76,11 +81,17 @@ pub struct AgentCommand {
     pub args: Vec<String>,
     /// The release it speaks: scenarios are resolved for it.
     pub release: Version,
+    /// Environment variables its profile adds (values may name the scratch folders).
+    pub env: Vec<(String, String)>,
+    /// The record its profile says it writes before reading a command (a pattern).
+    pub handshake: Option<Value>,
 }
 
 impl AgentCommand {
-    /// Resolves `ours`, `reference`, `ours@RELEASE`, `reference@RELEASE`, or a whole command
-    /// line, which speaks `release` (default: the registry's default release).
+    /// Resolves an agent profile (`ours`, `reference`, `oh-my-pi`, a profile file's path), at a
+    /// release (`NAME@RELEASE`, else `release`, else the profile's, else the registry's
+    /// default), or a whole command line, which speaks `release` (default: the registry's
+    /// default release).
     pub fn resolve_at(spec: &str, release: Option<Version>) -> Result<Self, AgentError> {
         let registry = crate::release::registry()?;
         let known = |version: Version| {
@@ -111,25 +122,37 @@ impl AgentCommand {
             }
         };
         let default = known(release.unwrap_or(registry.default))?;
-        if spec == "ours" || spec.starts_with("ours@") {
-            let version = at("ours")?.unwrap_or(default);
-            let mut agent = Self::named("ours", find_ours()?, version);
-            if version != registry.default {
-                agent.args = vec!["--rpc-release".into(), version.to_string()];
+        let (name, _) = spec.split_once('@').unwrap_or((spec, ""));
+        let Some(profile) = Profile::find(name) else {
+            let (program, args) = program_and_args(spec)?;
+            return Ok(Self {
+                args,
+                ..Self::named("custom", program, default)
+            });
+        };
+        let profile = profile?;
+        let version = match at(name)? {
+            Some(version) => version,
+            None if release.is_none() => known(profile.release.unwrap_or(default))?,
+            None => default,
+        };
+        let mut agent = match profile.program.builtin {
+            Some(Builtin::Ours) => {
+                let mut agent = Self::named(&profile.name, find_ours()?, version);
+                if version != registry.default {
+                    agent.args = vec!["--rpc-release".into(), version.to_string()];
+                }
+                agent
             }
-            return Ok(agent);
-        }
-        if spec == "reference" || spec.starts_with("reference@") {
-            let version = at("reference")?.unwrap_or(default);
-            return Ok(Self::named("reference", find_reference(version)?, version));
-        }
-        let (program, args) = program_and_args(spec)?;
-        Ok(Self {
-            name: "custom".into(),
-            program,
-            args,
-            release: default,
-        })
+            Some(Builtin::Reference) => {
+                Self::named(&profile.name, find_reference(version)?, version)
+            }
+            None => Self::named(&profile.name, profile.locate()?, version),
+        };
+        agent.args.extend(profile.args.iter().cloned());
+        agent.env = profile.env.into_iter().collect();
+        agent.handshake = profile.handshake;
+        Ok(agent)
     }
 
     /// [`AgentCommand::resolve_at`] with the default release.
@@ -143,6 +166,8 @@ impl AgentCommand {
             program,
             args: Vec::new(),
             release,
+            env: Vec::new(),
+            handshake: None,
         }
     }
 

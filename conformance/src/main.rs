@@ -502,11 +502,16 @@ fn write_report(out: &Path) -> anyhow::Result<bool> {
             out.display()
         );
     }
+    std::fs::write(
+        out.join("compatibility.md"),
+        report::compatibility::markdown(&cells),
+    )?;
     let matrix = report::Matrix::new(cells);
     std::fs::write(out.join("index.html"), matrix.html())?;
     std::fs::write(out.join("report.md"), matrix.markdown())?;
     println!("{}", out.join("index.html").display());
     println!("{}", out.join("report.md").display());
+    println!("{}", out.join("compatibility.md").display());
     Ok(true)
 }
 

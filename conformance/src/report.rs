@@ -94,6 +94,10 @@ pub fn summary(
             comparison.unexpected.join(", ")
         );
     }
+    let causes = causes::of_outcomes(outcomes);
+    if !causes.is_empty() {
+        let _ = writeln!(text, "failures by cause:\n{}", causes::text(&causes, 3));
+    }
     if !comparison.stale.is_empty() {
         let _ = writeln!(
             text,
@@ -178,6 +182,9 @@ pub fn json(judged: &Judged, outcomes: &[Outcome], comparison: &Comparison) -> S
             "message": o.message,
             "detail": o.detail,
             "nonStrict": o.non_strict,
+            "tags": o.tags,
+            "cause": o.cause,
+            "firstDifference": o.first_difference,
             "seconds": o.duration.as_secs_f64(),
         })).collect::<Vec<_>>(),
     });
@@ -239,6 +246,8 @@ pub fn junit(agent: &str, outcomes: &[Outcome], baseline: &BTreeMap<String, Stri
     text
 }
 
+pub mod causes;
+pub mod compatibility;
 pub mod matrix;
 
 pub use matrix::{Cell, Matrix, cells_from_json};

@@ -17,6 +17,7 @@ use crate::pattern::{Captures, Vars};
 use crate::release::{Adjustments, Range, ResolveError, Version};
 use crate::scenario::Scenario;
 
+pub mod cause;
 mod collect;
 mod matching;
 mod options;
@@ -33,6 +34,8 @@ struct Failure {
     verdict: Verdict,
     message: String,
     detail: String,
+    /// The records a mismatch compared (or the one waited for), for the cause.
+    difference: Option<cause::Difference>,
 }
 
 impl Failure {
@@ -41,6 +44,7 @@ impl Failure {
             verdict,
             message: message.into(),
             detail: String::new(),
+            difference: None,
         }
     }
 }
@@ -75,6 +79,8 @@ struct Run<'a> {
     schema: Option<std::sync::Arc<crate::schema::Validators>>,
     /// What the checks found.
     findings: schema_check::SchemaFindings,
+    /// The record the agent's profile says it writes first, set aside ([`AgentCommand`]).
+    handshake: Option<Value>,
 }
 
 /// Runs one scenario against one agent.
@@ -130,6 +136,15 @@ pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOpt
             }
         }
         Err(failure) => {
+            let difference = failure.difference.as_ref();
+            outcome.cause = Some(cause::classify(
+                failure.verdict,
+                &failure.message,
+                difference,
+            ));
+            outcome.first_difference = difference
+                .map(|d| d.actual.clone())
+                .filter(|actual| !actual.is_null());
             outcome.verdict = failure.verdict;
             outcome.message = failure.message;
             outcome.detail = failure.detail;
@@ -313,6 +328,7 @@ async fn with_mock(
         record_ms: Vec::new(),
         schema,
         findings: Default::default(),
+        handshake: agent.handshake.clone(),
     };
     let mut result = run.steps().await;
     if result.is_ok() {

@@ -331,7 +331,11 @@ mod tests {
         );
         assert_eq!(first["$id"], json!(schema_id(Version(0, 84, 1))));
         let assistant = "/$defs/AssistantMessage/properties";
-        assert!(first.pointer(&format!("{assistant}/thinkingLevel")).is_none());
+        assert!(
+            first
+                .pointer(&format!("{assistant}/thinkingLevel"))
+                .is_none()
+        );
         assert_eq!(
             newest.pointer(&format!("{assistant}/thinkingLevel/x-since")),
             Some(&json!("0.99.1"))

@@ -132,7 +132,8 @@ pub fn launch(scenario: &Scenario, agent: &AgentCommand, vars: &Vars) -> Launch 
         ("LANG".to_owned(), "C.UTF-8".to_owned()),
         ("TERM".to_owned(), "dumb".to_owned()),
     ]);
-    for (key, value) in &setup.env {
+    let profile_env = agent.env.iter().map(|(k, v)| (k, v));
+    for (key, value) in profile_env.chain(&setup.env) {
         env.retain(|(k, _)| k != key);
         env.push((key.clone(), pattern::substitute_vars(value, vars)));
     }

@@ -61,7 +61,10 @@ fn a_departing_record_a_divergence_matched_is_excused_and_named() {
     let result = verdict(&EITHER_ON_BOGUS.replace("BOGUS", BOGUS_MODE));
     assert_eq!(result["verdict"], "non-strict", "{result}");
     let message = result["message"].as_str().unwrap();
-    assert!(message.contains("the reference stores any mode"), "{message}");
+    assert!(
+        message.contains("the reference stores any mode"),
+        "{message}"
+    );
     assert!(
         message.contains("record 1 departs from the schema of pi 0.84.1 (/data/steeringMode"),
         "{message}"

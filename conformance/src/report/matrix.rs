@@ -27,6 +27,10 @@ pub struct Cell {
     pub message: String,
     /// Whether the scenario ran outside the releases it holds for (`run --outside`).
     pub outside: bool,
+    /// Why it failed (results written before causes were recorded have none).
+    pub cause: Option<crate::run::cause::Cause>,
+    /// The scenario's tags.
+    pub tags: Vec<String>,
 }
 
 impl Cell {
@@ -90,6 +94,8 @@ pub fn cells_from_json(text: &str) -> Result<Vec<Cell>, serde_json::Error> {
                     verdict: s(&o["verdict"]).replace('_', "-"),
                     message: s(&o["message"]),
                     outside: o["outside"].as_bool().unwrap_or(false),
+                    cause: serde_json::from_value(o["cause"].clone()).ok(),
+                    tags: serde_json::from_value(o["tags"].clone()).unwrap_or_default(),
                 })
                 .collect()
         })
@@ -265,6 +271,8 @@ mod tests {
             verdict: verdict.into(),
             message: String::new(),
             outside,
+            cause: None,
+            tags: Vec::new(),
         }
     }
 

@@ -58,6 +58,12 @@ impl Run<'_> {
                         pretty(&waiting),
                         seen.join("\n")
                     );
+                    failure.difference = Some(super::cause::Difference {
+                        expected: waiting,
+                        actual: Value::Null,
+                        details: Vec::new(),
+                        expected_later: false,
+                    });
                     return Err(failure);
                 }
             };
@@ -71,6 +77,16 @@ impl Run<'_> {
             match matcher.feed(&record, &self.vars, &mut self.captures) {
                 Feed::More | Feed::Done => {}
                 Feed::Mismatch(m) => {
+                    let expected_later = m
+                        .actual
+                        .get("type")
+                        .is_some_and(|kind| matcher.expects_later(kind));
+                    let difference = super::cause::Difference {
+                        expected: m.expected.clone(),
+                        actual: m.actual.clone(),
+                        details: m.details.clone(),
+                        expected_later,
+                    };
                     let verdict = if m.unknown_command {
                         Verdict::Unimplemented
                     } else {
@@ -85,6 +101,7 @@ impl Run<'_> {
                         verdict,
                         message: m.summary,
                         detail,
+                        difference: Some(difference),
                     });
                 }
             }

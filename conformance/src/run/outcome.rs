@@ -112,6 +112,12 @@ pub struct Outcome {
     pub detail: String,
     /// Reasons of non-strict matches.
     pub non_strict: Vec<String>,
+    /// The scenario's tags.
+    pub tags: Vec<String>,
+    /// Why it failed, for reports that group failures (none when it passed).
+    pub cause: Option<super::cause::Cause>,
+    /// The first record that departed from the expectation, as the agent wrote it.
+    pub first_difference: Option<serde_json::Value>,
     /// Wall time.
     pub duration: Duration,
     /// Records read by each `expect` step (normalised), for `record` and `diff`.
@@ -133,6 +139,9 @@ impl Outcome {
             message: String::new(),
             detail: String::new(),
             non_strict: Vec::new(),
+            tags: loaded.scenario.tags.clone(),
+            cause: None,
+            first_difference: None,
             duration: Duration::ZERO,
             collected: Vec::new(),
             transcript: Transcript::default(),

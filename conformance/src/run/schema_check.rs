@@ -106,7 +106,10 @@ impl Run<'_> {
             match self.answer(*before, value) {
                 Some((_, false)) => {}
                 Some((answer, true))
-                    if findings.excused.iter().any(|e| (*before..=answer).contains(e)) =>
+                    if findings
+                        .excused
+                        .iter()
+                        .any(|e| (*before..=answer).contains(e)) =>
                 {
                     excused.push(format!(
                         "an accepted command departs from the schema of pi {release} ({}), a \
@@ -160,5 +163,11 @@ fn failure(message: String, value: &Value, violations: &[Violation]) -> Failure 
         verdict: Verdict::Fail,
         message,
         detail: detail.join("\n"),
+        difference: Some(super::cause::Difference {
+            expected: Value::Null,
+            actual: value.clone(),
+            details: Vec::new(),
+            expected_later: false,
+        }),
     }
 }

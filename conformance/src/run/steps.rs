@@ -22,7 +22,20 @@ impl Run<'_> {
         &mut self,
         deadline: Deadline,
     ) -> Result<Option<Record>, Elapsed> {
-        let next = self.process.next_record(deadline).await;
+        let mut next = self.process.next_record(deadline).await;
+        if let Ok(Some(record)) = &next
+            && self.is_handshake(record)
+        {
+            self.log.push(format!(
+                "< +{}ms {} (the profile's handshake, set aside)",
+                record.at_ms,
+                record.text()
+            ));
+            self.started = true;
+            self.records_read = record.index + 1;
+            self.record_ms.push(record.at_ms);
+            next = self.process.next_record(deadline).await;
+        }
         if let Ok(Some(record)) = &next {
             self.started = true;
             self.records_read = record.index + 1;
@@ -32,6 +45,18 @@ impl Run<'_> {
             self.check_record(record);
         }
         next
+    }
+
+    /// Whether `record` is the handshake the agent's profile names: its first record, matching
+    /// the profile's pattern.
+    fn is_handshake(&self, record: &Record) -> bool {
+        let (Some(pattern), Ok(json)) = (&self.handshake, &record.json) else {
+            return false;
+        };
+        let partial = MatchOptions { partial: true };
+        let mut captures = pattern::Captures::new();
+        record.index == 0
+            && pattern::match_value(pattern, json, &self.vars, &mut captures, partial).ok
     }
 
     /// The deadline of a step: its time limit (scaled), plus the startup grace while the agent
@@ -91,6 +116,7 @@ impl Run<'_> {
                                 verdict: Verdict::Fail,
                                 message,
                                 detail,
+                                difference: None,
                             });
                         }
                     }
@@ -305,6 +331,7 @@ impl Run<'_> {
                     result.mismatches.join("\n"),
                     expect::diff(&pattern::display_pattern(&pattern), &result.rendered)
                 ),
+                difference: None,
             })
         }
     }

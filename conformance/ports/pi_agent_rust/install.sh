@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs pi_agent_rust (crates.io, a Rust port of pi) at 0.8.0 with its own lock file, for the
+# suite's `pi_agent_rust` agent profile (conformance/agents/pi_agent_rust.yaml).
+#
+#   PI_PORTS_HOME        install root (default: ~/.cache/pi-ports)
+#   PI_PORTS_TARGET_DIR  cargo's build folder (default: <root>/target), kept for a rebuild
+#
+# The first install builds the crate: about 25 minutes on two cores. Safe to run repeatedly
+# (an installed 0.8.0 is kept). Prints the program's path as its last line on stdout
+# (everything else goes to stderr).
+set -euo pipefail
+
+root=${PI_PORTS_HOME:-$HOME/.cache/pi-ports}
+dir=$root/pi_agent_rust-0.8.0
+program=$dir/bin/pi
+if [[ ! -x $program ]] || ! "$program" --version 2>/dev/null | grep -q "0\.8\.0"; then
+  echo "building pi_agent_rust 0.8.0 into $dir" >&2
+  CARGO_TARGET_DIR=${PI_PORTS_TARGET_DIR:-$root/target} \
+    cargo install pi_agent_rust --version 0.8.0 --locked --root "$dir" >&2
+fi
+echo "$program"
