@@ -148,12 +148,19 @@ fn applies(reason: &str, release: Version) -> bool {
         .is_none_or(|range| range.contains(release))
 }
 
-/// A one-line reason for a failure: the verdict, the message and the first differing path.
+/// A one-line reason for a failure: its cause (kind and key), else the verdict, the message
+/// and the first differing path.
 fn reason_of(outcome: &Outcome) -> String {
-    let mut reason = format!("{}: {}", outcome.verdict.word(), outcome.message);
-    if let Some(detail) = outcome.detail.lines().find(|l| l.starts_with('$')) {
-        reason.push_str(&format!(" ({detail})"));
-    }
+    let reason = match &outcome.cause {
+        Some(cause) => format!("{}: {}", cause.kind.label(), cause.key),
+        None => {
+            let mut reason = format!("{}: {}", outcome.verdict.word(), outcome.message);
+            if let Some(detail) = outcome.detail.lines().find(|l| l.starts_with('$')) {
+                reason.push_str(&format!(" ({detail})"));
+            }
+            reason
+        }
+    };
     let reason = reason.replace('\n', " ");
     if reason.chars().count() > 200 {
         reason.chars().take(197).collect::<String>() + "..."

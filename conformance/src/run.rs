@@ -35,7 +35,7 @@ struct Failure {
     message: String,
     detail: String,
     /// The records a mismatch compared (or the one waited for), for the cause.
-    difference: Option<cause::Difference>,
+    difference: Option<Box<cause::Difference>>,
 }
 
 impl Failure {
@@ -136,7 +136,7 @@ pub async fn run_scenario(loaded: &Loaded, agent: &AgentCommand, options: RunOpt
             }
         }
         Err(failure) => {
-            let difference = failure.difference.as_ref();
+            let difference = failure.difference.as_deref();
             outcome.cause = Some(cause::classify(
                 failure.verdict,
                 &failure.message,

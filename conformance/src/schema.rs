@@ -69,6 +69,9 @@ pub enum Place {
     Variant(&'static str, &'static str),
     /// A property a definition forbade before the change (a success's `data`).
     Allowed(&'static str, &'static str),
+    /// A property a change made required: the reference writes it always from the change's
+    /// release (the definition and the property; before the release nothing changes).
+    Required(&'static str, &'static str),
     /// A property the wire types keep among a message's open fields, given its schema (JSON
     /// text) here: the place is a path below `$defs` (`ToolExecutionEndEvent/properties/result`),
     /// the property's name, its schema. Before the change the place stays as it is (open).
@@ -83,6 +86,7 @@ impl std::fmt::Display for Place {
             }
             Place::Variant(def, value) => write!(f, "variant `{value}` in `{def}`"),
             Place::Added(path, name, _) => write!(f, "place for `{name}` at `{path}`"),
+            Place::Required(def, name) => write!(f, "required `{name}` in `{def}`"),
         }
     }
 }
@@ -91,13 +95,18 @@ impl std::fmt::Display for Place {
 pub const ADDITIONS: &[(&str, &[Place])] = &[
     (
         "message-update-usage",
-        &[Place::Property("MessageUpdateEvent", "usage")],
+        &[
+            Place::Property("MessageUpdateEvent", "usage"),
+            Place::Required("MessageUpdateEvent", "usage"),
+        ],
     ),
     (
         "toolcall-start-identity",
         &[
             Place::Property("ToolcallStart", "id"),
             Place::Property("ToolcallStart", "toolName"),
+            Place::Required("ToolcallStart", "id"),
+            Place::Required("ToolcallStart", "toolName"),
         ],
     ),
     (
@@ -121,6 +130,9 @@ pub const ADDITIONS: &[(&str, &[Place])] = &[
             Place::Allowed("PromptResponse", "data"),
             Place::Allowed("SteerResponse", "data"),
             Place::Allowed("FollowUpResponse", "data"),
+            Place::Required("PromptResponse", "data"),
+            Place::Required("SteerResponse", "data"),
+            Place::Required("FollowUpResponse", "data"),
         ],
     ),
     (
@@ -153,7 +165,10 @@ pub const ADDITIONS: &[(&str, &[Place])] = &[
     ),
     (
         "settled-aborted",
-        &[Place::Property("AgentSettledEvent", "aborted")],
+        &[
+            Place::Property("AgentSettledEvent", "aborted"),
+            Place::Required("AgentSettledEvent", "aborted"),
+        ],
     ),
     (
         "cost-total-from-provider",
@@ -222,6 +237,17 @@ fn apply(defs: &mut Value, place: Place, since: Version, release: Version) -> Op
                 property.as_object_mut()?.insert("x-since".into(), note);
             } else {
                 *property = Value::Bool(false);
+            }
+        }
+        Place::Required(def, name) => {
+            let def = defs.get_mut(def)?.as_object_mut()?;
+            if present {
+                def.get("properties")?.get(name)?;
+                let required = def.entry("required").or_insert_with(|| json!([]));
+                let required = required.as_array_mut()?;
+                if !required.iter().any(|key| key == name) {
+                    required.push(json!(name));
+                }
             }
         }
         Place::Added(path, name, schema) => {

@@ -198,3 +198,29 @@ fn fields_later_releases_add_to_messages_are_typed_from_their_release() {
         vec![]
     );
 }
+
+#[test]
+fn what_a_release_always_writes_is_required_from_it() {
+    let settled = json!({"type": "agent_settled"});
+    assert_eq!(
+        validators(Version(1, 0, 3)).check(LineKind::Record, &settled),
+        vec![]
+    );
+    rejected(
+        &validators(Version(1, 3, 0)),
+        LineKind::Record,
+        &settled,
+        "",
+    );
+    let accepted = json!({"type": "response", "command": "prompt", "success": true});
+    assert_eq!(
+        validators(Version(0, 87, 1)).check(LineKind::Record, &accepted),
+        vec![]
+    );
+    rejected(
+        &validators(Version(0, 99, 1)),
+        LineKind::Record,
+        &accepted,
+        "",
+    );
+}

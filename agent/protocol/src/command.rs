@@ -157,8 +157,14 @@ pub struct ForkCommand {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GetEntriesCommand {
-    /// Only entries after this entry id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Only entries after this entry id (any other JSON value is read as its JavaScript text,
+    /// which no entry has: `Entry not found: null`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::id::deserialize_entry_text"
+    )]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub since: Option<String>,
 }
 
@@ -354,10 +360,12 @@ pub struct ExtensionUiResponse {
     pub answer: ExtensionUiAnswer,
 }
 
-/// What the user answered.
+/// What the user answered. Read as the reference reads it: `cancelled: true` is a cancel
+/// whatever else the answer holds; otherwise the `value`, else the `confirmed`, is taken
+/// (`cancelled: false` is ignored), and an answer with neither is a cancel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(untagged)]
+#[serde(untagged, from = "AnswerFields")]
 pub enum ExtensionUiAnswer {
     /// `select`, `input`, `editor`: the chosen or typed text.
     Value {
@@ -374,6 +382,41 @@ pub enum ExtensionUiAnswer {
         /// Always true.
         cancelled: bool,
     },
+}
+
+/// The fields of a dialog's answer as a client sends them: any of the three (`cancelled:
+/// true` wins; then `value`, then `confirmed`; none is a cancel).
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct AnswerFields {
+    /// `select`, `input`, `editor`: the chosen or typed text.
+    #[serde(default)]
+    value: Option<String>,
+    /// `confirm`: yes or no.
+    #[serde(default)]
+    confirmed: Option<bool>,
+    /// The dialog was dismissed.
+    #[serde(default)]
+    cancelled: Option<bool>,
+}
+
+impl From<AnswerFields> for ExtensionUiAnswer {
+    fn from(fields: AnswerFields) -> Self {
+        match fields {
+            AnswerFields {
+                cancelled: Some(true),
+                ..
+            } => Self::Cancelled { cancelled: true },
+            AnswerFields {
+                value: Some(value), ..
+            } => Self::Value { value },
+            AnswerFields {
+                confirmed: Some(confirmed),
+                ..
+            } => Self::Confirmed { confirmed },
+            AnswerFields { .. } => Self::Cancelled { cancelled: true },
+        }
+    }
 }
 
 /// One line of input, classified.

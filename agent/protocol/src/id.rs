@@ -57,3 +57,65 @@ where
     let value = serde_json::Value::deserialize(deserializer)?;
     Ok(Some(RequestId::from_value(value)))
 }
+
+/// Deserialises an optional entry id the way the reference reads one: any JSON value present
+/// is taken as text (JavaScript's `String(value)`: `null`, `42`, `true`, an array's elements
+/// joined by commas, `[object Object]`), so that a value no entry has answers
+/// `Entry not found: <text>` as the reference's does; a missing key stays `None` (use with
+/// `#[serde(default)]`).
+pub fn deserialize_entry_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(Some(js_string(&value)))
+}
+
+/// JavaScript's `String(value)` of a JSON value.
+fn js_string(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_string(other),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod entry_text_tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Get {
+        #[serde(default, deserialize_with = "deserialize_entry_text")]
+        since: Option<String>,
+    }
+
+    #[test]
+    fn any_json_value_is_read_as_javascript_text() {
+        let since = |json: &str| serde_json::from_str::<Get>(json).unwrap().since;
+        assert_eq!(since("{}"), None);
+        assert_eq!(
+            since(r#"{"since": "ab12cd34"}"#).as_deref(),
+            Some("ab12cd34")
+        );
+        assert_eq!(since(r#"{"since": null}"#).as_deref(), Some("null"));
+        assert_eq!(since(r#"{"since": 42}"#).as_deref(), Some("42"));
+        assert_eq!(
+            since(r#"{"since": [1, null, "x"]}"#).as_deref(),
+            Some("1,,x")
+        );
+        assert_eq!(
+            since(r#"{"since": {"a": 1}}"#).as_deref(),
+            Some("[object Object]")
+        );
+    }
+}

@@ -58,12 +58,12 @@ impl Run<'_> {
                         pretty(&waiting),
                         seen.join("\n")
                     );
-                    failure.difference = Some(super::cause::Difference {
+                    failure.difference = Some(Box::new(super::cause::Difference {
                         expected: waiting,
                         actual: Value::Null,
                         details: Vec::new(),
                         expected_later: false,
-                    });
+                    }));
                     return Err(failure);
                 }
             };
@@ -101,7 +101,7 @@ impl Run<'_> {
                         verdict,
                         message: m.summary,
                         detail,
-                        difference: Some(difference),
+                        difference: Some(Box::new(difference)),
                     });
                 }
             }

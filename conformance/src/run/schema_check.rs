@@ -163,11 +163,11 @@ fn failure(message: String, value: &Value, violations: &[Violation]) -> Failure 
         verdict: Verdict::Fail,
         message,
         detail: detail.join("\n"),
-        difference: Some(super::cause::Difference {
+        difference: Some(Box::new(super::cause::Difference {
             expected: Value::Null,
             actual: value.clone(),
             details: Vec::new(),
             expected_later: false,
-        }),
+        })),
     }
 }

@@ -54,9 +54,8 @@ impl Run<'_> {
             return false;
         };
         let partial = MatchOptions { partial: true };
-        let mut captures = pattern::Captures::new();
-        record.index == 0
-            && pattern::match_value(pattern, json, &self.vars, &mut captures, partial).ok
+        let captures = pattern::Captures::new();
+        record.index == 0 && pattern::match_value(pattern, json, &self.vars, &captures, partial).ok
     }
 
     /// The deadline of a step: its time limit (scaled), plus the startup grace while the agent
