@@ -107,8 +107,11 @@ pub fn emit(emit: &Emit<'_>, judged: &Judged, outcomes: &[Outcome]) -> Result<bo
                     && !baseline.entries.contains_key(&o.id))
                     || (o.outside && o.verdict.passed())
             }) {
+                let cause = outcome.cause.as_ref().map_or(String::new(), |cause| {
+                    format!("cause: {}: {}\n", cause.kind.label(), cause.key)
+                });
                 println!(
-                    "\n== {} ({}): {}\n{}\ntranscript: {}",
+                    "\n== {} ({}): {}\n{cause}{}\ntranscript: {}",
                     outcome.id,
                     outcome.verdict.word(),
                     outcome.message,

@@ -39,6 +39,9 @@ pub fn write(out: &Path, outcome: &Outcome) -> std::io::Result<PathBuf> {
     if !outcome.message.is_empty() {
         result.push_str(&format!("message: {}\n", outcome.message));
     }
+    if let Some(cause) = &outcome.cause {
+        result.push_str(&format!("cause: {}: {}\n", cause.kind.label(), cause.key));
+    }
     if !outcome.detail.is_empty() {
         result.push_str(&format!("\n{}\n", outcome.detail));
     }

@@ -24,3 +24,35 @@ fn the_committed_coverage_table_is_current() {
         "scenarios/COVERAGE.md is out of date; rerun with COVERAGE=overwrite to regenerate it"
     );
 }
+
+/// The tags that say a scenario configures the agent through pi's own files are where its
+/// setup does so, and only there: the compatibility report counts a port's failures in them.
+#[test]
+fn pi_configuration_tags_follow_the_setup() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files = load::discover(&[root.join("scenarios")]).unwrap();
+    let (loaded, errors) = load::load_all(&files);
+    assert!(errors.is_empty(), "scenarios that do not load: {errors:?}");
+    let mut wrong = Vec::new();
+    for scenario in loaded.iter().map(|l| &l.scenario) {
+        let setup = &scenario.setup;
+        let uses = [
+            ("pi-settings", setup.settings.is_some()),
+            ("pi-agent-dir", !setup.agent_files.is_empty()),
+            (
+                "pi-models",
+                setup.models.is_some() || setup.models_json.is_some(),
+            ),
+        ];
+        for (tag, used) in uses {
+            if scenario.tags.iter().any(|t| t == tag) != used {
+                wrong.push(format!(
+                    "{}: {tag} {}",
+                    scenario.id,
+                    if used { "missing" } else { "without its setup" }
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

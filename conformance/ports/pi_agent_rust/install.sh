@@ -6,8 +6,13 @@
 #   PI_PORTS_TARGET_DIR  cargo's build folder (default: <root>/target), kept for a rebuild
 #
 # The first install builds the crate: about 25 minutes on two cores. Safe to run repeatedly
-# (an installed 0.8.0 is kept). Prints the program's path as its last line on stdout
-# (everything else goes to stderr).
+# (an installed 0.8.0 is kept).
+#
+# RUSTC_BOOTSTRAP=1: one of its locked dependencies, fsqlite-pager 0.4.10, turns on a nightly
+# feature (`core_intrinsics`) on x86_64, which the stable compiler refuses; this lets the stable
+# toolchain build it (without it `cargo install` fails with E0554).
+#
+# Prints the program's path as its last line on stdout (everything else goes to stderr).
 set -euo pipefail
 
 root=${PI_PORTS_HOME:-$HOME/.cache/pi-ports}
@@ -15,7 +20,7 @@ dir=$root/pi_agent_rust-0.8.0
 program=$dir/bin/pi
 if [[ ! -x $program ]] || ! "$program" --version 2>/dev/null | grep -q "0\.8\.0"; then
   echo "building pi_agent_rust 0.8.0 into $dir" >&2
-  CARGO_TARGET_DIR=${PI_PORTS_TARGET_DIR:-$root/target} \
+  CARGO_TARGET_DIR=${PI_PORTS_TARGET_DIR:-$root/target} RUSTC_BOOTSTRAP=1 \
     cargo install pi_agent_rust --version 0.8.0 --locked --root "$dir" >&2
 fi
 echo "$program"
