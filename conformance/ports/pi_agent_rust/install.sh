@@ -12,6 +12,10 @@
 # feature (`core_intrinsics`) on x86_64, which the stable compiler refuses; this lets the stable
 # toolchain build it (without it `cargo install` fails with E0554).
 #
+# Its default features but `ftui` (its full-screen terminal UI, which RPC mode does not use):
+# ftui-layout 0.9.0 calls `isolate_lowest_one`, which the stable compiler this project builds
+# with (1.95) does not have yet (E0658).
+#
 # Prints the program's path as its last line on stdout (everything else goes to stderr).
 set -euo pipefail
 
@@ -21,6 +25,7 @@ program=$dir/bin/pi
 if [[ ! -x $program ]] || ! "$program" --version 2>/dev/null | grep -q "0\.8\.0"; then
   echo "building pi_agent_rust 0.8.0 into $dir" >&2
   CARGO_TARGET_DIR=${PI_PORTS_TARGET_DIR:-$root/target} RUSTC_BOOTSTRAP=1 \
-    cargo install pi_agent_rust --version 0.8.0 --locked --root "$dir" >&2
+    cargo install pi_agent_rust --version 0.8.0 --locked --root "$dir" \
+      --no-default-features --features sqlite-sessions,tui,bpe-tokens >&2
 fi
 echo "$program"

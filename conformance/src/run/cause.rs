@@ -120,6 +120,17 @@ pub(super) fn classify(verdict: Verdict, message: &str, difference: Option<&Diff
         let path = violation.split(':').next().unwrap_or(violation);
         return cause(CauseKind::Schema, general(path));
     }
+    if step_free.contains("closed stdout") {
+        let exit = step_free
+            .split_once("(exit: ")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map_or("?", |(exit, _)| exit);
+        let key = match difference {
+            Some(d) => format!("exit ({exit}) where pi writes {}", name(&d.expected)),
+            None => format!("exit ({exit})"),
+        };
+        return cause(CauseKind::Exit, key);
+    }
     if let Some(d) = difference {
         let (expected, actual) = (name(&d.expected), name(&d.actual));
         if d.actual.get("type").is_none() && d.expected.get("type").is_some() {
@@ -132,10 +143,7 @@ pub(super) fn classify(verdict: Verdict, message: &str, difference: Option<&Diff
             if d.expected_later {
                 return cause(CauseKind::Order, format!("{actual} before {expected}"));
             }
-            return cause(
-                CauseKind::UnexpectedRecord,
-                format!("{actual} where pi writes {expected}"),
-            );
+            return cause(CauseKind::UnexpectedRecord, actual);
         }
         let first = d
             .details
@@ -166,6 +174,14 @@ pub(super) fn classify(verdict: Verdict, message: &str, difference: Option<&Diff
 /// `response (get_state)`, `extension_ui_request (setWidget)`; a line that is no record:
 /// `a non-JSON line`.
 fn name(record: &Value) -> String {
+    // An expectation's item: the record it stands for.
+    let inner = record
+        .get("$skip_until")
+        .or_else(|| record.pointer("/$either/strict"))
+        .or_else(|| record.pointer("/$unordered/0"));
+    if let Some(inner) = inner {
+        return name(inner);
+    }
     let Some(kind) = record.get("type").and_then(Value::as_str) else {
         return match record {
             Value::Object(map) if map.contains_key("$raw") => "raw bytes".to_owned(),
@@ -258,10 +274,7 @@ mod tests {
             Some(&d),
         );
         assert_eq!(cause.kind, CauseKind::UnexpectedRecord);
-        assert_eq!(
-            cause.key,
-            "extension_ui_request (setWidget) where pi writes response (prompt)"
-        );
+        assert_eq!(cause.key, "extension_ui_request (setWidget)");
         let early = Difference {
             expected_later: true,
             ..d
@@ -292,7 +305,12 @@ mod tests {
 
     #[test]
     fn verdicts_and_messages_name_the_other_causes() {
-        let waiting = difference(json!({"type": "agent_end"}), Value::Null, &[], false);
+        let waiting = difference(
+            json!({"$skip_until": {"type": "agent_end"}}),
+            Value::Null,
+            &[],
+            false,
+        );
         let hang = classify(Verdict::Timeout, "step 3: late", Some(&waiting));
         assert_eq!(
             (hang.kind, hang.key.as_str()),

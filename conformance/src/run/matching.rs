@@ -181,6 +181,12 @@ impl Run<'_> {
             },
         );
         failure.detail = format!("waiting for:\n{}", pretty(&waiting));
+        failure.difference = Some(Box::new(super::cause::Difference {
+            expected: waiting,
+            actual: Value::Null,
+            details: Vec::new(),
+            expected_later: false,
+        }));
         failure
     }
 }
