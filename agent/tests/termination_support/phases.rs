@@ -49,6 +49,22 @@ export default function ask(pi) {
 }
 "#;
 
+/// The opening of an Anthropic answer that calls `bash`, up to part of its arguments.
+const TOOL_CALL_OPENING: [(&str, &str); 3] = [
+    (
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"msg_args","type":"message","role":"assistant","model":"mock-model-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
+    ),
+    (
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_args","name":"bash","input":{}}}"#,
+    ),
+    (
+        "content_block_delta",
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"ec"}}"#,
+    ),
+];
+
 /// The summary requests of a compaction (the reference's and pi-agent's summary prompts).
 const SUMMARY_MATCH: &str = r#"match: { last_message_pattern: "<conversation>|# Conversation" }"#;
 
@@ -91,24 +107,13 @@ impl Phase {
             Phase::MidText => {
                 "responses:\n  - content:\n      - text: before\n      - gate: mid\n      - text: after\n".to_owned()
             }
-            Phase::MidToolArgs => format!(
-                "responses:\n  - raw:\n      chunks:\n{}",
-                [
-                    r#"{"type":"message_start","message":{"id":"msg_args","type":"message","role":"assistant","model":"mock-model-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
-                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_args","name":"bash","input":{}}}"#,
-                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"ec"}}"#,
-                ]
-                .iter()
-                .map(|data| {
-                    let event = serde_json::from_str::<Value>(data).expect("an event")["type"]
-                        .as_str()
-                        .expect("a type")
-                        .to_owned();
-                    format!("        - {{ event: {event}, data: '{data}' }}\n")
-                })
-                .collect::<String>()
-                    + "        - { gate: args }\n"
-            ),
+            Phase::MidToolArgs => {
+                let chunks: String = TOOL_CALL_OPENING
+                    .iter()
+                    .map(|(event, data)| format!("        - {{ event: {event}, data: '{data}' }}\n"))
+                    .collect();
+                format!("responses:\n  - raw:\n      chunks:\n{chunks}        - {{ gate: args }}\n")
+            }
             Phase::Tool => {
                 "responses:\n  - content:\n      - tool_call: { id: toolu_t, name: bash, arguments: { command: \"echo $$ > tool.pid; exec sleep 30\" } }\n    stop: tool_use\n  - text: Done\n".to_owned()
             }
