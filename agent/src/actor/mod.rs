@@ -11,6 +11,7 @@
 mod answer;
 mod commands;
 mod compaction;
+mod ending;
 mod extensions;
 mod flush;
 #[cfg(test)]
@@ -188,20 +189,23 @@ impl Actor {
         self.state.start_extensions();
         self.flush().await;
         // Until the input ends, stdout is gone or an extension's `ctx.shutdown()` is due.
-        while !self.output.is_closed() && !self.state.shutdown_due() {
+        let mut input = ending::InputEnd::default();
+        while !self.output.is_closed() && !self.state.shutdown_due() && !input.over(&self.state) {
             let gates = self.state.gates();
-            let (run_events, commands) = (gates.loop_events, gates.lines);
+            let (run_events, commands) = (gates.loop_events, gates.lines && input.open());
             let state = &mut self.state;
             tokio::select! {
                 biased;
-                () = terminated(&mut self.termination) => break,
+                () = ending::terminated(&mut self.termination) => break,
+                () = ending::expired(input.deadline()) => break,
                 input = extensions::next_message(&mut state.extensions) => {
                     state.on_host_input(input);
                 }
                 report = state.tasks.next(run_events) => state.on_task_report(report),
                 line = lines.recv(), if commands => match line {
                     Some(line) => self.on_input(line, &mut lines).await,
-                    None => break,
+                    None if input.ended(state) => break,
+                    None => {}
                 },
             }
             self.flush().await;
@@ -572,18 +576,5 @@ fn outline(message: &AssistantMessage) -> AssistantMessage {
         raw_stop_reason: message.raw_stop_reason.clone(),
         error_message: message.error_message.clone(),
         extra: message.extra.clone(),
-    }
-}
-
-/// Resolves once a termination signal arrived (never without a receiver).
-async fn terminated(termination: &mut Option<tokio::sync::watch::Receiver<bool>>) {
-    match termination {
-        Some(receiver) => {
-            if receiver.wait_for(|terminated| *terminated).await.is_err() {
-                // The sender is gone without a signal: nothing will come.
-                std::future::pending::<()>().await;
-            }
-        }
-        None => std::future::pending().await,
     }
 }

@@ -1,5 +1,6 @@
-//! `abort`: stops the run and any retry wait (and, from the release that has it, a `compact`
-//! command's compaction); answered at once when idle, else after `agent_settled`.
+//! `abort`: stops the run and any retry wait (and, from the release that has it, a compaction
+//! in progress: the `compact` command's or an automatic one); answered at once when idle, else
+//! after `agent_settled`.
 
 use pi_rpc_protocol::{RequestId, Response};
 
@@ -10,12 +11,18 @@ use crate::release::Feature;
 
 impl State {
     pub(super) fn abort_command(&mut self, id: Option<RequestId>) {
-        if self.release.has(Feature::AbortCancelsCompaction) {
-            self.cancel_manual_compaction();
-        }
-        if self.stop_activity() {
+        // The abort waits for the settle before the compaction is cancelled: a threshold
+        // compaction's end settles the run it followed, which answers the abort.
+        let answer_now = if self.stop_activity() {
             self.ops.settle.wait_for(AfterSettle::Abort(id));
+            None
         } else {
+            Some(id)
+        };
+        if self.release.has(Feature::AbortCancelsCompaction) {
+            self.cancel_compaction();
+        }
+        if let Some(id) = answer_now {
             self.write(Response::ok(id, "abort"));
         }
     }

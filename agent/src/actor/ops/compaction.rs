@@ -15,7 +15,7 @@
 //! | `AskingExtensions` | a handler cancels (or the session was replaced meanwhile) | ended(aborted) | |
 //! | `AskingExtensions` | a handler gives the compaction | saved | no model call; `fromExtension` |
 //! | `AskingExtensions` | nothing decided (also: a handler threw, the host ended) | `Summarizing` | a `Compaction` task spawned |
-//! | `AskingExtensions`, `Summarizing` | `abort` (a manual one, from 0.85.0) | ended(aborted) | the task forgotten, a late decision ignored |
+//! | `AskingExtensions`, `Summarizing` | `abort` (from 0.85.0; manual or automatic) | ended(aborted) | the task forgotten, a late decision ignored |
 //! | `Summarizing` | the task's `summarization_retry_*` | same | written |
 //! | `Summarizing` | the summary failed or was cancelled (or the session was replaced meanwhile) | ended(error) | |
 //! | `Summarizing` | the model's summary | saved | |
@@ -165,12 +165,12 @@ impl Compactions {
         self.ops.insert(key, op);
     }
 
-    /// The manual compaction that asks its extensions or summarises, for `abort`.
-    fn manual_compacting(&self) -> Option<OpKey> {
-        let manual = |op: &Compaction| matches!(op.then, Then::Answer(_)) && op.compacting();
+    /// The compaction that asks its extensions or summarises (manual or automatic), for
+    /// `abort`.
+    fn compacting(&self) -> Option<OpKey> {
         self.ops
             .iter()
-            .find_map(|(key, op)| manual(op).then_some(*key))
+            .find_map(|(key, op)| op.compacting().then_some(*key))
     }
 }
 
@@ -383,10 +383,11 @@ impl State {
         }
     }
 
-    /// Cancels the `compact` command's compaction in progress, reported as aborted (`abort`
-    /// from 0.85.0). True when there was one.
-    pub(in crate::actor) fn cancel_manual_compaction(&mut self) -> bool {
-        let Some(key) = self.ops.compaction.manual_compacting() else {
+    /// Cancels the compaction in progress, reported as aborted (`abort` from 0.85.0): a
+    /// manual one fails its command; after an automatic one, what followed it goes on (the run
+    /// settles, a waiting prompt starts), as when its summary fails. True when there was one.
+    pub(in crate::actor) fn cancel_compaction(&mut self) -> bool {
+        let Some(key) = self.ops.compaction.compacting() else {
             return false;
         };
         self.tasks.forget(TaskKind::Compaction);

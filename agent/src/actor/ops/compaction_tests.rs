@@ -44,7 +44,7 @@ fn a_manual_compaction_refuses_prompts_only_while_it_summarises() {
     );
     assert!(compactions.is_active());
     assert!(compactions.blocks_prompts());
-    assert_eq!(compactions.manual_compacting(), Some(OpKey(1)));
+    assert_eq!(compactions.compacting(), Some(OpKey(1)));
     assert!(!compactions.none_since_run_start());
 }
 
@@ -57,7 +57,11 @@ fn an_automatic_compaction_takes_the_prompt_that_waits_and_refuses_prompts_until
     let overflow = (CompactionReason::Overflow, true);
     compactions.begin(OpKey(2), overflow, Then::Run, Stage::Summarizing);
     assert!(matches!(compactions.ops[&OpKey(2)].then, Then::Prompt(..)));
-    assert_eq!(compactions.manual_compacting(), None);
+    assert_eq!(
+        compactions.compacting(),
+        Some(OpKey(2)),
+        "abort cancels it too"
+    );
     let saved = compactions.ops.get_mut(&OpKey(2)).unwrap();
     saved.stage = Stage::CompactHandlers(Box::new(result()));
     assert!(!compactions.is_active(), "saved: no longer compacting");

@@ -109,6 +109,16 @@ impl Settle {
         }
     }
 
+    /// Whether an `abort` waits for the agent to settle.
+    pub(in crate::actor) fn abort_waiting(&self) -> bool {
+        match &self.state {
+            SettleState::Open => false,
+            SettleState::Awaiting(waiting) | SettleState::Handlers(waiting) => waiting
+                .iter()
+                .any(|after| matches!(after, AfterSettle::Abort(_))),
+        }
+    }
+
     /// Whether the `agent_settled` handlers run.
     pub(in crate::actor) fn in_handlers(&self) -> bool {
         matches!(self.state, SettleState::Handlers(_))

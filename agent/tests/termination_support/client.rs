@@ -1,0 +1,214 @@
+//! The matrix's RPC client: it writes commands, reads records (keeping them all), and notes
+//! which prompts the agent acknowledged; and what it finds in the session files afterwards.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{ChildStdin, ChildStdout};
+
+/// How long the agent may take to reach a phase.
+const REACH_WAIT: Duration = Duration::from_secs(30);
+
+pub struct Client {
+    pub stdin: Option<ChildStdin>,
+    pub lines: Option<Lines<BufReader<ChildStdout>>>,
+    /// Every record read.
+    pub records: Vec<Value>,
+    /// The prompts sent, by id: their text, and whether it makes a user message.
+    sent: Vec<(String, String, bool)>,
+    /// The texts of the prompts the agent answered `success: true` that make a user message.
+    pub acknowledged: Vec<String>,
+}
+
+impl Client {
+    pub fn new(stdin: ChildStdin, stdout: ChildStdout) -> Self {
+        Self {
+            stdin: Some(stdin),
+            lines: Some(BufReader::new(stdout).lines()),
+            records: Vec::new(),
+            sent: Vec::new(),
+            acknowledged: Vec::new(),
+        }
+    }
+
+    /// Writes one command (ignoring a closed pipe: the agent may be gone).
+    pub async fn send(&mut self, command: Value) -> Result<()> {
+        let stdin = self.stdin.as_mut().context("stdin is closed")?;
+        let line = command.to_string() + "\n";
+        if let Err(error) = stdin.write_all(line.as_bytes()).await
+            && error.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(error.into());
+        }
+        Ok(())
+    }
+
+    /// Sends a prompt whose text becomes a user message.
+    pub async fn prompt(&mut self, id: &str, text: &str) -> Result<()> {
+        self.sent.push((id.to_owned(), text.to_owned(), true));
+        self.send(json!({"id": id, "type": "prompt", "message": text}))
+            .await
+    }
+
+    /// Sends a prompt that runs a command (no user message).
+    pub async fn command_prompt(&mut self, id: &str, text: &str) -> Result<()> {
+        self.sent.push((id.to_owned(), text.to_owned(), false));
+        self.send(json!({"id": id, "type": "prompt", "message": text}))
+            .await
+    }
+
+    /// Keeps a record read, noting an acknowledged prompt.
+    pub fn keep(&mut self, record: Value) {
+        if record["type"] == "response"
+            && record["command"] == "prompt"
+            && record["success"] == true
+        {
+            let sent = self.sent.iter().find(|(id, _, _)| record["id"] == *id);
+            if let Some((_, text, true)) = sent {
+                self.acknowledged.push(text.clone());
+            }
+        }
+        self.records.push(record);
+    }
+
+    /// Reads records until one satisfies `pred` (within [`REACH_WAIT`]).
+    pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Result<()> {
+        let deadline = Instant::now() + REACH_WAIT;
+        loop {
+            let lines = self.lines.as_mut().context("stdout is closed")?;
+            let next = tokio::time::timeout_at(deadline.into(), lines.next_line()).await;
+            let Ok(line) = next else {
+                anyhow::bail!("the phase was not reached; read: {:?}", self.records);
+            };
+            let Some(line) = line? else {
+                anyhow::bail!("stdout ended; read: {:?}", self.records);
+            };
+            let record: Value = serde_json::from_str(&line)?;
+            let done = pred(&record);
+            self.keep(record);
+            if done {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads records until one of type `kind`.
+    pub async fn until_type(&mut self, kind: &str) -> Result<()> {
+        self.until(|r| r["type"] == kind).await
+    }
+
+    /// Reads records until the response to the command `id`.
+    pub async fn until_response(&mut self, id: &str) -> Result<()> {
+        self.until(|r| r["type"] == "response" && r["id"] == id)
+            .await
+    }
+
+    /// After the action: reads what comes until the agent exits, stdout ends or `wait` passes.
+    pub async fn drain(
+        &mut self,
+        child: &mut tokio::process::Child,
+        wait: Duration,
+    ) -> Result<Option<std::process::ExitStatus>> {
+        let until = Instant::now() + wait;
+        while Instant::now() < until {
+            if let Some(reader) = &mut self.lines {
+                match tokio::time::timeout(Duration::from_millis(50), reader.next_line()).await {
+                    Ok(Ok(Some(line))) => {
+                        if let Ok(record) = serde_json::from_str(&line) {
+                            self.keep(record);
+                        }
+                        continue;
+                    }
+                    Ok(_) => self.lines = None,
+                    Err(_) => {}
+                }
+            } else {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if let Some(status) = child.try_wait()? {
+                return Ok(Some(status));
+            }
+        }
+        Ok(None)
+    }
+
+    /// After the last `agent_end` read: how many `agent_settled`, and when none, where the
+    /// run was (`no agent_end` when the client read none).
+    pub fn settled(&self) -> String {
+        let Some(end) = self.records.iter().rposition(|r| r["type"] == "agent_end") else {
+            return "no agent_end".to_owned();
+        };
+        let after = &self.records[end..];
+        let count = after
+            .iter()
+            .filter(|r| r["type"] == "agent_settled")
+            .count();
+        let seen = |kind: &str| after.iter().any(|r| r["type"] == kind);
+        if count > 0 {
+            count.to_string()
+        } else if seen("auto_retry_start") {
+            "0: in the retry wait".to_owned()
+        } else if seen("compaction_start") {
+            "0: in a compaction".to_owned()
+        } else {
+            "0".to_owned()
+        }
+    }
+}
+
+/// Whether the session files under `dir` hold a user message of each of `texts`.
+pub fn prompts_in_files(dir: &Path, texts: &[String]) -> bool {
+    let messages: Vec<String> = session_files(dir)
+        .iter()
+        .filter_map(|file| std::fs::read_to_string(file).ok())
+        .flat_map(|text| {
+            text.lines()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .filter(|entry| entry["type"] == "message" && entry["message"]["role"] == "user")
+                .filter_map(|entry| {
+                    entry["message"]["content"][0]["text"]
+                        .as_str()
+                        .map(str::to_owned)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    texts.iter().all(|text| messages.contains(text))
+}
+
+fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(Result::ok).map(|entry| entry.path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The pid a phase's process wrote to `file` (waiting a moment for it).
+pub async fn pid_in(file: &Path) -> Result<i32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return Ok(pid);
+        }
+        if Instant::now() > deadline {
+            anyhow::bail!("no pid in {}", file.display());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
