@@ -68,11 +68,12 @@ where
     D: Deserializer<'de>,
 {
     let value = serde_json::Value::deserialize(deserializer)?;
-    Ok(Some(js_string(&value)))
+    Ok(Some(js_text(&value)))
 }
 
-/// JavaScript's `String(value)` of a JSON value.
-fn js_string(value: &serde_json::Value) -> String {
+/// JavaScript's `String(value)` of a JSON value: what the reference makes of a value where it
+/// expects text (an entry id, a provider's delta appended with `+`).
+pub fn js_text(value: &serde_json::Value) -> String {
     use serde_json::Value;
     match value {
         Value::String(text) => text.clone(),
@@ -80,7 +81,7 @@ fn js_string(value: &serde_json::Value) -> String {
             .iter()
             .map(|item| match item {
                 Value::Null => String::new(),
-                other => js_string(other),
+                other => js_text(other),
             })
             .collect::<Vec<_>>()
             .join(","),

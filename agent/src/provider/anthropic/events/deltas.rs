@@ -30,11 +30,16 @@ impl<'a> BlockDelta<'a> {
     pub(super) fn from_value(event: &'a Value) -> Option<Self> {
         let (key, delta) = (event.get("index")?, event.get("delta")?);
         let text = |name: &str| delta.get(name).and_then(Value::as_str).unwrap_or("");
+        // A text that is no string (`42`) is appended as the reference appends it, as text.
+        let appended = |name: &str| match delta.get(name) {
+            None | Some(Value::String(_)) => Cow::Borrowed(text(name)),
+            Some(other) => Cow::Owned(pi_rpc_protocol::id::js_text(other)),
+        };
         Some(Self {
             key,
             kind: delta.get("type").and_then(Value::as_str),
-            text: Cow::Borrowed(text("text")),
-            thinking: Cow::Borrowed(text("thinking")),
+            text: appended("text"),
+            thinking: appended("thinking"),
             partial_json: text("partial_json"),
             signature: text("signature"),
         })
