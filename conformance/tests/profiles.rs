@@ -85,10 +85,7 @@ fn without_its_handshake_the_first_record_is_the_named_cause() {
     assert_eq!(result["verdict"], "fail", "{json}");
     assert_eq!(code, Some(1));
     assert_eq!(result["cause"]["kind"], "unexpected-record", "{result}");
-    assert_eq!(
-        result["cause"]["key"], "ready where pi writes response (get_state)",
-        "{result}"
-    );
+    assert_eq!(result["cause"]["key"], "ready", "{result}");
     assert_eq!(result["firstDifference"]["type"], "ready", "{result}");
 }
 

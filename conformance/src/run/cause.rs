@@ -105,11 +105,20 @@ pub(super) fn classify(verdict: Verdict, message: &str, difference: Option<&Diff
         }
         _ => {}
     }
-    if step_free.contains("is not a JSON record") || step_free.contains("expected bytes") {
-        let key = difference
-            .and_then(|d| d.details.first())
-            .map_or_else(|| general(step_free), |d| general(d));
-        return cause(CauseKind::Framing, key);
+    if let Some((_, why)) = step_free.split_once("is not a JSON record: ") {
+        return cause(
+            CauseKind::Framing,
+            format!("a line that is no JSON record: {}", general(why)),
+        );
+    }
+    if step_free.contains("expected bytes") {
+        let no_lf = difference.is_some_and(|d| d.details.iter().any(|d| d.contains("LF")));
+        let key = if no_lf {
+            "a line without its LF"
+        } else {
+            "other bytes than pi's in a line"
+        };
+        return cause(CauseKind::Framing, key.to_owned());
     }
     if step_free.contains("follow the schema") || step_free.contains("departs from the schema") {
         // `... the schema of pi 0.84.1: /data/models/2/cost: missing ...` (or `(/path: ...)`).

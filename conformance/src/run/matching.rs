@@ -77,13 +77,15 @@ impl Run<'_> {
             match matcher.feed(&record, &self.vars, &mut self.captures) {
                 Feed::More | Feed::Done => {}
                 Feed::Mismatch(m) => {
-                    let expected_later = m
-                        .actual
+                    // The record as the agent wrote it (the diff shows it rendered against
+                    // the pattern, which may leave out what a partial pattern does not name).
+                    let actual = record.json.clone().unwrap_or_else(|_| m.actual.clone());
+                    let expected_later = actual
                         .get("type")
                         .is_some_and(|kind| matcher.expects_later(kind));
                     let difference = super::cause::Difference {
                         expected: m.expected.clone(),
-                        actual: m.actual.clone(),
+                        actual,
                         details: m.details.clone(),
                         expected_later,
                     };
