@@ -38,6 +38,8 @@ mod context;
 mod conversation;
 mod discover;
 mod entry;
+#[cfg(test)]
+mod json_strategies;
 mod labels;
 pub mod load;
 mod message;
