@@ -3,7 +3,7 @@
 // responses, and an api-registry or Models-provider form. For tests of extensions and tools.
 
 import { createProvider } from "./pi_ai_models.mjs";
-import { createAssistantMessageEventStream, registerApiProvider, unregisterApiProviders } from "./pi_ai_stream.mjs";
+import { createAssistantMessageEventStream, errorMessageFor, registerApiProvider, unregisterApiProviders } from "./pi_ai_stream.mjs";
 
 const zeroUsage = () => ({
 	input: 0,
@@ -124,18 +124,9 @@ function pace(chunk, tokensPerSecond) {
 	return new Promise((resolve) => setTimeout(resolve, (tokensOf(chunk) / tokensPerSecond) * 1000));
 }
 
+/** A failed call's message, as pi's streams make it. */
 function failure(error, api, provider, modelId) {
-	return {
-		role: "assistant",
-		content: [],
-		api,
-		provider,
-		model: modelId,
-		usage: DEFAULT_USAGE,
-		stopReason: "error",
-		errorMessage: error instanceof Error ? error.message : String(error),
-		timestamp: Date.now(),
-	};
+	return errorMessageFor({ api, provider, id: modelId }, error);
 }
 
 function deferredMessage(model, handle) {

@@ -94,7 +94,8 @@ function zeroUsage() {
 	};
 }
 
-function errorMessageFor(model, error) {
+/** A failed call's message: nothing streamed, no usage, the error's text. */
+export function errorMessageFor(model, error) {
 	return {
 		role: "assistant",
 		content: [],
