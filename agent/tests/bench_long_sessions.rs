@@ -396,16 +396,7 @@ async fn live_run(implementation: &Implementation, prompts: usize) -> Result<Liv
     support::write_file(&env.work_dir(), "a.txt", &"a line of notes\n".repeat(8))?;
     let sessions = env.root.path().join("sessions");
     let sessions = sessions.to_string_lossy();
-    let args = [
-        "--mode",
-        "rpc",
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model-1",
-        "--session-dir",
-        &sessions,
-    ];
+    let args = support::session_dir_args(&sessions);
     let mut agent = spawn(&env, implementation, &args)?;
     agent.request(json!({"type": "get_state"})).await?;
     let pid = measured_pid(agent.child.id().context("no pid")?);

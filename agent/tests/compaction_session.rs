@@ -48,16 +48,7 @@ async fn the_compaction_entry_is_saved_and_a_resumed_session_starts_from_its_sum
     env.write_settings(&json!({"compaction": {"keepRecentTokens": 20}}))?;
     let sessions = env.root.path().join("sessions");
     let sessions_arg = sessions.to_string_lossy().into_owned();
-    let args = [
-        "--mode",
-        "rpc",
-        "--session-dir",
-        sessions_arg.as_str(),
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model-1",
-    ];
+    let args = support::session_dir_args(&sessions_arg);
     let mut agent = env.spawn_raw(&args)?;
     for text in [
         "Turn one: 17",

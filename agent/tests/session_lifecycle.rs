@@ -27,15 +27,8 @@ async fn a_session_dir_gets_a_session_file_with_every_entry() -> Result<()> {
     let env = TestEnv::new(&server.uri())?;
     let sessions = env.root.path().join("sessions");
     let sessions_arg = sessions.to_string_lossy().into_owned();
-    let mut command_args = vec![
-        "--mode",
-        "rpc",
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model-1",
-    ];
-    command_args.extend(["--session-dir", sessions_arg.as_str(), "--name", "first"]);
+    let mut command_args = support::session_dir_args(&sessions_arg);
+    command_args.extend(["--name", "first"]);
     let mut agent = env.spawn_raw(&command_args)?;
     let state = agent.request(json!({"type": "get_state"})).await?;
     let file = state["data"]["sessionFile"]

@@ -18,6 +18,17 @@ pub const RPC_ARGS: [&str; 3] = ["--mode", "rpc", "--no-session"];
 /// [`RPC_ARGS`] with the mock provider's first model.
 pub const DEFAULT_ARGS: [&str; 7] = pi_reference::MOCK_RPC_ARGS;
 
+/// [`DEFAULT_ARGS`] keeping the session in `dir` (`--session-dir DIR` for `--no-session`).
+pub fn session_dir_args(dir: &str) -> Vec<&str> {
+    DEFAULT_ARGS
+        .iter()
+        .flat_map(|arg| match *arg {
+            "--no-session" => vec!["--session-dir", dir],
+            other => vec![other],
+        })
+        .collect()
+}
+
 /// How long to wait for one record before failing.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 

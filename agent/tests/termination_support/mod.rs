@@ -101,16 +101,7 @@ pub async fn run_cell(program: &Path, phase: Phase, action: Action) -> Result<Ou
     let sessions = env.root.path().join("sessions");
     let sessions_arg = sessions.display().to_string();
     let extension_arg = extension.display().to_string();
-    let mut args = vec![
-        "--mode",
-        "rpc",
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model-1",
-        "--session-dir",
-        &sessions_arg,
-    ];
+    let mut args = crate::support::session_dir_args(&sessions_arg);
     if phase == Phase::ExtensionCommand {
         args.extend(["-e", &extension_arg]);
     }
