@@ -23,7 +23,7 @@ pub fn markdown(cells: &[Cell]) -> String {
     let columns: Vec<&str> = columns.into_iter().collect();
     // area -> column -> (passed, ran)
     let mut areas: BTreeMap<&str, BTreeMap<&str, (usize, usize)>> = BTreeMap::new();
-    for cell in cells.iter().filter(|c| !c.outside && c.verdict != "n/a") {
+    for cell in cells.iter().filter(|c| c.ran_inside()) {
         let area = cell.id.split('.').next().unwrap_or(&cell.id);
         let counts = areas
             .entry(area)
@@ -31,9 +31,7 @@ pub fn markdown(cells: &[Cell]) -> String {
             .entry(cell.agent.as_str())
             .or_default();
         counts.1 += 1;
-        if matches!(cell.verdict.as_str(), "pass" | "non-strict" | "skipped") {
-            counts.0 += 1;
-        }
+        counts.0 += usize::from(cell.passed());
     }
     let mut text = String::from(
         "# Compatibility\n\nScenarios passed of those run, per area (n/a ones left out).\n\n",
@@ -68,13 +66,7 @@ pub fn markdown(cells: &[Cell]) -> String {
     for column in &columns {
         let failing: Vec<&Cell> = cells
             .iter()
-            .filter(|c| c.agent == *column && !c.outside)
-            .filter(|c| {
-                !matches!(
-                    c.verdict.as_str(),
-                    "pass" | "non-strict" | "skipped" | "n/a"
-                )
-            })
+            .filter(|c| c.agent == *column && c.ran_inside() && !c.passed())
             .collect();
         if failing.is_empty() {
             continue;

@@ -34,6 +34,16 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Whether the scenario ran inside its releases (not `n/a`, not `run --outside`).
+    pub fn ran_inside(&self) -> bool {
+        !self.outside && self.verdict != "n/a"
+    }
+
+    /// Whether the verdict counts as passing ([`crate::run::Verdict::passed`]'s words).
+    pub fn passed(&self) -> bool {
+        matches!(self.verdict.as_str(), "pass" | "non-strict" | "skipped")
+    }
+
     /// The word shown: the verdict, marked when the run was outside the scenario's releases
     /// (where failing is right and passing is a too narrow range).
     fn shown(&self) -> String {
