@@ -22,29 +22,25 @@ impl Run<'_> {
         &mut self,
         deadline: Deadline,
     ) -> Result<Option<Record>, Elapsed> {
-        let mut next = self.process.next_record(deadline).await;
-        if let Ok(Some(record)) = &next
-            && self.is_handshake(record)
-        {
-            self.log.push(format!(
-                "< +{}ms {} (the profile's handshake, set aside)",
-                record.at_ms,
-                record.text()
-            ));
+        loop {
+            let next = self.process.next_record(deadline).await;
+            let Ok(Some(record)) = &next else {
+                return next;
+            };
             self.started = true;
             self.records_read = record.index + 1;
             self.record_ms.push(record.at_ms);
-            next = self.process.next_record(deadline).await;
-        }
-        if let Ok(Some(record)) = &next {
-            self.started = true;
-            self.records_read = record.index + 1;
-            self.record_ms.push(record.at_ms);
-        }
-        if let Ok(Some(record)) = &next {
+            if self.is_handshake(record) {
+                self.log.push(format!(
+                    "< +{}ms {} (the profile's handshake, set aside)",
+                    record.at_ms,
+                    record.text()
+                ));
+                continue;
+            }
             self.check_record(record);
+            return next;
         }
-        next
     }
 
     /// Whether `record` is the handshake the agent's profile names: its first record, matching
