@@ -163,7 +163,7 @@ pub(super) fn classify(verdict: Verdict, message: &str, difference: Option<&Diff
     let kind =
         if step_free.contains("unexpected record") || step_free.contains("expected no record") {
             CauseKind::UnexpectedRecord
-        } else if step_free.contains("closed stdout") || step_free.contains("the agent is gone") {
+        } else if step_free.contains("the agent is gone") {
             CauseKind::Exit
         } else if step_free.contains("exit code") || step_free.contains("stderr") {
             CauseKind::Process
