@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    link_position_dependent();
     let folder = Path::new("src/extensions/runtime");
     println!("cargo::rerun-if-changed={}", folder.display());
     let mut names: Vec<String> = std::fs::read_dir(folder)
@@ -43,4 +44,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         format!("\"{digest:016x}\""),
     )?;
     Ok(())
+}
+
+/// Links `pi-agent` as a position-dependent executable on Linux: the linker then resolves the
+/// binary's own addresses once, instead of the loader patching about 18,000 of them (and the
+/// 330 KiB of tables that hold them) in every new process, which start-up paid for in time and
+/// in resident pages.
+fn link_position_dependent() {
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    let gnu_or_musl =
+        std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "gnu" || env == "musl");
+    if linux && gnu_or_musl {
+        println!("cargo::rustc-link-arg-bin=pi-agent=-no-pie");
+    }
 }

@@ -130,7 +130,7 @@ impl State {
             thinking_level: self.thinking_level,
             reserve_tokens: self.config.settings.compaction_tokens().0,
             retry: self.config.settings.retry(),
-            http: self.http.clone(),
+            http: self.http.get(),
             cancel,
             reason,
             stream_options: self.config.settings.stream_options(),

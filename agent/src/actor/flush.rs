@@ -69,7 +69,7 @@ impl Output {
                 Effect::Record(record, Framing::Line) => self.write(record).await,
                 Effect::Record(record, Framing::MaybeLong) => self.write_long(record).await,
                 Effect::Record(record, Framing::Streamed) => self.write_streamed(record).await,
-                Effect::Lines(lines) => self.write_line(lines).await,
+                Effect::Lines(lines) | Effect::Encoded(lines) => self.write_line(lines).await,
                 Effect::BurstStart => self.batch = Some(Vec::new()),
                 Effect::BurstEnd => {
                     if let Some(batch) = self.batch.take().filter(|batch| !batch.is_empty()) {

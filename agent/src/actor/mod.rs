@@ -154,7 +154,7 @@ pub(crate) struct State {
     held_answers: Option<Vec<u8>>,
     /// What the command line fixed for every session ([`start`]).
     cli_start: start::CliStart,
-    http: reqwest::Client,
+    http: crate::config::HttpClient,
     file_locks: crate::tools::FileLocks,
     /// `bashExecution` messages of commands that ended during a run, added after it.
     pending_bash: Vec<AgentMessage>,
@@ -400,6 +400,8 @@ impl State {
             }
             event if output::may_be_long(&event) => self.write_long(event),
             event if output::carries_long_text(&event) => self.write_streamed(event),
+            // A short delta is encoded at once, beside the others of its burst.
+            event @ Event::MessageUpdate(_) => self.outbox.record_encoded(&event),
             // The event is encoded at the flush (and dropped before the line waits for the
             // writer).
             event => self.write(event),
@@ -494,7 +496,7 @@ impl State {
             skip_initial_steering_poll,
             tool_context,
             hooks,
-            http: self.http.clone(),
+            http: self.http.get(),
             stream_options: self.config.settings.stream_options(),
             cancel: cancel.clone(),
             batch_updates: !extensions::handles_event(&self.extensions, "message_update"),

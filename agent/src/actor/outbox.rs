@@ -100,6 +100,9 @@ pub(super) enum Effect {
     Record(Record, Framing),
     /// Lines already encoded (the answers held for the end of a read).
     Lines(Vec<u8>),
+    /// Short records encoded as they came, one line each: a burst of deltas becomes one
+    /// buffer, without a record kept (and moved, and boxed) per delta until the flush.
+    Encoded(Vec<u8>),
     /// A burst of run events begins: its lines go to the writer as one write (long lines on
     /// their own) ...
     BurstStart,
@@ -162,6 +165,22 @@ impl Outbox {
     /// Adds one effect after the others.
     pub(super) fn push(&mut self, effect: Effect) {
         self.effects.push(effect);
+    }
+
+    /// A short record encoded now, after the encoded lines the outbox ends with when it does.
+    pub(super) fn record_encoded<T: Serialize>(&mut self, record: &T) {
+        if let Some(Effect::Encoded(lines)) = self.effects.last_mut() {
+            let mark = lines.len();
+            if let Err(error) = pi_rpc_protocol::framing::write_record(&mut *lines, record) {
+                lines.truncate(mark);
+                tracing::error!(%error, "cannot serialise a record");
+            }
+            return;
+        }
+        match pi_rpc_protocol::framing::encode_record(record) {
+            Ok(line) => self.push(Effect::Encoded(line)),
+            Err(error) => tracing::error!(%error, "cannot serialise a record"),
+        }
     }
 
     /// A record written as one line.

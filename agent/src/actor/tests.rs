@@ -66,7 +66,15 @@ pub(super) fn effects(state: &mut State) -> Vec<Value> {
         .take()
         .into_iter()
         .filter(|effect| !matches!(effect, Effect::HostEntries(_)))
-        .map(describe)
+        .flat_map(|effect| match effect {
+            // Records encoded as they came are told one by one, as the client reads them.
+            Effect::Encoded(lines) => String::from_utf8(lines)
+                .unwrap()
+                .lines()
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect(),
+            effect => vec![describe(effect)],
+        })
         .collect()
 }
 
@@ -84,6 +92,7 @@ fn describe(effect: Effect) -> Value {
                 .collect();
             json!({"held answers": records})
         }
+        Effect::Encoded(_) => unreachable!("encoded lines are told one by one"),
         Effect::BurstStart => json!("burst start"),
         Effect::BurstEnd => json!("burst end"),
         Effect::Written(_) => json!("written"),

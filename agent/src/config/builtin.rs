@@ -181,6 +181,17 @@ impl Deref for Models {
     }
 }
 
+impl Models {
+    /// Whether there is a model, known without parsing a built-in catalog (each holds models,
+    /// as a test proves).
+    pub(super) fn has_any(&self) -> bool {
+        match self {
+            Self::Given(models) => !models.is_empty(),
+            Self::Builtin(_) => true,
+        }
+    }
+}
+
 impl From<Vec<Model>> for Models {
     fn from(models: Vec<Model>) -> Self {
         Self::Given(models)
@@ -215,6 +226,17 @@ mod tests {
             text,
             r#"{"id":"claude-sonnet-4-6","name":"Claude Sonnet 4.6","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://api.anthropic.com","reasoning":true,"input":["text","image"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":1000000,"maxTokens":128000,"thinkingLevelMap":{"max":"max"},"compat":{"forceAdaptiveThinking":true,"supportsStrictTools":true}}"#
         );
+    }
+
+    #[test]
+    fn every_built_in_provider_has_models() {
+        for provider in catalog() {
+            assert!(
+                Models::Builtin(provider).has_any() && !provider.models().is_empty(),
+                "{}",
+                provider.name()
+            );
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub(crate) mod ambient;
 pub mod builtin;
 mod env_keys;
+mod http_client;
 mod models;
 mod settings;
 mod stored;
@@ -14,6 +15,7 @@ pub mod values;
 
 use std::path::{Path, PathBuf};
 
+pub use http_client::HttpClient;
 pub use models::{ModelRegistry, RequestAuth, RequestAuthError, RequestModel};
 pub use settings::{
     ResourceEntries, RetrySettings, Settings, SettingsFile, deep_merge, migrate, resource_entries,

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::values;
 
+mod comments;
 mod errors;
 mod extension;
 mod file;
@@ -93,6 +94,13 @@ impl ModelRegistry {
         self.providers
             .iter()
             .flat_map(|provider| provider.models.iter())
+    }
+
+    /// Whether any provider has a model (without parsing a built-in catalog).
+    pub fn has_models(&self) -> bool {
+        self.providers
+            .iter()
+            .any(|provider| provider.models.has_any())
     }
 
     /// Models whose provider has credentials (`get_available_models`).

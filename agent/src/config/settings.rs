@@ -208,36 +208,11 @@ impl Settings {
             .collect()
     }
 
-    /// The HTTP client of model calls: the environment's proxies (`http_proxy` before
-    /// `HTTP_PROXY`, likewise for HTTPS, and `NO_PROXY`), with `httpProxy` filling in
-    /// `HTTP_PROXY` / `HTTPS_PROXY` where the environment leaves them unset.
-    pub fn http_client(&self) -> reqwest::Client {
-        let extra = self.proxy_env();
-        if extra.is_empty() {
-            return reqwest::Client::new();
-        }
-        // The lower-case variable comes first, as undici's `EnvHttpProxyAgent` reads them;
-        // `httpProxy` only stands in for the upper-case one.
-        let value = |name: &str| {
-            std::env::var(name.to_ascii_lowercase())
-                .ok()
-                .or_else(|| {
-                    extra
-                        .iter()
-                        .find(|(key, _)| key == name)
-                        .map(|(_, value)| value.clone())
-                })
-                .or_else(|| std::env::var(name).ok())
-        };
-        let mut builder = reqwest::Client::builder();
-        let no_proxy = reqwest::NoProxy::from_env;
-        if let Some(Ok(proxy)) = value("HTTP_PROXY").map(reqwest::Proxy::http) {
-            builder = builder.proxy(proxy.no_proxy(no_proxy()));
-        }
-        if let Some(Ok(proxy)) = value("HTTPS_PROXY").map(reqwest::Proxy::https) {
-            builder = builder.proxy(proxy.no_proxy(no_proxy()));
-        }
-        builder.build().unwrap_or_default()
+    /// The HTTP client of model calls (made on first use): the environment's proxies, with
+    /// `httpProxy` filling in `HTTP_PROXY` / `HTTPS_PROXY` where the environment leaves them
+    /// unset.
+    pub fn http_client(&self) -> super::HttpClient {
+        super::HttpClient::new(self.proxy_env())
     }
 
     /// `enabledModels`: the model patterns `cycle_model` walks when `--models` is not given.

@@ -242,7 +242,7 @@ pub fn resolve_cli_model(
     // first use, and `--provider` with an exact match needs that provider's models alone.
     let cache = std::cell::OnceCell::new();
     let all = || cache.get_or_init(|| registry.all_models().collect::<Vec<&Model>>());
-    if registry.all_models().next().is_none() {
+    if !registry.has_models() {
         return CliModel {
             error: Some(
                 "No models available. Check your installation or add models to models.json.".into(),

@@ -79,10 +79,11 @@ pub(super) async fn run(init: ActorInit, prompts: Prompts, json: bool) -> u8 {
     let (line_tx, line_rx) = mpsc::channel(16);
     let (out_tx, out_rx) = crate::rpc::output_channel();
     let session = Actor::new(init, out_tx);
+    let mut stdio = crate::rpc::stdio::Stdio::new();
     let mut client = Client {
         lines: line_tx,
         records: out_rx,
-        stdout: tokio::io::stdout(),
+        stdout: stdio.output(),
         json,
         serial: 0,
         settled: false,
@@ -104,7 +105,7 @@ pub(super) async fn run(init: ActorInit, prompts: Prompts, json: bool) -> u8 {
 struct Client {
     lines: mpsc::Sender<crate::rpc::InputLine>,
     records: mpsc::Receiver<crate::rpc::Outgoing>,
-    stdout: tokio::io::Stdout,
+    stdout: crate::rpc::stdio::Output,
     json: bool,
     serial: u64,
     /// Whether `agent_settled` came since the last prompt was sent.

@@ -4,8 +4,7 @@ use crate::actor::{Actor, ActorInit};
 
 /// Serves commands from stdin until it ends (or stdout is gone).
 pub(super) async fn serve(init: ActorInit) {
-    crate::rpc::serve(tokio::io::stdin(), tokio::io::stdout(), |out, lines| {
-        Actor::new(init, out).run(lines)
-    })
-    .await;
+    let mut stdio = crate::rpc::stdio::Stdio::new();
+    let (input, output) = (stdio.input(), stdio.output());
+    crate::rpc::serve(input, output, |out, lines| Actor::new(init, out).run(lines)).await;
 }

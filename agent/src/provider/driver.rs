@@ -258,7 +258,7 @@ pub(crate) async fn drive(
         Err(Failure::Aborted(ABORTED_WHILE_STREAMING)) => {
             // Deltas not yet sent when the cancellation came are dropped; the format may end
             // its blocks and word the abort its own way.
-            partial.events.clear();
+            partial.drop_queued();
             let text = wire.on_abort(&mut partial);
             Some((StopReason::Aborted, text))
         }
@@ -313,7 +313,7 @@ async fn exchange(
             Some(outcome) => outcome,
             None => apply_paced(&mut events, partial, wire, sink).await?,
         };
-        if applied.is_ok() && !sink.started && partial.events.is_empty() {
+        if applied.is_ok() && !sink.started && partial.nothing_queued() {
             // Nothing to show yet. The reference serialises its `message_start` a moment after
             // the first bytes, by when the first block has usually arrived: `Start` waits for
             // the first delta, at most `START_GRACE` after the first read.

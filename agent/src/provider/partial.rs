@@ -35,7 +35,10 @@ pub(crate) struct PartialMessage {
     /// One entry per content block.
     pub blocks: Vec<BlockState>,
     /// Deltas produced since the last [`PartialMessage::take_events`].
-    pub events: Vec<AssistantMessageEvent>,
+    events: Vec<AssistantMessageEvent>,
+    /// The text bytes `events` carry (see [`PartialMessage::queued_text_bytes`]), counted as
+    /// they are queued: the sum is asked after every wire event.
+    queued_text: usize,
 }
 
 impl PartialMessage {
@@ -58,6 +61,7 @@ impl PartialMessage {
             },
             blocks: Vec::new(),
             events: Vec::new(),
+            queued_text: 0,
         }
     }
 
@@ -111,27 +115,29 @@ impl PartialMessage {
             start.id = Some(call.id.clone());
             start.tool_name = Some(call.name.clone());
         }
+        self.queued_text += text_bytes(&event);
         self.events.push(event);
     }
 
-    /// Bytes of text the queued deltas carry (tool calls' arguments not counted).
+    /// Bytes of text the queued deltas carry (a tool call's arguments deltas included, its end
+    /// not).
     pub fn queued_text_bytes(&self) -> usize {
-        self.events
-            .iter()
-            .map(|event| match event {
-                AssistantMessageEvent::TextDelta(delta)
-                | AssistantMessageEvent::ThinkingDelta(delta)
-                | AssistantMessageEvent::ToolcallDelta(delta) => delta.delta.len(),
-                AssistantMessageEvent::TextEnd(end) | AssistantMessageEvent::ThinkingEnd(end) => {
-                    end.content.len()
-                }
-                _ => 0,
-            })
-            .sum()
+        self.queued_text
+    }
+
+    /// Whether no delta is queued.
+    pub fn nothing_queued(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Drops the queued deltas.
+    pub fn drop_queued(&mut self) {
+        self.take_events();
     }
 
     /// The deltas queued since the last call.
     pub fn take_events(&mut self) -> std::vec::Drain<'_, AssistantMessageEvent> {
+        self.queued_text = 0;
         self.events.drain(..)
     }
 
@@ -173,6 +179,19 @@ impl PartialMessage {
         self.message.stop_reason = stop_reason;
         self.message.error_message = Some(error_message);
         self.message
+    }
+}
+
+/// The text bytes one queued event carries.
+fn text_bytes(event: &AssistantMessageEvent) -> usize {
+    match event {
+        AssistantMessageEvent::TextDelta(delta)
+        | AssistantMessageEvent::ThinkingDelta(delta)
+        | AssistantMessageEvent::ToolcallDelta(delta) => delta.delta.len(),
+        AssistantMessageEvent::TextEnd(end) | AssistantMessageEvent::ThinkingEnd(end) => {
+            end.content.len()
+        }
+        _ => 0,
     }
 }
 

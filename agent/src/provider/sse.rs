@@ -40,6 +40,8 @@ enum RawLine {
     /// A `data` line: its text up to the value (`data`, `data:` or `data: `); the value is the
     /// next line of the event's data (a value never holds a line break).
     Data(&'static str),
+    /// The block's last `event` line: its text up to the value, which is the event's name.
+    Event(&'static str),
     /// Any other line (comments included), as received.
     Other(String),
 }
@@ -47,10 +49,7 @@ enum RawLine {
 impl SseEvent {
     /// An event with this name and data, written as the usual `event:` and `data:` lines.
     pub fn new(event: Option<String>, data: String) -> Self {
-        let mut lines: Vec<RawLine> = event
-            .iter()
-            .map(|name| RawLine::Other(format!("event: {name}")))
-            .collect();
+        let mut lines: Vec<RawLine> = event.iter().map(|_| RawLine::Event("event: ")).collect();
         lines.extend(data.split('\n').map(|_| RawLine::Data("data: ")));
         Self { event, data, lines }
     }
@@ -65,6 +64,10 @@ impl SseEvent {
                 RawLine::Data(prefix) => {
                     raw.push_str(prefix);
                     raw.push_str(values.next().unwrap_or_default());
+                }
+                RawLine::Event(prefix) => {
+                    raw.push_str(prefix);
+                    raw.push_str(self.event.as_deref().unwrap_or_default());
                 }
                 RawLine::Other(text) => raw.push_str(text),
             }
@@ -186,7 +189,7 @@ impl SseDecoder {
             self.pending_cr = false;
             rest = rest.strip_prefix('\n').unwrap_or(rest);
         }
-        while let Some(at) = rest.bytes().position(|byte| byte == b'\r' || byte == b'\n') {
+        while let Some(at) = memchr::memchr2(b'\r', b'\n', rest.as_bytes()) {
             if self.line.is_empty() {
                 self.take_line(LineText::Borrowed(&rest[..at]), out);
             } else {
@@ -244,8 +247,20 @@ impl SseDecoder {
                 self.data.push(line.into_tail(value_at));
             }
             "event" => {
+                // Only the last `event` line refers to the name; an earlier one keeps its text.
+                if let Some(earlier) = self.event.take() {
+                    for line in &mut self.lines {
+                        if let RawLine::Event(prefix) = line {
+                            *line = RawLine::Other(format!("{prefix}{earlier}"));
+                        }
+                    }
+                }
                 self.event = Some(text[value_at..].to_owned());
-                self.lines.push(RawLine::Other(text.to_owned()));
+                self.lines.push(RawLine::Event(match value_at {
+                    5 => "event",
+                    6 => "event:",
+                    _ => "event: ",
+                }));
             }
             _ => self.lines.push(RawLine::Other(text.to_owned())),
         }
@@ -348,7 +363,9 @@ mod tests {
     #[test]
     fn raw_lines_come_back_exactly_as_received_long_data_included() {
         let long = "x".repeat(KEEP_BUFFER_BYTES * 2);
-        let block = format!(": c\nevent:error\nid: 1\ndata\ndata:a\ndata: b\ndata: {long}\n\n");
+        let block = format!(
+            ": c\nevent: first\nevent\nevent:error\nid: 1\ndata\ndata:a\ndata: b\ndata: {long}\n\n"
+        );
         let whole = [block.as_bytes()];
         let pieces: Vec<&[u8]> = block.as_bytes().chunks(1000).collect();
         for pieces in [&whole[..], &pieces[..]] {

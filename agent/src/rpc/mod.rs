@@ -4,6 +4,8 @@
 //! bounded in bytes too: long records (a whole streamed answer in `message_end`) wait for the
 //! writer instead of piling up.
 
+pub mod stdio;
+
 use std::sync::Arc;
 
 use pi_rpc_protocol::framing::LineResult;

@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub mod limits;
+
 use anyhow::{Context, Result};
 
 /// The command line of one implementation.

@@ -18,7 +18,7 @@ impl State {
         let prepared = call
             .prepare(&self.config.registry, idle_timeout, self.release)
             .map_err(|error| call.failed(&error));
-        let http = self.http.clone();
+        let http = self.http.get();
         tokio::spawn(async move {
             // A host gone meanwhile needs no answer.
             let _ = reply.run(http, prepared).await;

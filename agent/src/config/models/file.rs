@@ -5,10 +5,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::LazyLock;
 
 use pi_rpc_protocol::model::{Model, ModelCost};
-use regex::{Captures, Regex};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -118,42 +116,17 @@ pub(super) fn read(path: &Path) -> Result<Vec<(String, ProviderConfig)>, ModelsF
             });
         }
     };
-    let value: Value = serde_json::from_str(&strip_json_comments(&text)).map_err(|source| {
-        ModelsFileError::Parse {
-            path: path.to_path_buf(),
-            source,
-        }
-    })?;
+    let value: Value =
+        serde_json::from_str(&super::comments::strip_json_comments(&text)).map_err(|source| {
+            ModelsFileError::Parse {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     check(value).map_err(|problems| ModelsFileError::Schema {
         path: path.to_path_buf(),
         problems,
     })
-}
-
-/// The reference's comment stripping: `//` line comments and trailing commas go, text inside
-/// strings stays. Block comments are not comments.
-pub(super) fn strip_json_comments(text: &str) -> String {
-    static COMMENTS: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r#""(?:\\.|[^"\\])*"|//[^\n]*"#).ok());
-    static TRAILING_COMMAS: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r#""(?:\\.|[^"\\])*"|,(\s*[}\]])"#).ok());
-    let (Some(comments), Some(commas)) = (&*COMMENTS, &*TRAILING_COMMAS) else {
-        return text.to_owned();
-    };
-    let without_comments = comments.replace_all(text, |caps: &Captures| {
-        let found = &caps[0];
-        if found.starts_with('"') {
-            found.to_owned()
-        } else {
-            String::new()
-        }
-    });
-    commas
-        .replace_all(&without_comments, |caps: &Captures| match caps.get(1) {
-            Some(tail) => tail.as_str().to_owned(),
-            None => caps[0].to_owned(),
-        })
-        .into_owned()
 }
 
 /// The schema check of the whole file; every problem found, each as `path: message`.

@@ -82,6 +82,25 @@ struct Borrowed<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
 /// Applies `data` when it is a plain `content_block_delta`; false (`data` untouched) when the
 /// general path must read it. A long text read in place takes `data` for its own.
 pub(super) fn fast_block_delta(data: &mut String, partial: &mut PartialMessage) -> bool {
+    if let Some(exact) = exact_text_delta(data) {
+        let key = Value::from(exact.index);
+        let (text, thinking) = match exact.kind {
+            "text_delta" => (exact.text, ""),
+            _ => ("", exact.text),
+        };
+        block_delta(
+            BlockDelta {
+                key: &key,
+                kind: Some(exact.kind),
+                text: Cow::Borrowed(text),
+                thinking: Cow::Borrowed(thinking),
+                partial_json: "",
+                signature: "",
+            },
+            partial,
+        );
+        return true;
+    }
     let Ok(event) = serde_json::from_str::<FastBlockDelta>(data) else {
         return false;
     };
@@ -124,6 +143,40 @@ pub(super) fn fast_block_delta(data: &mut String, partial: &mut PartialMessage) 
         partial,
     );
     true
+}
+
+/// A text or thinking delta in exactly the bytes Anthropic sends, its text without escapes.
+struct ExactTextDelta<'a> {
+    index: u64,
+    kind: &'static str,
+    text: &'a str,
+}
+
+/// Reads `data` when it is byte for byte
+/// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"..."}}` (or
+/// the same with `thinking_delta` and `thinking`) and the text holds no escape, no control
+/// character and is shorter than [`IN_PLACE_BYTES`]: then the text is the bytes between its
+/// quotes, and nothing needs parsing. Anything else is left to the serde path.
+fn exact_text_delta(data: &str) -> Option<ExactTextDelta<'_>> {
+    let rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || (digits > 1 && rest.starts_with('0')) || digits > 15 {
+        return None;
+    }
+    let index = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix(r#","delta":{"type":""#)?;
+    let (kind, rest) = if let Some(rest) = rest.strip_prefix(r#"text_delta","text":""#) {
+        ("text_delta", rest)
+    } else {
+        let rest = rest.strip_prefix(r#"thinking_delta","thinking":""#)?;
+        ("thinking_delta", rest)
+    };
+    let text = rest.strip_suffix(r#""}}"#)?;
+    let plain = text.len() < IN_PLACE_BYTES
+        && text
+            .bytes()
+            .all(|byte| byte != b'"' && byte != b'\\' && byte >= 0x20);
+    plain.then_some(ExactTextDelta { index, kind, text })
 }
 
 /// A long text or thinking delta read in place: its kind, and where its text lies in `data`.
@@ -302,5 +355,51 @@ mod tests {
         let mut data = event.to_string();
         assert!(!fast_block_delta(&mut data, &mut partial));
         assert_eq!(data, event.to_string());
+    }
+
+    /// The deltas `data` gives, read by `fast_block_delta`, and the content they make.
+    fn read(data: &str) -> Vec<Value> {
+        let mut partial = partial();
+        let mut data = data.to_owned();
+        assert!(fast_block_delta(&mut data, &mut partial), "{data}");
+        let events: Vec<Value> = partial
+            .take_events()
+            .map(|event| serde_json::to_value(event).unwrap())
+            .collect();
+        let content = serde_json::to_value(&partial.message.content).unwrap();
+        [events, vec![content]].concat()
+    }
+
+    #[test]
+    fn the_exact_shape_reads_as_the_parsed_one() {
+        for (exact, other) in [
+            (
+                "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"h\u{e9}llo, \u{2028} ok\"}}",
+                "{\"type\": \"content_block_delta\", \"index\": 1, \"delta\": {\"type\": \"text_delta\", \"text\": \"h\\u00e9llo, \u{2028} ok\"}}",
+            ),
+            (
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"so"}}"#,
+                r#"{"index":0,"type":"content_block_delta","delta":{"thinking":"so","type":"thinking_delta"}}"#,
+            ),
+        ] {
+            assert!(exact_text_delta(exact).is_some(), "{exact}");
+            assert!(exact_text_delta(other).is_none(), "{other}");
+            assert_eq!(read(exact), read(other));
+        }
+    }
+
+    #[test]
+    fn escapes_quotes_controls_and_odd_numbers_leave_the_exact_shape() {
+        let escaped = r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a\nb"}}"#;
+        for data in [
+            escaped,
+            r#"{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a"b"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","text":"a"}}"#,
+            "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\tb\"}}",
+        ] {
+            assert!(exact_text_delta(data).is_none(), "{data}");
+        }
+        assert_eq!(read(escaped)[0]["delta"], "a\nb");
     }
 }
