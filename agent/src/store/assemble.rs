@@ -125,9 +125,12 @@ impl Part {
             self.normal.reserve_exact(self.block.len());
         }
         let mark = self.normal.len();
-        if normalise(text, &mut self.normal) {
+        if let Some(normalised) = normalise(text, &mut self.normal) {
             let text = &self.normal[mark..];
-            if let Some(scanned) = scan(text).filter(|scanned| Entry::is_quotable(text, scanned)) {
+            if let Some(scanned) = normalised
+                .scanned
+                .filter(|scanned| Entry::is_quotable(text, scanned))
+            {
                 self.items.push(Item::Normal {
                     start: mark,
                     end: self.normal.len(),

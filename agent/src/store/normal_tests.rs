@@ -5,16 +5,22 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::store::json_strategies::{KEYS_WITHOUT_DIGITS, canonical, object};
+use crate::store::scan::scan;
 
 fn normalised(line: &str) -> Option<String> {
     let mut text = "kept ".to_owned();
     let done = normalise(line, &mut text);
     let rest = text.strip_prefix("kept ").expect("the start is kept");
-    if done {
-        Some(rest.to_owned())
-    } else {
-        assert_eq!(rest, "", "a refused line leaves nothing behind");
-        None
+    match done {
+        Some(done) => {
+            // The fields the pass found are the scanner's for the text it wrote.
+            assert_eq!(done.scanned, scan(rest), "{line:?} became {rest:?}");
+            Some(rest.to_owned())
+        }
+        None => {
+            assert_eq!(rest, "", "a refused line leaves nothing behind");
+            None
+        }
     }
 }
 
@@ -192,6 +198,39 @@ fn refuses_what_one_pass_cannot_reproduce_or_is_invalid() {
         &many,
     ] {
         assert_eq!(normalised(line), None, "{line:?}");
+    }
+}
+
+#[test]
+fn the_indexed_fields_are_found_in_the_written_text() {
+    let line = r#"{"type": "message", "id": "caf\u00e9", "parentId": null, "timestamp": "t", "message": {"role": "user", "content": [{"type": "text", "text": "na\u00efve"}], "timestamp": 1.0}}"#;
+    let mut text = String::new();
+    let scanned = normalise(line, &mut text)
+        .and_then(|done| done.scanned)
+        .unwrap();
+    assert_eq!(scanned.kind.map(|span| span.of(&text)), Some("message"));
+    assert_eq!(scanned.id.map(|span| span.of(&text)), Some("café"));
+    assert_eq!(scanned.parent_id, None);
+    assert_eq!(
+        scanned.message.map(|span| span.of(&text)),
+        Some(r#"{"role":"user","content":[{"type":"text","text":"naïve"}],"timestamp":1}"#)
+    );
+    assert_eq!(scanned.role.map(|span| span.of(&text)), Some("user"));
+    assert!(scanned.message_has_content);
+    // Written, but not indexed: an id with an escape, a message that is not an object, a
+    // type that is not a string.
+    for line in [
+        r#"{"id": "a\"b"}"#,
+        r#"{"type": "message", "message": [1]}"#,
+        r#"{"type": 5}"#,
+        r#"{"parentId": false}"#,
+    ] {
+        let mut text = String::new();
+        assert_eq!(
+            normalise(line, &mut text).map(|done| done.scanned),
+            Some(None),
+            "{line}"
+        );
     }
 }
 
