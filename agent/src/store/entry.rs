@@ -12,19 +12,46 @@ use serde_json::{Map, Value};
 use super::message::{Role, SharedMessage, Slice};
 use super::scan::{Scanned, Span, scan};
 
-/// An indexed text field: a span of the line, or owned text (a field with escapes, or an
-/// entry without a line).
+/// An indexed text field: a span of the line, a known entry type, or owned text (a field with
+/// escapes, or an entry without a line).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 enum Text {
     #[default]
     Absent,
     Span(Span),
+    Known(&'static str),
     Owned(Box<str>),
 }
+
+/// The entry types the reference writes: an entry of one of them answers `kind` without
+/// reading its line (which indexing a long session would otherwise visit once more each).
+const KNOWN_KINDS: [&str; 9] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
 
 impl Text {
     fn of_span(span: Option<Span>) -> Self {
         span.map_or(Self::Absent, Self::Span)
+    }
+
+    /// The `type` field of `line` at `span`.
+    fn of_kind(span: Option<Span>, line: &str) -> Self {
+        let Some(span) = span else {
+            return Self::Absent;
+        };
+        let kind = span.of(line);
+        match KNOWN_KINDS.iter().find(|known| **known == kind) {
+            Some(known) => Self::Known(known),
+            None => Self::Span(span),
+        }
     }
 
     fn of_value(value: Option<&Value>) -> Self {
@@ -38,6 +65,7 @@ impl Text {
         match self {
             Self::Absent => None,
             Self::Span(span) => line.map(|line| span.of(line)),
+            Self::Known(text) => Some(text),
             Self::Owned(text) => Some(text),
         }
     }
@@ -111,7 +139,7 @@ impl Entry {
             _ => None,
         };
         Some(Self {
-            kind: Text::of_span(scanned.kind),
+            kind: Text::of_kind(scanned.kind, text),
             id: Text::of_span(scanned.id),
             parent_id: Text::of_span(scanned.parent_id),
             timestamp: Text::of_span(scanned.timestamp),

@@ -16,7 +16,7 @@
 
 use pi_rpc_protocol::json::format_js_number;
 
-use super::scan::{Field, Scanned, Span, is_array_index, skip_number};
+use super::scan::{Field, Scanned, Span, is_array_index, plain_end, skip_number};
 
 /// Deeper lines go the slow path, where serde_json's own recursion limit decides.
 const MAX_DEPTH: usize = 100;
@@ -383,37 +383,6 @@ impl Pass<'_> {
         self.pos = end;
         Some(())
     }
-}
-
-/// The first index at or after `at` holding `"`, `\` or a control character (or the end).
-/// Runs between escapes are short in escaped text (`caf\u00e9`), so eight bytes are tested at
-/// once in a word rather than by a search with a start-up cost per run.
-fn plain_end(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // The high bit of each lane of `word` below `n` (n <= 0x80). A borrow runs only upwards,
-    // from a lane that is below `n` itself, so the lowest bit set is the first such lane.
-    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let word = u64::from_le_bytes(chunk);
-        let stops = below(word, 0x20)
-            | below(word ^ (ONES * u64::from(b'"')), 1)
-            | below(word ^ (ONES * u64::from(b'\\')), 1);
-        if stops != 0 {
-            return at + (stops.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while let Some(&byte) = bytes.get(at) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            break;
-        }
-        at += 1;
-    }
-    at
 }
 
 /// The end of the JSON number starting at `start`, by JSON's grammar.

@@ -244,19 +244,6 @@ fn canonical_lines_come_back_unchanged() {
 
 proptest! {
     #[test]
-    fn plain_runs_end_at_the_first_quote_backslash_or_control(
-        bytes in prop::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(0x5b), Just(0x5d), Just(0xa2), any::<u8>(), Just(b'a')], 0..40),
-        from in 0usize..40,
-    ) {
-        let at = from.min(bytes.len());
-        let expected = bytes[at..]
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .map_or(bytes.len(), |offset| at + offset);
-        prop_assert_eq!(plain_end(&bytes, at), expected);
-    }
-
-    #[test]
     fn styled_lines_normalise_to_the_canonical_text(
         object in object(KEYS_WITHOUT_DIGITS),
         space in prop::sample::select(vec!["", " ", "  ", "\t", " \r "]),

@@ -342,8 +342,15 @@ fn canonical_escape_len(rest: &[u8]) -> Option<usize> {
     }
 }
 
-/// The first index at or after `at` holding `"`, `\` or a control character (or the end).
+/// The first index at or after `at` holding `"`, `\` or a control character (or the end),
+/// for strings that are mostly long (canonical text, where non-ASCII is written raw): a few
+/// words are tested first, for the short strings of keys and fields, then the rest is searched
+/// (vectorised).
 pub(crate) fn skip_plain(bytes: &[u8], at: usize) -> usize {
+    let (at, stop) = plain_words(bytes, at, 4);
+    if let Some(stop) = stop {
+        return stop;
+    }
     let rest = bytes.get(at..).unwrap_or_default();
     let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
     // Control characters are rare: one vectorised pass tells whether the run holds any.
@@ -353,6 +360,46 @@ pub(crate) fn skip_plain(bytes: &[u8], at: usize) -> usize {
         return at + stop;
     }
     at + run.iter().position(|&byte| byte < 0x20).unwrap_or(stop)
+}
+
+/// [`skip_plain`] for strings whose runs are short (escaped text such as `caf\u00e9`): eight
+/// bytes are tested at once in a word, without a search's start-up cost per run.
+pub(crate) fn plain_end(bytes: &[u8], at: usize) -> usize {
+    let (mut at, stop) = plain_words(bytes, at, usize::MAX);
+    if let Some(stop) = stop {
+        return stop;
+    }
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// Tests up to `words` whole words of eight bytes from `at`: the first `"`, `\` or control
+/// character when one of them holds one, else where the words tested end.
+fn plain_words(bytes: &[u8], mut at: usize, words: usize) -> (usize, Option<usize>) {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    // The high bit of each lane of `word` below `n` (n <= 0x80). A borrow runs only upwards,
+    // from a lane that is below `n` itself, so the lowest bit set is the first such lane.
+    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
+    for _ in 0..words {
+        let Some(Ok(chunk)) = bytes.get(at..at + 8).map(<[u8; 8]>::try_from) else {
+            break;
+        };
+        let word = u64::from_le_bytes(chunk);
+        let stops = below(word, 0x20)
+            | below(word ^ (ONES * u64::from(b'"')), 1)
+            | below(word ^ (ONES * u64::from(b'\\')), 1);
+        if stops != 0 {
+            return (at, Some(at + (stops.trailing_zeros() / 8) as usize));
+        }
+        at += 8;
+    }
+    (at, None)
 }
 
 /// Skips the number at `pos` when JavaScript writes it exactly so.
