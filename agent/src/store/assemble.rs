@@ -37,52 +37,28 @@ enum Item {
     Ready(Entry),
 }
 
-/// Collects the entries of a file's lines, in order (see the module docs). The lines of a
-/// block are made into entries once the block is complete.
+/// Collects the entries of a file's lines, in order, a block at a time (see the module docs).
 #[derive(Default)]
 pub(crate) struct Assembler {
-    /// The block the pending lines are in.
-    block: Option<Arc<String>>,
-    /// The ranges of the block's lines pushed so far.
-    lines: Vec<(usize, usize)>,
     entries: Vec<Entry>,
 }
 
 impl Assembler {
-    /// Adds the line `start..end` of `block` (on character boundaries; blocks hand out their
-    /// lines in order, one block after the other).
-    pub(crate) fn push(&mut self, block: &Arc<String>, start: usize, end: usize) {
-        if !self
-            .block
-            .as_ref()
-            .is_some_and(|current| Arc::ptr_eq(current, block))
-        {
-            self.flush();
-            self.block = Some(block.clone());
-        }
-        self.lines.push((start, end));
-    }
-
-    /// The entries of all lines pushed, in order.
-    pub(crate) fn finish(mut self) -> Vec<Entry> {
-        self.flush();
-        self.entries
-    }
-
-    /// Makes the entries of the current block's lines.
-    fn flush(&mut self) {
-        let Some(block) = self.block.take() else {
-            return;
-        };
-        let lines = std::mem::take(&mut self.lines);
-        let mut part = Part::read(&block, &lines);
+    /// Adds the lines `lines` (ranges on character boundaries, in order) of `block`; blocks
+    /// come in file order. No entry holds `block` when any of its lines was normalised.
+    pub(crate) fn add_block(&mut self, block: &Arc<String>, lines: &[(usize, usize)]) {
+        let mut part = Part::read(block, lines);
         // When any line was normalised, every line is held as normalised text and the block
         // can go.
         if !part.normal.is_empty() {
-            part.copy_quoted(&block);
+            part.copy_quoted(block);
         }
-        drop(block);
         part.into_entries(&mut self.entries);
+    }
+
+    /// The entries of all lines added, in order.
+    pub(crate) fn finish(self) -> Vec<Entry> {
+        self.entries
     }
 }
 
@@ -125,9 +101,12 @@ impl Part {
             self.normal.reserve_exact(self.block.len());
         }
         let mark = self.normal.len();
-        if normalise(text, &mut self.normal) {
+        if let Some(normalised) = normalise(text, &mut self.normal) {
             let text = &self.normal[mark..];
-            if let Some(scanned) = scan(text).filter(|scanned| Entry::is_quotable(text, scanned)) {
+            if let Some(scanned) = normalised
+                .scanned
+                .filter(|scanned| Entry::is_quotable(text, scanned))
+            {
                 self.items.push(Item::Normal {
                     start: mark,
                     end: self.normal.len(),
@@ -195,18 +174,25 @@ mod tests {
 
     use super::*;
 
-    /// Pushes the lines of `blocks` (each a block of LF-separated lines) in order.
+    /// Adds the lines of `blocks` (each a block of LF-separated lines) in order.
     fn assemble(blocks: &[&str]) -> Vec<Entry> {
         let mut assembler = Assembler::default();
         for text in blocks {
             let block = Arc::new((*text).to_owned());
-            let mut start = 0;
-            for line in text.split('\n') {
-                assembler.push(&block, start, start + line.len());
-                start += line.len() + 1;
-            }
+            assembler.add_block(&block, &lines_of(&block));
         }
         assembler.finish()
+    }
+
+    /// The ranges of the LF-separated lines of `block`.
+    fn lines_of(block: &str) -> Vec<(usize, usize)> {
+        let mut start = 0;
+        let mut lines = Vec::new();
+        for line in block.split('\n') {
+            lines.push((start, start + line.len()));
+            start += line.len() + 1;
+        }
+        lines
     }
 
     fn json(entry: &Entry) -> String {
@@ -258,8 +244,7 @@ mod tests {
         let spaced = r#"{"type": "custom", "id": "b"}"#;
         let block = Arc::new(format!("{canonical}\n{spaced}"));
         let mut assembler = Assembler::default();
-        assembler.push(&block, 0, canonical.len());
-        assembler.push(&block, canonical.len() + 1, block.len());
+        assembler.add_block(&block, &lines_of(&block));
         let entries = assembler.finish();
         assert_eq!(Arc::strong_count(&block), 1, "no entry holds the block");
         assert_eq!(json(&entries[0]), canonical);
@@ -267,7 +252,7 @@ mod tests {
         // A block of canonical lines is quoted where it is.
         let block = Arc::new(canonical.to_owned());
         let mut assembler = Assembler::default();
-        assembler.push(&block, 0, block.len());
+        assembler.add_block(&block, &[(0, block.len())]);
         let entries = assembler.finish();
         assert_eq!(Arc::strong_count(&block), 2);
         assert_eq!(json(&entries[0]), canonical);
@@ -311,11 +296,7 @@ mod tests {
 
     fn assemble_block(block: &Arc<String>) -> Vec<Entry> {
         let mut assembler = Assembler::default();
-        let mut start = 0;
-        for line in block.split('\n') {
-            assembler.push(block, start, start + line.len());
-            start += line.len() + 1;
-        }
+        assembler.add_block(block, &lines_of(block));
         assembler.finish()
     }
 }

@@ -12,19 +12,72 @@ use serde_json::{Map, Value};
 use super::message::{Role, SharedMessage, Slice};
 use super::scan::{Scanned, Span, scan};
 
-/// An indexed text field: a span of the line, or owned text (a field with escapes, or an
-/// entry without a line).
+/// An indexed text field: a span of the line, a known entry type, a short text held inline,
+/// or owned text (a field with escapes, or an entry without a line).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 enum Text {
     #[default]
     Absent,
     Span(Span),
+    Known(&'static str),
+    /// The span's text, the first `len` bytes of `bytes`.
+    Inline {
+        span: Span,
+        len: u8,
+        bytes: [u8; INLINE_BYTES],
+    },
     Owned(Box<str>),
 }
+
+/// How long a text is held inline: ids as the reference makes them (8 hex digits), so that
+/// indexing a long session reads no entry's line.
+const INLINE_BYTES: usize = 14;
+
+/// The entry types the reference writes: an entry of one of them answers `kind` without
+/// reading its line (which indexing a long session would otherwise visit once more each).
+const KNOWN_KINDS: [&str; 9] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
 
 impl Text {
     fn of_span(span: Option<Span>) -> Self {
         span.map_or(Self::Absent, Self::Span)
+    }
+
+    /// The field of `line` at `span`, inline when it is short.
+    fn of_short(span: Option<Span>, line: &str) -> Self {
+        let Some(span) = span else {
+            return Self::Absent;
+        };
+        let text = span.of(line).as_bytes();
+        let mut bytes = [0; INLINE_BYTES];
+        match (bytes.get_mut(..text.len()), u8::try_from(text.len())) {
+            (Some(start), Ok(len)) => {
+                start.copy_from_slice(text);
+                Self::Inline { span, len, bytes }
+            }
+            _ => Self::Span(span),
+        }
+    }
+
+    /// The `type` field of `line` at `span`.
+    fn of_kind(span: Option<Span>, line: &str) -> Self {
+        let Some(span) = span else {
+            return Self::Absent;
+        };
+        let kind = span.of(line);
+        match KNOWN_KINDS.iter().find(|known| **known == kind) {
+            Some(known) => Self::Known(known),
+            None => Self::Span(span),
+        }
     }
 
     fn of_value(value: Option<&Value>) -> Self {
@@ -34,10 +87,22 @@ impl Text {
         }
     }
 
+    /// Where the text is in the line, when it is the line's.
+    fn span(&self) -> Option<Span> {
+        match self {
+            Self::Span(span) | Self::Inline { span, .. } => Some(*span),
+            _ => None,
+        }
+    }
+
     fn get<'a>(&'a self, line: Option<&'a str>) -> Option<&'a str> {
         match self {
             Self::Absent => None,
             Self::Span(span) => line.map(|line| span.of(line)),
+            Self::Known(text) => Some(text),
+            Self::Inline { len, bytes, .. } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).ok()
+            }
             Self::Owned(text) => Some(text),
         }
     }
@@ -111,9 +176,9 @@ impl Entry {
             _ => None,
         };
         Some(Self {
-            kind: Text::of_span(scanned.kind),
-            id: Text::of_span(scanned.id),
-            parent_id: Text::of_span(scanned.parent_id),
+            kind: Text::of_kind(scanned.kind, text),
+            id: Text::of_short(scanned.id, text),
+            parent_id: Text::of_short(scanned.parent_id, text),
             timestamp: Text::of_span(scanned.timestamp),
             message,
             line: Some(line),
@@ -297,8 +362,8 @@ impl Entry {
             entry.parent_id = parent_id.map_or(Text::Absent, |id| Text::Owned(id.into()));
             return entry;
         };
-        if let (Text::Span(span), Some(message)) = (&self.parent_id, &self.message)
-            && let Some(entry) = self.reparented_line(line, *span, parent_id, message)
+        if let (Some(span), Some(message)) = (self.parent_id.span(), &self.message)
+            && let Some(entry) = self.reparented_line(line, span, parent_id, message)
         {
             return entry;
         }

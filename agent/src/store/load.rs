@@ -117,8 +117,7 @@ fn parse(
     if version < SESSION_VERSION as f64 {
         let mut objects = vec![header];
         lines.each(&mut reader, |line| {
-            if let Ok(Value::Object(object)) =
-                pi_rpc_protocol::surrogates::from_str::<Value>(line.text())
+            if let Ok(Value::Object(object)) = pi_rpc_protocol::surrogates::from_str::<Value>(line)
             {
                 objects.push(object);
             }
@@ -136,9 +135,8 @@ fn parse(
         return Ok((Some(session), lines.bytes));
     }
     let mut assembler = Assembler::default();
-    lines.each(&mut reader, |line| {
-        assembler.push(line.block, line.start, line.end);
-        Flow::Go
+    lines.each_block(&mut reader, |block, lines| {
+        assembler.add_block(block, lines)
     })?;
     let session = ParsedSession {
         header,
@@ -160,27 +158,18 @@ enum Flow {
     Stop,
 }
 
-/// One line of a block (CR and LF stripped).
-struct Line<'a> {
-    block: &'a Arc<String>,
-    start: usize,
-    end: usize,
-}
-
-impl Line<'_> {
-    fn text(&self) -> &str {
-        self.block.get(self.start..self.end).unwrap_or("")
-    }
-}
-
 /// Splits a reader into LF-terminated lines. The input is read in blocks of whole lines, each
 /// kept as one string that the entries of its lines share: no line is copied on its own, and a
 /// long session costs a few large allocations. Invalid UTF-8 is replaced as Node decodes it,
 /// one trailing CR is stripped, blank lines are skipped, and a line longer than the limit is an
-/// error as soon as that many bytes are read without a LF.
+/// error as soon as that many bytes are read without a LF. A block no entry kept (its lines
+/// were all normalised) is read into again, so that such a file does not cost a fresh
+/// allocation (and its page faults) per block.
 struct Lines {
     /// The start of a line that continues in the next read.
     carry: Vec<u8>,
+    /// A block's buffer to read the next one into.
+    spare: Vec<u8>,
     /// The block being handed out, and where its next line starts.
     block: Option<(Arc<String>, usize)>,
     number: usize,
@@ -193,6 +182,7 @@ impl Lines {
     fn new(max_line_bytes: usize) -> Self {
         Self {
             carry: Vec::new(),
+            spare: Vec::new(),
             block: None,
             number: 0,
             bytes: 0,
@@ -209,7 +199,7 @@ impl Lines {
     ) -> Result<Option<Map<String, Value>>, ParseError> {
         let mut first = None;
         self.each(reader, |line| {
-            match pi_rpc_protocol::surrogates::from_str::<Value>(line.text()) {
+            match pi_rpc_protocol::surrogates::from_str::<Value>(line) {
                 Ok(Value::Object(object)) => {
                     first = Some(object);
                     Flow::Stop
@@ -220,50 +210,96 @@ impl Lines {
         Ok(first)
     }
 
+    /// Hands every line to `handle` until it says stop or the input ends.
     fn each(
         &mut self,
         reader: &mut impl Read,
-        mut handle: impl FnMut(Line<'_>) -> Flow,
+        mut handle: impl FnMut(&str) -> Flow,
     ) -> Result<(), ParseError> {
         loop {
-            let (block, mut at) = match self.block.take() {
-                Some(current) => current,
-                None => match self.read_block(reader)? {
-                    Some(block) => (block, 0),
-                    None => return Ok(()),
-                },
+            let Some((block, at)) = self.next_block(reader)? else {
+                return Ok(());
             };
-            let bytes = block.as_bytes();
-            while at < bytes.len() {
-                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-                let start = at;
-                at = end + 1;
-                self.number += 1;
-                let end = if bytes[start..end].ends_with(b"\r") {
-                    end - 1
-                } else {
-                    end
-                };
-                if end - start > self.max_line_bytes {
-                    return Err(ParseError::LineTooLong {
-                        line: self.number,
-                        limit: self.max_line_bytes,
-                    });
-                }
-                if block[start..end].trim().is_empty() {
-                    continue;
-                }
-                let line = Line {
-                    block: &block,
-                    start,
-                    end,
-                };
-                if handle(line) == Flow::Stop {
-                    self.block = Some((block, at));
-                    return Ok(());
-                }
+            let stopped = self.split(&block, at, |start, end| handle(&block[start..end]))?;
+            if let Some(at) = stopped {
+                self.block = Some((block, at));
+                return Ok(());
+            }
+            self.recycle(block);
+        }
+    }
+
+    /// Hands the lines of each block (ranges of it) to `handle`, a block at a time, until the
+    /// input ends.
+    fn each_block(
+        &mut self,
+        reader: &mut impl Read,
+        mut handle: impl FnMut(&Arc<String>, &[(usize, usize)]),
+    ) -> Result<(), ParseError> {
+        let mut lines = Vec::new();
+        while let Some((block, at)) = self.next_block(reader)? {
+            lines.clear();
+            self.split(&block, at, |start, end| {
+                lines.push((start, end));
+                Flow::Go
+            })?;
+            handle(&block, &lines);
+            self.recycle(block);
+        }
+        Ok(())
+    }
+
+    /// The block being handed out and where its next line starts, else the next block read.
+    fn next_block(
+        &mut self,
+        reader: &mut impl Read,
+    ) -> Result<Option<(Arc<String>, usize)>, ParseError> {
+        if let Some(current) = self.block.take() {
+            return Ok(Some(current));
+        }
+        Ok(self.read_block(reader)?.map(|block| (block, 0)))
+    }
+
+    /// Keeps a block's buffer for the next read when nothing else holds it.
+    fn recycle(&mut self, block: Arc<String>) {
+        if let Ok(text) = Arc::try_unwrap(block) {
+            self.spare = text.into_bytes();
+        }
+    }
+
+    /// Hands the lines of `block` from `at` on (ranges, CR and LF stripped, blank lines
+    /// skipped) to `handle`; where the next line starts when it says stop.
+    fn split(
+        &mut self,
+        block: &str,
+        mut at: usize,
+        mut handle: impl FnMut(usize, usize) -> Flow,
+    ) -> Result<Option<usize>, ParseError> {
+        let bytes = block.as_bytes();
+        while at < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+            let start = at;
+            at = end + 1;
+            self.number += 1;
+            let end = if bytes[start..end].ends_with(b"\r") {
+                end - 1
+            } else {
+                end
+            };
+            if end - start > self.max_line_bytes {
+                return Err(ParseError::LineTooLong {
+                    line: self.number,
+                    limit: self.max_line_bytes,
+                });
+            }
+            if block[start..end].trim().is_empty() {
+                continue;
+            }
+            if handle(start, end) == Flow::Stop {
+                return Ok(Some(at));
             }
         }
+        Ok(None)
     }
 
     /// Reads the next block of whole lines (the last line of the input need not end with a
@@ -272,7 +308,10 @@ impl Lines {
         if self.ended {
             return Ok(None);
         }
-        let mut buffer = std::mem::take(&mut self.carry);
+        let mut buffer = std::mem::take(&mut self.spare);
+        buffer.clear();
+        buffer.extend_from_slice(&self.carry);
+        self.carry.clear();
         let mut want = BLOCK_BYTES.max(buffer.len() + 1);
         let end = loop {
             buffer.reserve_exact(want.saturating_sub(buffer.len()));
@@ -298,7 +337,8 @@ impl Lines {
                 .min(self.max_line_bytes + 2)
                 .max(buffer.len() + 1);
         };
-        self.carry = buffer.split_off(end);
+        self.carry.extend_from_slice(&buffer[end..]);
+        buffer.truncate(end);
         if buffer.is_empty() {
             return Ok(None);
         }
@@ -444,6 +484,47 @@ mod tests {
         for (n, entry) in session.entries[1..].iter().enumerate() {
             assert_eq!(entry.id(), n.to_string());
         }
+    }
+
+    #[test]
+    fn normalised_blocks_are_read_into_again() {
+        // Lines that are all normalised let their blocks go, whose buffers take the next
+        // reads; lines across reads are joined all the same.
+        let mut text = format!("{HEADER}\n");
+        let mut expected = Vec::new();
+        let mut n = 0;
+        while text.len() < 3 * BLOCK_BYTES {
+            let pad = "\\u00e9".repeat(n % 900);
+            text.push_str(&format!(
+                "{{\"type\": \"custom\", \"id\": \"{n}\", \"data\": \"{pad}\"}}\n"
+            ));
+            expected.push(format!(
+                "{{\"type\":\"custom\",\"id\":\"{n}\",\"data\":\"{}\"}}",
+                "é".repeat(n % 900)
+            ));
+            n += 1;
+        }
+        let mut lines = Lines::new(1 << 20);
+        let mut reader = text.as_bytes();
+        assert!(lines.first_object(&mut reader).unwrap().is_some());
+        let mut assembler = Assembler::default();
+        let mut buffers = HashSet::new();
+        let mut blocks = 0;
+        lines
+            .each_block(&mut reader, |block, lines| {
+                buffers.insert(block.as_ptr() as usize);
+                blocks += 1;
+                assembler.add_block(block, lines);
+            })
+            .unwrap();
+        assert!(blocks >= 3, "{blocks} blocks");
+        assert!(buffers.len() < blocks, "a buffer is read into again");
+        let written: Vec<String> = assembler
+            .finish()
+            .iter()
+            .map(|entry| String::from_utf8(entry.to_json()).unwrap())
+            .collect();
+        assert_eq!(written, expected);
     }
 
     #[test]

@@ -5,6 +5,9 @@
 //! as `JSON.stringify` writes them, numbers take JavaScript's shortest form, and keys keep the
 //! order the line gives them (which is the order `JSON.parse` inserts them in).
 //!
+//! The same pass finds the fields the store indexes, as [`super::scan`] finds them in a line
+//! that is canonical as written, with spans of the written text: the line is not read twice.
+//!
 //! What a single pass cannot reproduce is refused (`false`), and the loader then takes its
 //! slow path, a full parse: duplicate keys (JavaScript keeps the first key's place with the
 //! last value), keys that are array indices (JavaScript moves them first), lone UTF-16
@@ -13,36 +16,51 @@
 
 use pi_rpc_protocol::json::format_js_number;
 
-use super::scan::{is_array_index, skip_number};
+use super::scan::{Field, Scanned, Span, is_array_index, plain_end, skip_number};
 
 /// Deeper lines go the slow path, where serde_json's own recursion limit decides.
 const MAX_DEPTH: usize = 100;
 /// Objects with more keys go the slow path (the duplicate check is quadratic).
 const MAX_KEYS_CHECKED: usize = 64;
 
+/// What [`normalise`] found in a line it wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Normalised {
+    /// The indexed fields, spans relative to the written text, as [`super::scan::scan`] gives
+    /// them for it; `None` when it would not index the text (an indexed field of another type,
+    /// or a string one with escapes), which then goes the slow path.
+    pub(crate) scanned: Option<Scanned>,
+}
+
 /// Appends to `out` the canonical text of `line` when `line` is a JSON object this pass can
-/// normalise (see the module docs); otherwise leaves `out` as it was and returns false.
+/// normalise (see the module docs); otherwise leaves `out` as it was and returns `None`.
 ///
 /// Text is written as whole runs of the line between ASCII delimiters and as encoded
 /// characters, so that `out` needs no validation afterwards.
-pub(crate) fn normalise(line: &str, out: &mut String) -> bool {
+pub(crate) fn normalise(line: &str, out: &mut String) -> Option<Normalised> {
     let mark = out.len();
     let mut pass = Pass {
         line,
         bytes: line.as_bytes(),
         pos: 0,
+        mark,
         out,
         keys: Vec::new(),
+        scanned: Some(Scanned::default()),
     };
     pass.skip_space();
-    let done = pass.bytes.get(pass.pos) == Some(&b'{') && pass.value(0).is_some() && {
-        pass.skip_space();
-        pass.pos == pass.bytes.len()
-    };
+    let done =
+        pass.bytes.get(pass.pos) == Some(&b'{') && pass.value(0, Field::Other).is_some() && {
+            pass.skip_space();
+            pass.pos == pass.bytes.len()
+        };
     if !done {
         out.truncate(mark);
+        return None;
     }
-    done
+    Some(Normalised {
+        scanned: pass.scanned,
+    })
 }
 
 /// The state of one line's pass.
@@ -50,9 +68,13 @@ struct Pass<'a> {
     line: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Where the line's text starts in `out`.
+    mark: usize,
     out: &'a mut String,
     /// The keys of the open objects, as ranges of `out` (inside the quotes).
     keys: Vec<(usize, usize)>,
+    /// The indexed fields so far; `None` once the line cannot be indexed.
+    scanned: Option<Scanned>,
 }
 
 impl Pass<'_> {
@@ -66,12 +88,23 @@ impl Pass<'_> {
         self.bytes.get(self.pos).copied()
     }
 
-    /// The value at `pos` (whitespace before it already skipped), `depth` containers deep.
-    fn value(&mut self, depth: usize) -> Option<()> {
-        match self.peek()? {
-            b'{' => self.object(depth + 1),
+    /// The value at `pos` (whitespace before it already skipped), `depth` containers deep,
+    /// of the indexed `field`.
+    fn value(&mut self, depth: usize, field: Field) -> Option<()> {
+        let byte = self.peek()?;
+        if field != Field::Other {
+            self.note_value(field, byte);
+        }
+        match byte {
+            b'{' => self.object(depth + 1, field),
             b'[' => self.array(depth + 1),
-            b'"' => self.string(),
+            b'"' if field == Field::Other => self.string(),
+            b'"' => {
+                let start = self.out.len() + 1;
+                self.string()?;
+                self.note_string(field, start, self.out.len() - 1);
+                Some(())
+            }
             b'-' | b'0'..=b'9' => self.number(),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
@@ -91,7 +124,49 @@ impl Pass<'_> {
         Some(())
     }
 
-    fn object(&mut self, depth: usize) -> Option<()> {
+    /// Notes what the value of an indexed `field` starts with.
+    fn note_value(&mut self, field: Field, byte: u8) {
+        if !field.accepts(byte) {
+            self.scanned = None;
+        }
+        let here = self.span(self.out.len(), self.out.len());
+        if let Some(scanned) = &mut self.scanned {
+            if field == Field::Content && byte != b'n' {
+                scanned.message_has_content = true;
+            }
+            if field == Field::Message {
+                scanned.message = here;
+            }
+        }
+    }
+
+    /// Notes the string `start..end` of `out` (inside the quotes) as `field`'s value.
+    fn note_string(&mut self, field: Field, start: usize, end: usize) {
+        let escaped = memchr::memchr(b'\\', &self.out.as_bytes()[start..end]).is_some();
+        let span = self.span(start, end);
+        let Some(scanned) = &mut self.scanned else {
+            return;
+        };
+        let indexed = match (field.slot(scanned), span) {
+            (Some(slot), Some(span)) if !escaped => {
+                *slot = Some(span);
+                true
+            }
+            (None, _) => true,
+            _ => false,
+        };
+        if !indexed {
+            self.scanned = None;
+        }
+    }
+
+    /// A span of `out`, relative to the line's text.
+    fn span(&self, start: usize, end: usize) -> Option<Span> {
+        Span::new(start - self.mark, end - self.mark)
+    }
+
+    /// The object at `pos`, `depth` containers deep, the value of `own`.
+    fn object(&mut self, depth: usize, own: Field) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -101,6 +176,7 @@ impl Pass<'_> {
         if self.peek()? == b'}' {
             self.pos += 1;
             self.out.push('}');
+            self.close_object(own);
             return Some(());
         }
         let keys_from = self.keys.len();
@@ -120,6 +196,7 @@ impl Pass<'_> {
             {
                 return None;
             }
+            let field = Field::of_key(depth, own, text);
             self.keys.push(key);
             self.skip_space();
             if self.peek()? != b':' {
@@ -128,7 +205,7 @@ impl Pass<'_> {
             self.pos += 1;
             self.out.push(':');
             self.skip_space();
-            self.value(depth)?;
+            self.value(depth, field)?;
             self.skip_space();
             match self.peek()? {
                 b',' => {
@@ -140,10 +217,24 @@ impl Pass<'_> {
                     self.pos += 1;
                     self.out.push('}');
                     self.keys.truncate(keys_from);
+                    self.close_object(own);
                     return Some(());
                 }
                 _ => return None,
             }
+        }
+    }
+
+    /// Ends the `message` object's span (its start was noted when it opened).
+    fn close_object(&mut self, own: Field) {
+        if own != Field::Message {
+            return;
+        }
+        let end = self.span(self.out.len(), self.out.len());
+        if let (Some(scanned), Some(end)) = (&mut self.scanned, end)
+            && let Some(span) = &mut scanned.message
+        {
+            span.end = end.end;
         }
     }
 
@@ -160,7 +251,7 @@ impl Pass<'_> {
             return Some(());
         }
         loop {
-            self.value(depth)?;
+            self.value(depth, Field::Other)?;
             self.skip_space();
             match self.peek()? {
                 b',' => {
@@ -292,37 +383,6 @@ impl Pass<'_> {
         self.pos = end;
         Some(())
     }
-}
-
-/// The first index at or after `at` holding `"`, `\` or a control character (or the end).
-/// Runs between escapes are short in escaped text (`caf\u00e9`), so eight bytes are tested at
-/// once in a word rather than by a search with a start-up cost per run.
-fn plain_end(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // The high bit of each lane of `word` below `n` (n <= 0x80). A borrow runs only upwards,
-    // from a lane that is below `n` itself, so the lowest bit set is the first such lane.
-    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let word = u64::from_le_bytes(chunk);
-        let stops = below(word, 0x20)
-            | below(word ^ (ONES * u64::from(b'"')), 1)
-            | below(word ^ (ONES * u64::from(b'\\')), 1);
-        if stops != 0 {
-            return at + (stops.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while let Some(&byte) = bytes.get(at) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            break;
-        }
-        at += 1;
-    }
-    at
 }
 
 /// The end of the JSON number starting at `start`, by JSON's grammar.

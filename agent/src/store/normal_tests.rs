@@ -5,16 +5,22 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::store::json_strategies::{KEYS_WITHOUT_DIGITS, canonical, object};
+use crate::store::scan::scan;
 
 fn normalised(line: &str) -> Option<String> {
     let mut text = "kept ".to_owned();
     let done = normalise(line, &mut text);
     let rest = text.strip_prefix("kept ").expect("the start is kept");
-    if done {
-        Some(rest.to_owned())
-    } else {
-        assert_eq!(rest, "", "a refused line leaves nothing behind");
-        None
+    match done {
+        Some(done) => {
+            // The fields the pass found are the scanner's for the text it wrote.
+            assert_eq!(done.scanned, scan(rest), "{line:?} became {rest:?}");
+            Some(rest.to_owned())
+        }
+        None => {
+            assert_eq!(rest, "", "a refused line leaves nothing behind");
+            None
+        }
     }
 }
 
@@ -196,6 +202,39 @@ fn refuses_what_one_pass_cannot_reproduce_or_is_invalid() {
 }
 
 #[test]
+fn the_indexed_fields_are_found_in_the_written_text() {
+    let line = r#"{"type": "message", "id": "caf\u00e9", "parentId": null, "timestamp": "t", "message": {"role": "user", "content": [{"type": "text", "text": "na\u00efve"}], "timestamp": 1.0}}"#;
+    let mut text = String::new();
+    let scanned = normalise(line, &mut text)
+        .and_then(|done| done.scanned)
+        .unwrap();
+    assert_eq!(scanned.kind.map(|span| span.of(&text)), Some("message"));
+    assert_eq!(scanned.id.map(|span| span.of(&text)), Some("café"));
+    assert_eq!(scanned.parent_id, None);
+    assert_eq!(
+        scanned.message.map(|span| span.of(&text)),
+        Some(r#"{"role":"user","content":[{"type":"text","text":"naïve"}],"timestamp":1}"#)
+    );
+    assert_eq!(scanned.role.map(|span| span.of(&text)), Some("user"));
+    assert!(scanned.message_has_content);
+    // Written, but not indexed: an id with an escape, a message that is not an object, a
+    // type that is not a string.
+    for line in [
+        r#"{"id": "a\"b"}"#,
+        r#"{"type": "message", "message": [1]}"#,
+        r#"{"type": 5}"#,
+        r#"{"parentId": false}"#,
+    ] {
+        let mut text = String::new();
+        assert_eq!(
+            normalise(line, &mut text).map(|done| done.scanned),
+            Some(None),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn canonical_lines_come_back_unchanged() {
     let value = json!({"type": "message", "id": "x", "message": {"role": "user",
         "content": [{"type": "text", "text": "é \u{1f600} \u{7f} \u{1} \\ \""}], "n": [0.5, -3, 1e21]}});
@@ -204,19 +243,6 @@ fn canonical_lines_come_back_unchanged() {
 }
 
 proptest! {
-    #[test]
-    fn plain_runs_end_at_the_first_quote_backslash_or_control(
-        bytes in prop::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(0x5b), Just(0x5d), Just(0xa2), any::<u8>(), Just(b'a')], 0..40),
-        from in 0usize..40,
-    ) {
-        let at = from.min(bytes.len());
-        let expected = bytes[at..]
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .map_or(bytes.len(), |offset| at + offset);
-        prop_assert_eq!(plain_end(&bytes, at), expected);
-    }
-
     #[test]
     fn styled_lines_normalise_to_the_canonical_text(
         object in object(KEYS_WITHOUT_DIGITS),

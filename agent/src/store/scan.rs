@@ -26,7 +26,7 @@ pub(crate) struct Span {
 }
 
 impl Span {
-    fn new(start: usize, end: usize) -> Option<Self> {
+    pub(crate) fn new(start: usize, end: usize) -> Option<Self> {
         Some(Self {
             start: u32::try_from(start).ok()?,
             end: u32::try_from(end).ok()?,
@@ -62,7 +62,7 @@ pub(crate) struct Scanned {
 
 /// Which indexed field the value being read belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(crate) enum Field {
     Other,
     Kind,
     Id,
@@ -71,6 +71,46 @@ enum Field {
     Message,
     Role,
     Content,
+}
+
+impl Field {
+    /// The field of `key` in an object `depth` containers deep (1: the line's own object)
+    /// whose own value is `of` (what the key that holds the object names).
+    pub(crate) fn of_key(depth: usize, of: Field, key: &[u8]) -> Self {
+        match (depth, of, key) {
+            (1, _, b"type") => Self::Kind,
+            (1, _, b"id") => Self::Id,
+            (1, _, b"parentId") => Self::ParentId,
+            (1, _, b"timestamp") => Self::Timestamp,
+            (1, _, b"message") => Self::Message,
+            (2, Self::Message, b"role") => Self::Role,
+            (2, Self::Message, b"content") => Self::Content,
+            _ => Self::Other,
+        }
+    }
+
+    /// Whether a value starting with `byte` is one this field may hold in an indexed line: a
+    /// string for the string fields (or `null` for `parentId`), an object for `message`.
+    pub(crate) fn accepts(self, byte: u8) -> bool {
+        match self {
+            Self::Other | Self::Content => true,
+            Self::Message => byte == b'{',
+            Self::ParentId => matches!(byte, b'"' | b'n'),
+            _ => byte == b'"',
+        }
+    }
+
+    /// The slot of a string field in `scanned`.
+    pub(crate) fn slot(self, scanned: &mut Scanned) -> Option<&mut Option<Span>> {
+        match self {
+            Self::Kind => Some(&mut scanned.kind),
+            Self::Id => Some(&mut scanned.id),
+            Self::ParentId => Some(&mut scanned.parent_id),
+            Self::Timestamp => Some(&mut scanned.timestamp),
+            Self::Role => Some(&mut scanned.role),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -97,15 +137,14 @@ pub(crate) fn scan(line: &str) -> Option<Scanned> {
     let mut field = Field::Other;
     loop {
         let byte = *bytes.get(pos)?;
+        if !field.accepts(byte) {
+            return None;
+        }
         if field == Field::Content && byte != b'n' {
             scanned.message_has_content = true;
         }
-        let string_field = matches!(
-            field,
-            Field::Kind | Field::Id | Field::ParentId | Field::Timestamp | Field::Role
-        );
         match byte {
-            b'{' if !string_field => {
+            b'{' => {
                 if frames.len() >= MAX_DEPTH {
                     return None;
                 }
@@ -125,7 +164,7 @@ pub(crate) fn scan(line: &str) -> Option<Scanned> {
                 frames.pop();
                 close_object(field, pos, &mut scanned);
             }
-            b'[' if !string_field && field != Field::Message => {
+            b'[' => {
                 if frames.len() >= MAX_DEPTH {
                     return None;
                 }
@@ -137,27 +176,17 @@ pub(crate) fn scan(line: &str) -> Option<Scanned> {
                 }
                 pos += 1;
             }
-            b'"' if field != Field::Message => {
+            b'"' => {
                 let start = pos;
                 let escaped = skip_string(bytes, &mut pos)?;
-                let slot = match field {
-                    Field::Kind => Some(&mut scanned.kind),
-                    Field::Id => Some(&mut scanned.id),
-                    Field::ParentId => Some(&mut scanned.parent_id),
-                    Field::Timestamp => Some(&mut scanned.timestamp),
-                    Field::Role => Some(&mut scanned.role),
-                    _ => None,
-                };
-                if let Some(slot) = slot {
+                if let Some(slot) = field.slot(&mut scanned) {
                     if escaped {
                         return None;
                     }
                     *slot = Some(Span::new(start + 1, pos - 1)?);
                 }
             }
-            b'-' | b'0'..=b'9' if !string_field && field != Field::Message => {
-                skip_number(bytes, &mut pos)?;
-            }
+            b'-' | b'0'..=b'9' => skip_number(bytes, &mut pos)?,
             b't' | b'f' | b'n' => {
                 let literal: &[u8] = match byte {
                     b't' => b"true",
@@ -168,15 +197,6 @@ pub(crate) fn scan(line: &str) -> Option<Scanned> {
                     return None;
                 }
                 pos += literal.len();
-                // A `null` parent is a root; anything else in an indexed field is not ours.
-                let allowed = match field {
-                    Field::Other | Field::Content => true,
-                    Field::ParentId => byte == b'n',
-                    _ => false,
-                };
-                if !allowed {
-                    return None;
-                }
             }
             _ => return None,
         }
@@ -260,30 +280,11 @@ fn read_key(
         return None;
     }
     keys.push(key);
-    let field = match (frames.len(), frames.get(1), text) {
-        (1, _, b"type") => Field::Kind,
-        (1, _, b"id") => Field::Id,
-        (1, _, b"parentId") => Field::ParentId,
-        (1, _, b"timestamp") => Field::Timestamp,
-        (1, _, b"message") => Field::Message,
-        (
-            2,
-            Some(Frame::Object {
-                field: Field::Message,
-                ..
-            }),
-            b"role",
-        ) => Field::Role,
-        (
-            2,
-            Some(Frame::Object {
-                field: Field::Message,
-                ..
-            }),
-            b"content",
-        ) => Field::Content,
+    let own = match frames.last() {
+        Some(Frame::Object { field, .. }) => *field,
         _ => Field::Other,
     };
+    let field = Field::of_key(frames.len(), own, text);
     Some(field)
 }
 
@@ -341,8 +342,15 @@ fn canonical_escape_len(rest: &[u8]) -> Option<usize> {
     }
 }
 
-/// The first index at or after `at` holding `"`, `\` or a control character (or the end).
+/// The first index at or after `at` holding `"`, `\` or a control character (or the end),
+/// for strings that are mostly long (canonical text, where non-ASCII is written raw): a few
+/// words are tested first, for the short strings of keys and fields, then the rest is searched
+/// (vectorised).
 pub(crate) fn skip_plain(bytes: &[u8], at: usize) -> usize {
+    let (at, stop) = plain_words(bytes, at, 4);
+    if let Some(stop) = stop {
+        return stop;
+    }
     let rest = bytes.get(at..).unwrap_or_default();
     let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
     // Control characters are rare: one vectorised pass tells whether the run holds any.
@@ -352,6 +360,46 @@ pub(crate) fn skip_plain(bytes: &[u8], at: usize) -> usize {
         return at + stop;
     }
     at + run.iter().position(|&byte| byte < 0x20).unwrap_or(stop)
+}
+
+/// [`skip_plain`] for strings whose runs are short (escaped text such as `caf\u00e9`): eight
+/// bytes are tested at once in a word, without a search's start-up cost per run.
+pub(crate) fn plain_end(bytes: &[u8], at: usize) -> usize {
+    let (mut at, stop) = plain_words(bytes, at, usize::MAX);
+    if let Some(stop) = stop {
+        return stop;
+    }
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// Tests up to `words` whole words of eight bytes from `at`: the first `"`, `\` or control
+/// character when one of them holds one, else where the words tested end.
+fn plain_words(bytes: &[u8], mut at: usize, words: usize) -> (usize, Option<usize>) {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    // The high bit of each lane of `word` below `n` (n <= 0x80). A borrow runs only upwards,
+    // from a lane that is below `n` itself, so the lowest bit set is the first such lane.
+    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
+    for _ in 0..words {
+        let Some(Ok(chunk)) = bytes.get(at..at + 8).map(<[u8; 8]>::try_from) else {
+            break;
+        };
+        let word = u64::from_le_bytes(chunk);
+        let stops = below(word, 0x20)
+            | below(word ^ (ONES * u64::from(b'"')), 1)
+            | below(word ^ (ONES * u64::from(b'\\')), 1);
+        if stops != 0 {
+            return (at, Some(at + (stops.trailing_zeros() / 8) as usize));
+        }
+        at += 8;
+    }
+    (at, None)
 }
 
 /// Skips the number at `pos` when JavaScript writes it exactly so.

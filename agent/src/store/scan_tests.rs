@@ -165,6 +165,20 @@ fn too_deep_goes_the_slow_way() {
 
 proptest! {
     #[test]
+    fn plain_runs_end_at_the_first_quote_backslash_or_control(
+        bytes in prop::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(0x5b), Just(0x5d), Just(0xa2), any::<u8>(), Just(b'a'), Just(b'a'), Just(b'a'), Just(b'a')], 0..120),
+        from in 0usize..120,
+    ) {
+        let at = from.min(bytes.len());
+        let expected = bytes[at..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .map_or(bytes.len(), |offset| at + offset);
+        prop_assert_eq!(plain_end(&bytes, at), expected);
+        prop_assert_eq!(skip_plain(&bytes, at), expected);
+    }
+
+    #[test]
     fn accepted_lines_are_canonical_json(object in object(KEYS_WITH_DIGITS), cut in 0usize..64, byte in any::<u8>()) {
         let line = canonical(&object);
         assert_sound(&line);
