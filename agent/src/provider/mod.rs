@@ -30,6 +30,7 @@
 pub mod anthropic;
 pub mod azure;
 pub mod bedrock;
+mod body;
 mod call;
 mod cloudflare;
 pub mod codex;
@@ -56,13 +57,14 @@ pub mod vertex;
 use std::sync::Arc;
 
 use pi_rpc_protocol::event::AssistantMessageEvent;
-use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
+use pi_rpc_protocol::message::{AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio_util::sync::CancellationToken;
 
 pub use crate::config::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, RequestAuth, RequestAuthError, StreamOptions,
 };
+pub use crate::store::SharedMessage;
 pub use crate::tools::ToolDefinition;
 pub(crate) use call::EventSender;
 pub use call::ProviderStream;
@@ -80,8 +82,9 @@ pub struct LlmRequest {
     /// The system prompt (sent as given; empty sends none).
     pub system_prompt: String,
     /// The conversation: user, assistant and tool-result messages (others are ignored), shared
-    /// with the run that sends it (a provider copies only what it transforms).
-    pub messages: Vec<Arc<AgentMessage>>,
+    /// with the run that sends it. A message read from a session file may be held as its text
+    /// only: a provider parses each one while it encodes it, and keeps none.
+    pub messages: Vec<Arc<SharedMessage>>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// How much the model should think.

@@ -63,34 +63,36 @@ pub fn fit_thinking(
 /// no usable report, the whole history, system prompt and tool definitions at four characters
 /// per token.
 pub fn estimate_context_tokens(request: &LlmRequest) -> i64 {
-    let messages = &request.messages;
+    // One pass, each message parsed only while it is looked at: the tokens of the whole
+    // history, and of what follows the last usable report.
     let mut latest_timestamp = f64::NEG_INFINITY;
-    let mut last_usage: Option<(usize, i64)> = None;
-    for (index, message) in messages.iter().enumerate() {
-        if let AgentMessage::Assistant(assistant) = &**message {
-            let tokens = context_tokens(&assistant.usage);
-            if assistant.timestamp as f64 >= latest_timestamp
-                && !matches!(
-                    assistant.stop_reason,
-                    StopReason::Aborted | StopReason::Error
-                )
-                && tokens > 0
-            {
-                last_usage = Some((index, tokens));
+    let mut last_usage: Option<i64> = None;
+    let mut after_usage = 0;
+    let mut history = 0;
+    for message in &request.messages {
+        message.with_typed(|message| {
+            let tokens = message_tokens(message);
+            history += tokens;
+            after_usage += tokens;
+            if let AgentMessage::Assistant(assistant) = message {
+                let reported = context_tokens(&assistant.usage);
+                if assistant.timestamp as f64 >= latest_timestamp
+                    && !matches!(
+                        assistant.stop_reason,
+                        StopReason::Aborted | StopReason::Error
+                    )
+                    && reported > 0
+                {
+                    last_usage = Some(reported);
+                    after_usage = 0;
+                }
             }
-        }
-        latest_timestamp = latest_timestamp.max(timestamp(message) as f64);
+            latest_timestamp = latest_timestamp.max(timestamp(message) as f64);
+        });
     }
     match last_usage {
-        Some((index, tokens)) => {
-            tokens
-                + messages[index + 1..]
-                    .iter()
-                    .map(|message| message_tokens(message))
-                    .sum::<i64>()
-        }
+        Some(reported) => reported + after_usage,
         None => {
-            let history: i64 = messages.iter().map(|message| message_tokens(message)).sum();
             let system = if request.system_prompt.is_empty() {
                 0
             } else {

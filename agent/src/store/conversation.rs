@@ -98,12 +98,10 @@ impl Conversation {
         self.iter().collect()
     }
 
-    /// Every typed message as a shared handle, for a run's history: no message is copied.
-    pub fn shared_typed(&self) -> Vec<Arc<AgentMessage>> {
-        self.messages
-            .iter()
-            .filter_map(|message| message.shared().cloned())
-            .collect()
+    /// Every message as a shared handle, for a run's history: no message is copied, nor
+    /// parsed.
+    pub fn shared(&self) -> Vec<Arc<SharedMessage>> {
+        self.messages.clone()
     }
 
     /// Appends the messages as a JSON array to `out`, from message `from` on, until `out` holds

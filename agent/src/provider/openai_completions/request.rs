@@ -20,6 +20,7 @@ use super::super::options::{clamp_to_context, estimate_context_tokens};
 use super::super::transform::transform_messages;
 use super::super::{CacheRetention, LlmRequest};
 use super::compat::Compat;
+use crate::store::Role;
 
 mod thinking;
 
@@ -101,13 +102,19 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat) -> Value {
     Value::Object(body)
 }
 
-fn has_tool_history<M: std::borrow::Borrow<AgentMessage>>(messages: &[M]) -> bool {
-    messages.iter().any(|message| match message.borrow() {
-        AgentMessage::ToolResult(_) => true,
-        AgentMessage::Assistant(assistant) => assistant
-            .content
-            .iter()
-            .any(|block| matches!(block, AssistantContent::ToolCall(_))),
+/// Whether the history holds a tool result or call (each assistant message parsed only to look).
+fn has_tool_history(messages: &[std::sync::Arc<crate::store::SharedMessage>]) -> bool {
+    messages.iter().any(|message| match message.role() {
+        Role::ToolResult => true,
+        Role::Assistant => message
+            .with_typed(|message| match message {
+                AgentMessage::Assistant(assistant) => assistant
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, AssistantContent::ToolCall(_))),
+                _ => false,
+            })
+            .unwrap_or(false),
         _ => false,
     })
 }
