@@ -142,7 +142,8 @@ impl RequestBody {
         }
     }
 
-    /// The whole body's bytes (for tests and replays of what was sent).
+    /// The whole body's bytes, as the chunks sent carry them.
+    #[cfg(test)]
     pub(crate) fn to_bytes(&self) -> serde_json::Result<Vec<u8>> {
         match self {
             Self::Whole(bytes) => Ok(bytes.to_vec()),
@@ -274,7 +275,7 @@ fn split_around(
 }
 
 /// The whole body as a JSON value: `skeleton` with the history at `hole`.
-fn whole_value(
+pub(crate) fn whole_value(
     mut skeleton: Map<String, Value>,
     hole: &str,
     encoders: &Encoders,
