@@ -141,21 +141,6 @@ impl RequestBody {
                 ))),
         }
     }
-
-    /// The whole body's bytes, as the chunks sent carry them.
-    #[cfg(test)]
-    pub(crate) fn to_bytes(&self) -> serde_json::Result<Vec<u8>> {
-        match self {
-            Self::Whole(bytes) => Ok(bytes.to_vec()),
-            Self::Streamed(body) => {
-                let mut out = Vec::new();
-                for chunk in body.chunks() {
-                    out.extend_from_slice(&chunk?);
-                }
-                Ok(out)
-            }
-        }
-    }
 }
 
 impl StreamedBody {
