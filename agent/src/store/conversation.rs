@@ -93,6 +93,14 @@ impl Conversation {
         self.messages.iter().filter_map(|message| message.get())
     }
 
+    /// The typed messages of `role` (only those are parsed).
+    pub fn with_role(&self, role: Role) -> impl Iterator<Item = &AgentMessage> {
+        self.messages
+            .iter()
+            .filter(move |message| message.role() == role)
+            .filter_map(|message| message.get())
+    }
+
     /// Every typed message (see [`Self::iter`]).
     pub fn typed(&self) -> Vec<&AgentMessage> {
         self.iter().collect()

@@ -321,8 +321,8 @@ fn mark_last_user_message(message: &mut WireMessage, cache_control: &Value) {
         return;
     }
     match &mut message.content {
-        Content::Blocks(blocks) => match blocks.last_mut() {
-            Some(
+        Content::Blocks(blocks) => {
+            if let Some(
                 Block::Text {
                     cache_control: slot,
                     ..
@@ -335,9 +335,11 @@ fn mark_last_user_message(message: &mut WireMessage, cache_control: &Value) {
                     cache_control: slot,
                     ..
                 },
-            ) => *slot = Some(cache_control.clone()),
-            _ => {}
-        },
+            ) = blocks.last_mut()
+            {
+                *slot = Some(cache_control.clone());
+            }
+        }
         Content::Text(text) => {
             let text = std::mem::take(text);
             message.content = Content::Blocks(vec![Block::Text {
