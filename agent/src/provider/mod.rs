@@ -13,8 +13,11 @@
 //! - one module per wire format, each with its request body, headers and stream events:
 //!   [`anthropic`] (`anthropic-messages`), [`openai_completions`] (`openai-completions`),
 //!   [`openai_responses`] (`openai-responses`), [`google`] (`google-generative-ai`);
-//! - [`transform`], [`options`], [`cost`], [`json`]: history preparation, token limits and
-//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format;
+//! - [`transform`], [`options`], [`cost`], [`json`]: history preparation (one message at a
+//!   time, [`transform::TransformState`]), token limits and thinking budgets, cost, and JSON
+//!   repair / partial parsing, shared by every format;
+//! - `body`: a body whose history is encoded from the typed messages while it is sent (in
+//!   chunks, with its `Content-Length`), as the Anthropic and Chat Completions formats send theirs;
 //! - [`replay`]: a recorded body read by a format's stream reader without HTTP.
 //!
 //! Adding a wire format: a module beside the others with a `run` that checks the key, builds the
