@@ -9,6 +9,8 @@ use std::sync::Arc;
 use pi_rpc_protocol::content::{MessageContent, TextContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, BashExecutionMessage, UserMessage};
 
+use crate::store::{Role, SharedMessage};
+
 /// Converts the session's messages to the user/assistant/toolResult messages a provider sends
 /// (copies).
 pub fn convert_to_llm<M: Borrow<AgentMessage>>(messages: &[M]) -> Vec<AgentMessage> {
@@ -21,14 +23,23 @@ pub fn convert_to_llm<M: Borrow<AgentMessage>>(messages: &[M]) -> Vec<AgentMessa
         .collect()
 }
 
-/// [`convert_to_llm`] for a run's history: messages that pass as they are stay shared, so a
-/// request copies the history only where the provider transforms it.
-pub fn convert_shared(messages: &[Arc<AgentMessage>]) -> Vec<Arc<AgentMessage>> {
+/// [`convert_to_llm`] for a run's history: user, assistant and tool-result messages stay
+/// shared (known by their role, so one read from a session file is not parsed here); the
+/// others are parsed to be converted.
+pub fn convert_shared(messages: &[Arc<SharedMessage>]) -> Vec<Arc<SharedMessage>> {
     messages
         .iter()
-        .filter_map(|message| match convert(message)? {
-            Converted::Same => Some(Arc::clone(message)),
-            Converted::New(message) => Some(Arc::new(*message)),
+        .filter_map(|message| {
+            if matches!(
+                message.role(),
+                Role::User | Role::Assistant | Role::ToolResult
+            ) {
+                return Some(Arc::clone(message));
+            }
+            match message.with_typed(convert)?? {
+                Converted::Same => Some(Arc::clone(message)),
+                Converted::New(converted) => Some(SharedMessage::new(*converted)),
+            }
         })
         .collect()
 }
@@ -91,7 +102,7 @@ pub const IMAGE_BLOCKED_TEXT: &str = "Image reading is disabled.";
 /// With `block`, replaces every image of the user and tool-result messages by the text
 /// [`IMAGE_BLOCKED_TEXT`] (one text for a run of images), as the reference does for
 /// `images.blockImages`; without, returns the messages as they are.
-pub fn block_images(mut messages: Vec<Arc<AgentMessage>>, block: bool) -> Vec<Arc<AgentMessage>> {
+pub fn block_images(mut messages: Vec<Arc<SharedMessage>>, block: bool) -> Vec<Arc<SharedMessage>> {
     if !block {
         return messages;
     }
@@ -119,18 +130,25 @@ pub fn block_images(mut messages: Vec<Arc<AgentMessage>>, block: bool) -> Vec<Ar
     };
     let is_image = |block: &UserContent| matches!(block, UserContent::Image(_));
     for message in &mut messages {
-        let has_images = match &**message {
+        if !matches!(message.role(), Role::User | Role::ToolResult) {
+            continue;
+        }
+        let has_images = message.with_typed(|message| match message {
             AgentMessage::User(user) => {
                 matches!(&user.content, MessageContent::Blocks(blocks) if blocks.iter().any(is_image))
             }
             AgentMessage::ToolResult(result) => result.content.iter().any(is_image),
             _ => false,
-        };
-        if !has_images {
-            continue;
-        }
+        });
         // Only a message with images is copied.
-        match Arc::make_mut(message) {
+        let Some(mut copy) = has_images
+            .unwrap_or(false)
+            .then(|| message.typed_copy())
+            .flatten()
+        else {
+            continue;
+        };
+        match &mut copy {
             AgentMessage::User(user) => {
                 if let MessageContent::Blocks(blocks) = &mut user.content {
                     replace(blocks);
@@ -139,6 +157,7 @@ pub fn block_images(mut messages: Vec<Arc<AgentMessage>>, block: bool) -> Vec<Ar
             AgentMessage::ToolResult(result) => replace(&mut result.content),
             _ => {}
         }
+        *message = SharedMessage::new(copy);
     }
     messages
 }

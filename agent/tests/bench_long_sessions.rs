@@ -14,6 +14,12 @@
 //!   history, so latency grows with it for both agents (the mock, in this process, parses every
 //!   body too); the CPU time is the steadier figure on a busy machine.
 //!
+//! - a prompt on a loaded session: a fresh copy of a `PI_BENCH_PROMPT_TURNS`-turn file
+//!   (default 30,000, about 90 MB) is opened with `switch_session`, then one `prompt` is
+//!   answered by the mock; the time from the prompt to `agent_settled` and the peak RSS
+//!   (`VmHWM`) against the file's size are reported (median of three fresh processes). The
+//!   request carries the whole history, so this is the memory a request adds to a loaded session.
+//!
 //! Ignored by default. Run it with an optimised build:
 //! `cargo test --release -p pi-agent --test bench_long_sessions -- --ignored --nocapture`
 //! (`PI_BENCH_TURNS=1000,10000` picks the session sizes, `PI_BENCH_PROMPTS=500` shortens the
@@ -477,6 +483,85 @@ async fn long_live_run() -> Result<()> {
             run.cpu.as_secs_f64(),
             mib(run.peak)
         )?;
+    }
+    println!("{table}");
+    Ok(())
+}
+
+/// One prompt on a fresh copy of `file`: the time from `prompt` to `agent_settled` and the peak
+/// RSS at the end.
+async fn prompt_once(implementation: &Implementation, file: &Path) -> Result<(Duration, u64)> {
+    let server = mock("responses:\n  - text: Noted.\n").await?;
+    let env = TestEnv::new(&server.uri())?;
+    let copy = env.root.path().join("session.jsonl");
+    std::fs::copy(file, &copy)?;
+    let mut agent = spawn(&env, implementation, &DEFAULT_ARGS)?;
+    agent.request(json!({"type": "get_state"})).await?;
+    let pid = measured_pid(agent.child.id().context("no pid")?);
+    let path = copy.to_string_lossy();
+    timed(
+        &mut agent,
+        json!({"type": "switch_session", "sessionPath": path}),
+    )
+    .await?;
+    let started = Instant::now();
+    agent
+        .send(json!({"type": "prompt", "message": "One more thing: say noted."}))
+        .await?;
+    loop {
+        let line = agent.next_line().await?;
+        if line.starts_with(r#"{"type":"agent_settled""#) {
+            break;
+        }
+        if line.contains(r#""stopReason":"error""#) {
+            bail!(
+                "{}: the prompt failed: {}",
+                implementation.label,
+                &line[..line.len().min(400)]
+            );
+        }
+    }
+    let elapsed = started.elapsed();
+    let peak = peak_rss_kib(pid)?;
+    agent.close_stdin();
+    agent.wait_exit().await?;
+    Ok((elapsed, peak))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark; run it with --ignored --release"]
+async fn prompt_on_a_long_session() -> Result<()> {
+    let turns = env_list("PI_BENCH_PROMPT_TURNS")
+        .and_then(|list| list.first().copied())
+        .unwrap_or(30_000);
+    let scratch = tempfile::tempdir()?;
+    let file = scratch.path().join(format!("long-{turns}.jsonl"));
+    let size = write_session(&file, scratch.path(), turns, Form::Canonical)?;
+    let mut table = String::new();
+    writeln!(
+        table,
+        "| turns (file) | implementation | prompt to agent_settled | peak RSS | peak / file |"
+    )?;
+    writeln!(table, "|---|---|---|---|---|")?;
+    for implementation in implementations() {
+        let mut times = Vec::with_capacity(RUNS);
+        let mut peaks = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            let (time, peak) = prompt_once(&implementation, &file).await?;
+            times.push(time);
+            peaks.push(peak);
+        }
+        let peak = median(&peaks);
+        let row = format!(
+            "| {turns} ({:.1} MB) | {} | {} | {} | {:.2}x |",
+            size as f64 / 1e6,
+            implementation.label,
+            ms(median(&times)),
+            mib(peak),
+            peak as f64 * 1024.0 / size as f64
+        );
+        eprintln!("{row}");
+        writeln!(table, "{row}")?;
     }
     println!("{table}");
     Ok(())

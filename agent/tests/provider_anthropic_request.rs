@@ -204,3 +204,41 @@ async fn caching_off_sends_no_cache_control_and_no_session_affinity() {
         json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
     );
 }
+
+#[tokio::test]
+async fn a_long_history_is_sent_in_pieces_with_its_length_and_the_same_bytes() {
+    let server = server().await;
+    let mut request = request(model(&server.uri()), "hi");
+    // About 600 KiB of history: several pieces of the streamed body, tool results grouped.
+    let mut history = Vec::new();
+    for turn in 0..200 {
+        history.push(json!({"role": "user", "content": format!("question {turn} {}", "q".repeat(1000)), "timestamp": 1}));
+        history.push(json!({"role": "assistant", "content": [
+            {"type": "text", "text": "a".repeat(1500)},
+            {"type": "toolCall", "id": format!("call_{turn}"), "name": "read", "arguments": {"path": "x"}}],
+            "api": "anthropic-messages", "provider": "mock", "model": "mock-model-1",
+            "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+            "stopReason": "toolUse", "timestamp": 2}));
+        history.push(json!({"role": "toolResult", "toolCallId": format!("call_{turn}"), "toolName": "read",
+            "content": [{"type": "text", "text": "r".repeat(500)}], "isError": false, "timestamp": 3}));
+    }
+    history.push(json!({"role": "user", "content": "last", "timestamp": 4}));
+    request.messages = provider_common::shared(serde_json::from_value(json!(history)).unwrap());
+    let expected = js(&request_body(&request));
+    assert!(expected.len() > 500_000);
+    let events = run(request).await;
+    assert_eq!(done(&events).stop_reason, StopReason::Stop);
+    let received = server.received_requests().await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&received[0].body), expected);
+    assert_eq!(
+        received[0]
+            .headers
+            .get("content-length")
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        expected.len().to_string()
+    );
+    assert!(received[0].headers.get("transfer-encoding").is_none());
+}

@@ -126,7 +126,9 @@ async fn responses_call_ids_are_shortened_for_chat() {
     ]))
     .unwrap();
     request.messages = provider_common::shared(history);
-    request.messages.push(std::sync::Arc::new(user("next")));
+    request
+        .messages
+        .push(pi_agent::provider::SharedMessage::new(user("next")));
     let body = request_body(&request);
     let calls = &body["messages"][1]["tool_calls"];
     assert_eq!(calls[0]["id"], "call_1_fc_1");

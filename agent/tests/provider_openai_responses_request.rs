@@ -107,7 +107,9 @@ async fn a_thinking_signature_that_is_not_json_fails_before_sending() {
          "stopReason": "stop", "timestamp": 2},
     ]))
     .unwrap());
-    request.messages.push(std::sync::Arc::new(user("next")));
+    request
+        .messages
+        .push(pi_agent::provider::SharedMessage::new(user("next")));
     let events = run(request).await;
     assert_eq!(events.len(), 1);
     assert_eq!(

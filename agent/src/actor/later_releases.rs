@@ -109,7 +109,8 @@ impl State {
         if !self.release.has(Feature::SystemMessages) {
             return prompts;
         }
-        let declared = Declared::replay(self.messages.iter());
+        // Only the `system` messages are parsed (the others are not read).
+        let declared = Declared::replay(self.messages.with_role(crate::store::Role::System));
         if let Some(message) = declared.changes(system_prompt, tools) {
             prompts.insert(0, AgentMessage::System(message));
         }

@@ -487,7 +487,7 @@ impl State {
         );
         let spec = RunSpec {
             prompts,
-            history: self.messages.shared_typed(),
+            history: self.messages.shared(),
             model,
             auth,
             system_prompt,

@@ -14,6 +14,7 @@ use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::event::{Event, MessageEvent, NoFields};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, TaggedToolResult};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::convert::convert_shared;
 use crate::provider::{self, LlmRequest, ProviderEvent, RequestDetails};
+use crate::store::{Role, SharedMessage};
 
 /// What a run tells the session.
 #[derive(Debug)]
@@ -64,8 +66,9 @@ pub trait RunSink: Send + Sync + std::fmt::Debug {
 pub struct RunSpec {
     /// Messages delivered first, in the first turn (the prompt, or queued messages).
     pub prompts: Vec<AgentMessage>,
-    /// The conversation before this run, shared with the session (not copied).
-    pub history: Vec<Arc<AgentMessage>>,
+    /// The conversation before this run, shared with the session (not copied, nor parsed: a
+    /// message read from a session file is parsed only while a request encodes it).
+    pub history: Vec<Arc<SharedMessage>>,
     /// The model, with the headers of its request.
     pub model: Model,
     /// What authenticates its calls, or why that could not be resolved (each call then fails).
@@ -189,7 +192,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
         emitter.emit(message_start(prompt.clone())).await?;
         let prompt = Arc::new(prompt);
         emitter.message_end(Arc::clone(&prompt)).await?;
-        context.push(prompt);
+        context.push(SharedMessage::from_shared(prompt));
     }
     // `PI_CACHE_RETENTION`, read once for the run's calls.
     let cache_retention = provider::CacheRetention::configured(&auth);
@@ -210,27 +213,36 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 emitter.emit(message_start(message.clone())).await?;
                 let message = Arc::new(message);
                 emitter.message_end(Arc::clone(&message)).await?;
-                context.push(message);
+                context.push(SharedMessage::from_shared(message));
             }
             // Extensions' `context` handlers may rewrite what this request sends.
             let transformed = match &hooks {
                 Some(bridge) => {
                     // From 0.87.0 the handlers no longer see the `system` messages.
                     let hide_system = release.has(crate::release::Feature::ContextHidesSystem);
-                    let messages: Vec<&AgentMessage> = context
+                    // Messages read from a session file are parsed for the handlers, not kept.
+                    let messages: Vec<Cow<'_, AgentMessage>> = context
                         .iter()
-                        .map(|m| &**m)
-                        .filter(|m| !(hide_system && matches!(m, AgentMessage::System(_))))
+                        .filter(|m| !(hide_system && m.role() == Role::System))
+                        .filter_map(|m| {
+                            m.parsed()
+                                .map(Cow::Borrowed)
+                                .or_else(|| m.typed_copy().map(Cow::Owned))
+                        })
                         .collect();
+                    let messages: Vec<&AgentMessage> = messages.iter().map(|m| &**m).collect();
                     bridge.transform_context(&messages).await
                 }
                 None => None,
             };
             // The history stays shared: a provider copies only what it transforms.
             let messages = match transformed {
-                Some(messages) => {
-                    convert_shared(&messages.into_iter().map(Arc::new).collect::<Vec<_>>())
-                }
+                Some(messages) => convert_shared(
+                    &messages
+                        .into_iter()
+                        .map(SharedMessage::new)
+                        .collect::<Vec<_>>(),
+                ),
                 None => convert_shared(&context),
             };
             let request = LlmRequest {
@@ -259,13 +271,13 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
                 AgentMessage::Assistant(message)
                     if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted)
             );
-            context.push(assistant);
+            context.push(SharedMessage::from_shared(Arc::clone(&assistant)));
             if failed {
                 emitter.turn_end(Vec::new()).await?;
                 return end(emitter, context.split_off(first_new)).await;
             }
-            let results = match context.last().map(|message| &**message) {
-                Some(AgentMessage::Assistant(assistant)) => {
+            let results = match &*assistant {
+                AgentMessage::Assistant(assistant) => {
                     let calls = tools::Calls {
                         offered: &turn.tools,
                         context: &tool_context,
@@ -278,7 +290,7 @@ async fn run_loop(spec: RunSpec, emitter: &Emitter) -> Result<(), SessionGone> {
             more_tool_calls = !results.is_empty();
             let mut tool_results = Vec::with_capacity(results.len());
             for result in results {
-                context.push(Arc::new(AgentMessage::ToolResult(result.clone())));
+                context.push(SharedMessage::new(AgentMessage::ToolResult(result.clone())));
                 tool_results.push(TaggedToolResult::ToolResult(result));
             }
             emitter.turn_end(tool_results).await?;
@@ -315,8 +327,12 @@ impl Turn {
     }
 }
 
-/// `agent_end` with the run's own messages, which the session holds too.
-async fn end(emitter: &Emitter, messages: Vec<Arc<AgentMessage>>) -> Result<(), SessionGone> {
+/// `agent_end` with the run's own messages (made here, so typed), which the session holds too.
+async fn end(emitter: &Emitter, messages: Vec<Arc<SharedMessage>>) -> Result<(), SessionGone> {
+    let messages = messages
+        .iter()
+        .filter_map(|message| message.shared().cloned())
+        .collect();
     emitter.tx.send(RunMessage::AgentEnd(messages)).await
 }
 

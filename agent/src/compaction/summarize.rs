@@ -433,11 +433,13 @@ pub(super) async fn call(
         model,
         auth: context.auth.clone(),
         system_prompt: SYSTEM_PROMPT.to_owned(),
-        messages: vec![std::sync::Arc::new(AgentMessage::User(UserMessage {
-            content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(prompt))]),
-            timestamp: crate::js::now_ms(),
-            extra: Default::default(),
-        }))],
+        messages: vec![crate::store::SharedMessage::new(AgentMessage::User(
+            UserMessage {
+                content: MessageContent::Blocks(vec![UserContent::Text(TextContent::new(prompt))]),
+                timestamp: crate::js::now_ms(),
+                extra: Default::default(),
+            },
+        ))],
         tools: Vec::new(),
         thinking_level,
         session_id: Some(uuid::Uuid::now_v7().to_string()),

@@ -233,7 +233,9 @@ fn read_model(given: &Value) -> Result<Model, ModelCallError> {
 }
 
 /// The context's messages (none when absent).
-fn read_messages(messages: Option<&Value>) -> Result<Vec<Arc<AgentMessage>>, ModelCallError> {
+fn read_messages(
+    messages: Option<&Value>,
+) -> Result<Vec<Arc<crate::store::SharedMessage>>, ModelCallError> {
     let Some(Value::Array(messages)) = messages else {
         return Ok(Vec::new());
     };
@@ -242,7 +244,7 @@ fn read_messages(messages: Option<&Value>) -> Result<Vec<Arc<AgentMessage>>, Mod
         .enumerate()
         .map(|(index, message)| {
             serde_json::from_value(message.clone())
-                .map(Arc::new)
+                .map(crate::store::SharedMessage::new)
                 .map_err(|error| ModelCallError::Message {
                     index,
                     reason: error.to_string(),

@@ -5,8 +5,6 @@
 //! final message). They become the call's [`ProviderEvent`]s, which the run sees as any
 //! provider's; cancelling the run aborts the signal the extension got.
 
-use std::sync::Arc;
-
 use pi_rpc_protocol::event::AssistantMessageEvent;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
 use serde_json::{Map, Value, json};
@@ -16,6 +14,7 @@ use super::client::HostClient;
 use super::protocol::{HostReply, ToHost};
 use crate::provider::hooks::{HookFuture, ProviderHooks};
 use crate::provider::{EventSender, LlmRequest, ProviderEvent, ProviderStream};
+use crate::store::Role;
 
 /// The final message when the host ended before the stream did.
 const HOST_GONE: &str = "The extension host ended before the provider stream finished";
@@ -187,16 +186,17 @@ fn assistant_message(mut message: Value) -> Result<AssistantMessage, serde_json:
 /// pi-ai's `Context` of the call: the system prompt, the conversation (user, assistant and
 /// tool-result messages) and the tools.
 fn stream_context(request: &LlmRequest) -> Value {
-    let messages: Vec<&AgentMessage> = request
+    // Copies for the call (a message read from a session file is parsed for it, not kept).
+    let messages: Vec<AgentMessage> = request
         .messages
         .iter()
-        .map(Arc::as_ref)
         .filter(|message| {
             matches!(
-                message,
-                AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_)
+                message.role(),
+                Role::User | Role::Assistant | Role::ToolResult
             )
         })
+        .filter_map(|message| message.typed_copy())
         .collect();
     json!({
         "systemPrompt": request.system_prompt,

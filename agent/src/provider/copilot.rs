@@ -9,6 +9,7 @@ use pi_rpc_protocol::message::AgentMessage;
 use serde_json::{Map, Value};
 
 use super::LlmRequest;
+use crate::store::Role;
 
 /// The provider these headers are for.
 const PROVIDER: &str = "github-copilot";
@@ -18,23 +19,30 @@ pub(super) fn prepare(request: &mut LlmRequest) {
     if request.model.provider != PROVIDER {
         return;
     }
-    let initiator = match request.messages.last().map(|message| &**message) {
-        None | Some(AgentMessage::User(_)) => "user",
-        // Extension, bash and summary messages reach the model as user messages.
-        Some(AgentMessage::Custom(_))
-        | Some(AgentMessage::BashExecution(_))
-        | Some(AgentMessage::CompactionSummary(_))
-        | Some(AgentMessage::BranchSummary(_))
-        | Some(AgentMessage::System(_)) => "user",
-        Some(AgentMessage::Assistant(_)) | Some(AgentMessage::ToolResult(_)) => "agent",
+    // Extension, bash and summary messages reach the model as user messages.
+    let last_role = request
+        .messages
+        .iter()
+        .rev()
+        .map(|message| message.role())
+        .find(|role| *role != Role::Other);
+    let initiator = match last_role {
+        Some(Role::Assistant | Role::ToolResult) => "agent",
+        _ => "user",
     };
-    let has_images = request.messages.iter().any(|message| match &**message {
-        AgentMessage::User(user) => match &user.content {
-            MessageContent::Text(_) => false,
-            MessageContent::Blocks(blocks) => blocks.iter().any(is_image),
-        },
-        AgentMessage::ToolResult(result) => result.content.iter().any(is_image),
-        _ => false,
+    // Only user messages and tool results can carry images; each is parsed just to look.
+    let has_images = request.messages.iter().any(|message| {
+        matches!(message.role(), Role::User | Role::ToolResult)
+            && message
+                .with_typed(|message| match message {
+                    AgentMessage::User(user) => match &user.content {
+                        MessageContent::Text(_) => false,
+                        MessageContent::Blocks(blocks) => blocks.iter().any(is_image),
+                    },
+                    AgentMessage::ToolResult(result) => result.content.iter().any(is_image),
+                    _ => false,
+                })
+                .unwrap_or(false)
     });
     // Anthropic's wire format takes the token as a bearer header instead of a key.
     let bearer = if request.model.api == super::anthropic::API {
@@ -77,7 +85,7 @@ mod tests {
             messages: serde_json::from_value::<Vec<AgentMessage>>(messages)
                 .unwrap()
                 .into_iter()
-                .map(std::sync::Arc::new)
+                .map(crate::store::SharedMessage::new)
                 .collect(),
             tools: Vec::new(),
             thinking_level: pi_rpc_protocol::model::ThinkingLevel::Off,

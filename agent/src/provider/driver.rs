@@ -18,6 +18,7 @@ use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::body::Outgoing;
 use super::call::EventSender;
 use super::json::js_key_order;
 use super::partial::PartialMessage;
@@ -235,9 +236,10 @@ impl Sink {
     }
 }
 
-/// Runs one exchange to its `Done`.
+/// Runs one exchange to its `Done` (`request`: a request builder with its body, or an
+/// [`Outgoing`] with a body attached to each attempt).
 pub(crate) async fn drive(
-    request: reqwest::RequestBuilder,
+    request: impl Into<Outgoing>,
     mut partial: PartialMessage,
     mut wire: impl WireFormat,
     options: StreamOptions,
@@ -252,7 +254,7 @@ pub(crate) async fn drive(
         paced: options.paced,
         usage: None,
     };
-    let outcome = exchange(request, &mut partial, &mut wire, options, &mut sink).await;
+    let outcome = exchange(request.into(), &mut partial, &mut wire, options, &mut sink).await;
     let failure = match outcome {
         Ok(()) => None,
         Err(Failure::Aborted(ABORTED_WHILE_STREAMING)) => {
@@ -275,7 +277,7 @@ pub(crate) async fn fail_early(partial: PartialMessage, text: String, tx: EventS
 }
 
 async fn exchange(
-    request: reqwest::RequestBuilder,
+    request: Outgoing,
     partial: &mut PartialMessage,
     wire: &mut impl WireFormat,
     options: StreamOptions,
@@ -346,7 +348,7 @@ async fn exchange(
 /// [`retry`](super::retry) says while `options.max_retries` allow; the error of the last
 /// attempt otherwise.
 async fn send(
-    request: reqwest::RequestBuilder,
+    mut request: Outgoing,
     wire: &mut impl WireFormat,
     options: StreamOptions,
     sink: &Sink,
@@ -358,7 +360,6 @@ async fn send(
         (request, idle) => request.or(idle),
     };
     let cancel = &sink.cancel;
-    let mut request = Some(request);
     let mut retry_index = 0;
     let mut sdk_retries = 0;
     loop {
@@ -366,14 +367,9 @@ async fn send(
             return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE));
         }
         let retries_left = options.max_retries.saturating_sub(retry_index);
-        let Some(current) = request.take() else {
+        let may_retry = retries_left > 0 || wire.sdk_retry_delay(0, None, None).is_some();
+        let Some(current) = request.attempt(may_retry) else {
             return Err(Failure::Error(wire.connection_error(false)));
-        };
-        // A request with a streamed body cannot be sent twice; ours are all bytes.
-        let spare = if retries_left > 0 || wire.sdk_retry_delay(0, None, None).is_some() {
-            current.try_clone()
-        } else {
-            None
         };
         let sent = tokio::select! {
             biased;
@@ -435,19 +431,18 @@ async fn send(
             },
         };
         let sdk_delay = wire.sdk_retry_delay(sdk_retries, error.status, error.headers.as_ref());
-        if let (Some(delay), Some(spare)) = (sdk_delay, &spare) {
+        if let Some(delay) = sdk_delay.filter(|_| request.can_repeat()) {
             tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(Failure::Aborted(ABORTED_BEFORE_RESPONSE)),
                 () = tokio::time::sleep(delay) => {}
             }
             sdk_retries += 1;
-            request = spare.try_clone();
             continue;
         }
-        let Some(spare) = spare else {
+        if !request.can_repeat() {
             return Err(Failure::Error(error.text));
-        };
+        }
         match decide(error, retry_index, retries_left, options.max_retry_delay) {
             Decision::Fail(text) => return Err(Failure::Error(text)),
             Decision::Retry(delay) => {
@@ -459,7 +454,6 @@ async fn send(
             }
         }
         retry_index += 1;
-        request = Some(spare);
     }
 }
 

@@ -141,6 +141,11 @@ pub(crate) fn current() -> Option<Arc<dyn ProviderHooks>> {
     HOOKS.try_with(Clone::clone).ok().flatten()
 }
 
+/// Whether the hooks of the current task want to see (and may replace) the payload.
+pub(crate) fn wants_payload() -> bool {
+    current().is_some_and(|hooks| hooks.wants_payload())
+}
+
 /// The JSON body to send for the Anthropic and OpenAI formats (`body` as built, or as the
 /// hooks replaced it).
 pub(crate) async fn before_request(body: Value) -> Value {

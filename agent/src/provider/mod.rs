@@ -13,8 +13,11 @@
 //! - one module per wire format, each with its request body, headers and stream events:
 //!   [`anthropic`] (`anthropic-messages`), [`openai_completions`] (`openai-completions`),
 //!   [`openai_responses`] (`openai-responses`), [`google`] (`google-generative-ai`);
-//! - [`transform`], [`options`], [`cost`], [`json`]: history preparation, token limits and
-//!   thinking budgets, cost, and JSON repair / partial parsing, shared by every format;
+//! - [`transform`], [`options`], [`cost`], [`json`]: history preparation (one message at a
+//!   time, [`transform::TransformState`]), token limits and thinking budgets, cost, and JSON
+//!   repair / partial parsing, shared by every format;
+//! - `body`: a body whose history is encoded from the typed messages while it is sent (in
+//!   chunks, with its `Content-Length`), as the Anthropic and Chat Completions formats send theirs;
 //! - [`replay`]: a recorded body read by a format's stream reader without HTTP.
 //!
 //! Adding a wire format: a module beside the others with a `run` that checks the key, builds the
@@ -30,6 +33,7 @@
 pub mod anthropic;
 pub mod azure;
 pub mod bedrock;
+mod body;
 mod call;
 mod cloudflare;
 pub mod codex;
@@ -56,13 +60,14 @@ pub mod vertex;
 use std::sync::Arc;
 
 use pi_rpc_protocol::event::AssistantMessageEvent;
-use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason};
+use pi_rpc_protocol::message::{AssistantMessage, StopReason};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use tokio_util::sync::CancellationToken;
 
 pub use crate::config::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRY_DELAY, RequestAuth, RequestAuthError, StreamOptions,
 };
+pub use crate::store::SharedMessage;
 pub use crate::tools::ToolDefinition;
 pub(crate) use call::EventSender;
 pub use call::ProviderStream;
@@ -80,8 +85,9 @@ pub struct LlmRequest {
     /// The system prompt (sent as given; empty sends none).
     pub system_prompt: String,
     /// The conversation: user, assistant and tool-result messages (others are ignored), shared
-    /// with the run that sends it (a provider copies only what it transforms).
-    pub messages: Vec<Arc<AgentMessage>>,
+    /// with the run that sends it. A message read from a session file may be held as its text
+    /// only: a provider parses each one while it encodes it, and keeps none.
+    pub messages: Vec<Arc<SharedMessage>>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// How much the model should think.

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::LlmRequest;
 pub use crate::config::ThinkingBudgets;
 use crate::js::utf16_len;
+use crate::store::{Role, SharedMessage};
 
 const CONTEXT_SAFETY_TOKENS: i64 = 4096;
 const MIN_ANSWER_TOKENS: i64 = 1024;
@@ -63,42 +64,95 @@ pub fn fit_thinking(
 /// no usable report, the whole history, system prompt and tool definitions at four characters
 /// per token.
 pub fn estimate_context_tokens(request: &LlmRequest) -> i64 {
+    // The report is found from what each message says of itself (a message held as text is
+    // read without its content); only the messages counted at four characters per token are
+    // parsed, each while it is counted.
     let messages = &request.messages;
     let mut latest_timestamp = f64::NEG_INFINITY;
     let mut last_usage: Option<(usize, i64)> = None;
     for (index, message) in messages.iter().enumerate() {
-        if let AgentMessage::Assistant(assistant) = &**message {
-            let tokens = context_tokens(&assistant.usage);
-            if assistant.timestamp as f64 >= latest_timestamp
-                && !matches!(
-                    assistant.stop_reason,
-                    StopReason::Aborted | StopReason::Error
-                )
-                && tokens > 0
-            {
-                last_usage = Some((index, tokens));
-            }
+        let Some(probe) = probe(message) else {
+            continue;
+        };
+        if let Some(reported) = probe.usable_report
+            && probe.timestamp as f64 >= latest_timestamp
+            && reported > 0
+        {
+            last_usage = Some((index, reported));
         }
-        latest_timestamp = latest_timestamp.max(timestamp(message) as f64);
+        latest_timestamp = latest_timestamp.max(probe.timestamp as f64);
     }
+    let counted = |messages: &[std::sync::Arc<SharedMessage>]| -> i64 {
+        messages
+            .iter()
+            .filter_map(|message| message.with_typed(message_tokens))
+            .sum()
+    };
     match last_usage {
-        Some((index, tokens)) => {
-            tokens
-                + messages[index + 1..]
-                    .iter()
-                    .map(|message| message_tokens(message))
-                    .sum::<i64>()
-        }
+        Some((index, reported)) => reported + counted(&messages[index + 1..]),
         None => {
-            let history: i64 = messages.iter().map(|message| message_tokens(message)).sum();
             let system = if request.system_prompt.is_empty() {
                 0
             } else {
                 text_tokens(utf16_len(&request.system_prompt))
             };
-            history + system + tools_tokens(request)
+            counted(messages) + system + tools_tokens(request)
         }
     }
+}
+
+/// What the estimate needs of a message: its timestamp, and the context an assistant message
+/// that did not fail reports.
+struct Probed {
+    timestamp: u64,
+    usable_report: Option<i64>,
+}
+
+/// The fields [`Probed`] comes from, read from a message's text (the rest is skipped).
+#[derive(serde::Deserialize)]
+struct ProbeFields {
+    timestamp: u64,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(rename = "stopReason", default)]
+    stop_reason: Option<StopReason>,
+}
+
+fn probe(message: &SharedMessage) -> Option<Probed> {
+    let assistant = message.role() == Role::Assistant;
+    if let Some(typed) = message.parsed() {
+        let usable_report = match typed {
+            AgentMessage::Assistant(assistant) if !failed(assistant.stop_reason) => {
+                Some(context_tokens(&assistant.usage))
+            }
+            _ => None,
+        };
+        return Some(Probed {
+            timestamp: timestamp(typed),
+            usable_report,
+        });
+    }
+    if message.role() == Role::Other {
+        return None;
+    }
+    let text = message.text()?;
+    let fields: ProbeFields = serde_json::from_str(text)
+        .or_else(|_| pi_rpc_protocol::surrogates::from_str(text))
+        .ok()?;
+    let usable_report = match (assistant, fields.usage, fields.stop_reason) {
+        (true, Some(usage), Some(stop_reason)) if !failed(stop_reason) => {
+            Some(context_tokens(&usage))
+        }
+        _ => None,
+    };
+    Some(Probed {
+        timestamp: fields.timestamp,
+        usable_report,
+    })
+}
+
+fn failed(stop_reason: StopReason) -> bool {
+    matches!(stop_reason, StopReason::Aborted | StopReason::Error)
 }
 
 fn context_tokens(usage: &Usage) -> i64 {

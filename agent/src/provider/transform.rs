@@ -6,8 +6,8 @@
 //! ended in `error` or `aborted` are left out; a tool call without a result gets a synthetic
 //! error result `No result provided` so that every call is answered.
 
-use std::borrow::Borrow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use pi_rpc_protocol::content::{AssistantContent, MessageContent, TextContent, UserContent};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, ToolResultMessage};
@@ -15,113 +15,235 @@ use pi_rpc_protocol::model::Model;
 use serde_json::Map;
 
 use super::json::js_trim;
+use crate::store::SharedMessage;
 
 const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
 const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
 
 /// Prepares `messages` (user, assistant and tool-result messages; others are passed through)
-/// for `model`. `normalize_id` rewrites tool-call ids of other models' calls.
-pub fn transform_messages<M: Borrow<AgentMessage>>(
-    messages: &[M],
+/// for `model`, all at once. `normalize_id` rewrites tool-call ids of other models' calls.
+pub fn transform_messages(
+    messages: &[Arc<SharedMessage>],
     model: &Model,
     normalize_id: &dyn Fn(&str) -> String,
 ) -> Vec<AgentMessage> {
-    let supports_images = model.input.iter().any(|kind| kind == "image");
-    let mut id_map: HashMap<String, String> = HashMap::new();
-    let mut transformed = Vec::with_capacity(messages.len());
-    for message in messages {
-        let message = match message.borrow() {
-            AgentMessage::User(user) => {
-                let mut user = user.clone();
-                if !supports_images && let MessageContent::Blocks(blocks) = &mut user.content {
+    let mut state = TransformState::new(model);
+    std::iter::from_fn(|| state.next(messages, model, normalize_id)).collect()
+}
+
+/// [`transform_messages`] one message at a time: each source message is parsed (or copied)
+/// when it is reached and handed out transformed, so that a long history is never held
+/// transformed, nor parsed, as a whole. What crosses messages is kept here: the ids rewritten
+/// so far, the calls still unanswered, the synthetic results due.
+#[derive(Debug)]
+pub struct TransformState {
+    supports_images: bool,
+    /// The next source message.
+    index: usize,
+    /// Tool-call ids rewritten so far (their results follow them).
+    id_map: HashMap<String, String>,
+    /// The calls (id, name) of the last assistant message with calls.
+    pending: Vec<(String, String)>,
+    /// The results seen since those calls.
+    answered: HashSet<String>,
+    /// Messages ready to hand out, in order.
+    ready: VecDeque<AgentMessage>,
+    /// Every source message was read and the last calls answered.
+    finished: bool,
+}
+
+impl TransformState {
+    /// The state before the first message, for `model`.
+    pub fn new(model: &Model) -> Self {
+        Self {
+            supports_images: model.input.iter().any(|kind| kind == "image"),
+            index: 0,
+            id_map: HashMap::new(),
+            pending: Vec::new(),
+            answered: HashSet::new(),
+            ready: VecDeque::new(),
+            finished: false,
+        }
+    }
+
+    /// The next message to send (`messages`, `model` and `normalize_id` the same on every
+    /// call), `None` after the last.
+    pub fn next(
+        &mut self,
+        messages: &[Arc<SharedMessage>],
+        model: &Model,
+        normalize_id: &dyn Fn(&str) -> String,
+    ) -> Option<AgentMessage> {
+        loop {
+            if let Some(message) = self.ready.pop_front() {
+                return Some(message);
+            }
+            if self.finished {
+                return None;
+            }
+            let Some(source) = messages.get(self.index) else {
+                self.finished = true;
+                self.answer_pending();
+                continue;
+            };
+            self.index += 1;
+            // A message this agent cannot read is left out, as it was from the history.
+            let Some(message) = source.typed_copy() else {
+                continue;
+            };
+            let message = without_lone_surrogates(self.transform(message, model, normalize_id));
+            self.order(message);
+        }
+    }
+
+    /// One message as `model` gets it, with tool-call ids of other models' calls rewritten.
+    fn transform(
+        &mut self,
+        message: AgentMessage,
+        model: &Model,
+        normalize_id: &dyn Fn(&str) -> String,
+    ) -> AgentMessage {
+        match message {
+            AgentMessage::User(mut user) => {
+                if !self.supports_images
+                    && let MessageContent::Blocks(blocks) = &mut user.content
+                {
                     *blocks = replace_images(blocks, USER_IMAGE_PLACEHOLDER);
                 }
                 AgentMessage::User(user)
             }
-            AgentMessage::ToolResult(result) => {
-                let mut result = result.clone();
-                if !supports_images {
+            AgentMessage::ToolResult(mut result) => {
+                if !self.supports_images {
                     result.content = replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER);
                 }
-                if let Some(id) = id_map.get(&result.tool_call_id) {
+                if let Some(id) = self.id_map.get(&result.tool_call_id) {
                     result.tool_call_id = id.clone();
                 }
                 AgentMessage::ToolResult(result)
             }
             AgentMessage::Assistant(assistant) => {
-                let same_model = assistant.provider == model.provider
-                    && assistant.api == model.api
-                    && assistant.model == model.id;
-                // Every field but the content, which is rebuilt below (not cloned twice).
-                let mut out = AssistantMessage {
-                    content: Vec::with_capacity(assistant.content.len()),
-                    api: assistant.api.clone(),
-                    provider: assistant.provider.clone(),
-                    model: assistant.model.clone(),
-                    response_model: assistant.response_model.clone(),
-                    usage: assistant.usage.clone(),
-                    stop_reason: assistant.stop_reason,
-                    timestamp: assistant.timestamp,
-                    response_id: assistant.response_id.clone(),
-                    raw_stop_reason: assistant.raw_stop_reason.clone(),
-                    error_message: assistant.error_message.clone(),
-                    extra: assistant.extra.clone(),
-                };
-                for block in &assistant.content {
-                    match block {
-                        AssistantContent::Thinking(thinking) => {
-                            if thinking.redacted == Some(true) {
-                                if same_model {
-                                    out.content.push(block.clone());
-                                }
-                                continue;
-                            }
-                            let signed = thinking
-                                .thinking_signature
-                                .as_deref()
-                                .is_some_and(|signature| !signature.is_empty());
-                            if same_model && signed {
-                                out.content.push(block.clone());
-                            } else if js_trim(&thinking.thinking).is_empty() {
-                                continue;
-                            } else if same_model {
-                                out.content.push(block.clone());
-                            } else {
-                                out.content.push(AssistantContent::Text(TextContent::new(
-                                    thinking.thinking.clone(),
-                                )));
-                            }
+                AgentMessage::Assistant(self.transform_assistant(assistant, model, normalize_id))
+            }
+            other => other,
+        }
+    }
+
+    fn transform_assistant(
+        &mut self,
+        mut assistant: AssistantMessage,
+        model: &Model,
+        normalize_id: &dyn Fn(&str) -> String,
+    ) -> AssistantMessage {
+        let same_model = assistant.provider == model.provider
+            && assistant.api == model.api
+            && assistant.model == model.id;
+        let blocks = std::mem::take(&mut assistant.content);
+        for block in blocks {
+            match block {
+                AssistantContent::Thinking(thinking) => {
+                    if thinking.redacted == Some(true) {
+                        if same_model {
+                            assistant.content.push(AssistantContent::Thinking(thinking));
                         }
-                        AssistantContent::Text(text) => {
-                            if same_model {
-                                out.content.push(block.clone());
-                            } else {
-                                out.content.push(AssistantContent::Text(TextContent::new(
-                                    text.text.clone(),
-                                )));
-                            }
-                        }
-                        AssistantContent::ToolCall(call) => {
-                            let mut call = call.clone();
-                            if !same_model {
-                                call.thought_signature = None;
-                                let id = normalize_id(&call.id);
-                                if id != call.id {
-                                    id_map.insert(call.id.clone(), id.clone());
-                                    call.id = id;
-                                }
-                            }
-                            out.content.push(AssistantContent::ToolCall(call));
-                        }
+                        continue;
+                    }
+                    let signed = thinking
+                        .thinking_signature
+                        .as_deref()
+                        .is_some_and(|signature| !signature.is_empty());
+                    if same_model && signed {
+                        assistant.content.push(AssistantContent::Thinking(thinking));
+                    } else if js_trim(&thinking.thinking).is_empty() {
+                        continue;
+                    } else if same_model {
+                        assistant.content.push(AssistantContent::Thinking(thinking));
+                    } else {
+                        assistant
+                            .content
+                            .push(AssistantContent::Text(TextContent::new(thinking.thinking)));
                     }
                 }
-                AgentMessage::Assistant(out)
+                AssistantContent::Text(text) => {
+                    let text = if same_model {
+                        text
+                    } else {
+                        TextContent::new(text.text)
+                    };
+                    assistant.content.push(AssistantContent::Text(text));
+                }
+                AssistantContent::ToolCall(mut call) => {
+                    if !same_model {
+                        call.thought_signature = None;
+                        let id = normalize_id(&call.id);
+                        if id != call.id {
+                            self.id_map.insert(std::mem::take(&mut call.id), id.clone());
+                            call.id = id;
+                        }
+                    }
+                    assistant.content.push(AssistantContent::ToolCall(call));
+                }
             }
-            other => other.clone(),
-        };
-        transformed.push(without_lone_surrogates(message));
+        }
+        assistant
     }
-    answer_orphaned_calls(transformed)
+
+    /// Queues a transformed message: a failed assistant message is dropped, and calls that were
+    /// never answered get `No result provided` results before the next assistant or user
+    /// message (or at the end).
+    fn order(&mut self, message: AgentMessage) {
+        match &message {
+            AgentMessage::Assistant(assistant) => {
+                self.answer_pending();
+                if matches!(
+                    assistant.stop_reason,
+                    StopReason::Error | StopReason::Aborted
+                ) {
+                    return;
+                }
+                let calls: Vec<(String, String)> = assistant
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        AssistantContent::ToolCall(call) => {
+                            Some((call.id.clone(), call.name.clone()))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if !calls.is_empty() {
+                    self.pending = calls;
+                    self.answered.clear();
+                }
+            }
+            AgentMessage::ToolResult(tool_result) => {
+                self.answered.insert(tool_result.tool_call_id.clone());
+            }
+            AgentMessage::User(_) => self.answer_pending(),
+            _ => {}
+        }
+        self.ready.push_back(message);
+    }
+
+    /// Queues the synthetic results of the pending calls that got none.
+    fn answer_pending(&mut self) {
+        for (id, name) in self.pending.drain(..) {
+            if !self.answered.contains(&id) {
+                self.ready
+                    .push_back(AgentMessage::ToolResult(ToolResultMessage {
+                        tool_call_id: id,
+                        tool_name: name,
+                        content: vec![UserContent::Text(TextContent::new("No result provided"))],
+                        details: None,
+                        usage: None,
+                        is_error: true,
+                        duration_ms: None,
+                        timestamp: crate::js::now_ms(),
+                        extra: Map::new(),
+                    }));
+            }
+        }
+        self.answered.clear();
+    }
 }
 
 /// The message with lone surrogates removed from its texts, as the reference's providers send
@@ -157,73 +279,6 @@ fn without_lone_surrogates(mut message: AgentMessage) -> AgentMessage {
         _ => {}
     }
     message
-}
-
-/// Drops failed assistant messages and inserts `No result provided` results for calls that
-/// were never answered (before the next assistant or user message, or at the end).
-fn answer_orphaned_calls(messages: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut result = Vec::with_capacity(messages.len());
-    let mut pending: Vec<(String, String)> = Vec::new();
-    let mut answered: HashSet<String> = HashSet::new();
-    let flush = |result: &mut Vec<AgentMessage>,
-                 pending: &mut Vec<(String, String)>,
-                 answered: &mut HashSet<String>| {
-        for (id, name) in pending.drain(..) {
-            if !answered.contains(&id) {
-                result.push(AgentMessage::ToolResult(ToolResultMessage {
-                    tool_call_id: id,
-                    tool_name: name,
-                    content: vec![UserContent::Text(TextContent::new("No result provided"))],
-                    details: None,
-                    usage: None,
-                    is_error: true,
-                    duration_ms: None,
-                    timestamp: crate::js::now_ms(),
-                    extra: Map::new(),
-                }));
-            }
-        }
-        answered.clear();
-    };
-    for message in messages {
-        match &message {
-            AgentMessage::Assistant(assistant) => {
-                flush(&mut result, &mut pending, &mut answered);
-                if matches!(
-                    assistant.stop_reason,
-                    StopReason::Error | StopReason::Aborted
-                ) {
-                    continue;
-                }
-                let calls: Vec<(String, String)> = assistant
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        AssistantContent::ToolCall(call) => {
-                            Some((call.id.clone(), call.name.clone()))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                if !calls.is_empty() {
-                    pending = calls;
-                    answered.clear();
-                }
-                result.push(message);
-            }
-            AgentMessage::ToolResult(tool_result) => {
-                answered.insert(tool_result.tool_call_id.clone());
-                result.push(message);
-            }
-            AgentMessage::User(_) => {
-                flush(&mut result, &mut pending, &mut answered);
-                result.push(message);
-            }
-            _ => result.push(message),
-        }
-    }
-    flush(&mut result, &mut pending, &mut answered);
-    result
 }
 
 /// Replaces each run of images with one placeholder text.
@@ -266,6 +321,10 @@ mod tests {
         serde_json::from_value(value).unwrap()
     }
 
+    fn shared(messages: &[AgentMessage]) -> Vec<Arc<SharedMessage>> {
+        messages.iter().cloned().map(SharedMessage::new).collect()
+    }
+
     fn usage() -> serde_json::Value {
         json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
                "cost":{"input":0.0,"output":0.0,"cacheRead":0.0,"cacheWrite":0.0,"total":0.0}})
@@ -291,7 +350,7 @@ mod tests {
             {"role":"assistant","content":[{"type":"text","text":"partial"}],
              "api":"anthropic-messages","provider":"mock","model":"m1","usage":usage(),"stopReason":"aborted","timestamp":5},
         ]));
-        let out = transform_messages(&history, &model(&["text"]), &underscore);
+        let out = transform_messages(&shared(&history), &model(&["text"]), &underscore);
         let mut value = serde_json::to_value(&out).unwrap();
         // The synthetic result's timestamp is the current time.
         value[4]["timestamp"] = json!(0);
@@ -320,7 +379,7 @@ mod tests {
                 {"type":"thinking","thinking":"[Reasoning redacted]","thinkingSignature":"opaque","redacted":true}],
              "api":"anthropic-messages","provider":"mock","model":"m1","usage":usage(),"stopReason":"stop","timestamp":1},
         ]));
-        let out = transform_messages(&history, &model(&["text", "image"]), &underscore);
+        let out = transform_messages(&shared(&history), &model(&["text", "image"]), &underscore);
         assert_eq!(out, history);
     }
 }

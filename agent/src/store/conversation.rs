@@ -93,17 +93,23 @@ impl Conversation {
         self.messages.iter().filter_map(|message| message.get())
     }
 
+    /// The typed messages of `role` (only those are parsed).
+    pub fn with_role(&self, role: Role) -> impl Iterator<Item = &AgentMessage> {
+        self.messages
+            .iter()
+            .filter(move |message| message.role() == role)
+            .filter_map(|message| message.get())
+    }
+
     /// Every typed message (see [`Self::iter`]).
     pub fn typed(&self) -> Vec<&AgentMessage> {
         self.iter().collect()
     }
 
-    /// Every typed message as a shared handle, for a run's history: no message is copied.
-    pub fn shared_typed(&self) -> Vec<Arc<AgentMessage>> {
-        self.messages
-            .iter()
-            .filter_map(|message| message.shared().cloned())
-            .collect()
+    /// Every message as a shared handle, for a run's history: no message is copied, nor
+    /// parsed.
+    pub fn shared(&self) -> Vec<Arc<SharedMessage>> {
+        self.messages.clone()
     }
 
     /// Appends the messages as a JSON array to `out`, from message `from` on, until `out` holds

@@ -190,6 +190,15 @@ impl SharedMessage {
         Some(f(&message))
     }
 
+    /// A copy of the typed message to change, parsed afresh (and not kept) when only the text is
+    /// held: what a model request transforms, one message at a time.
+    pub fn typed_copy(&self) -> Option<AgentMessage> {
+        match self.parsed() {
+            Some(message) => Some(message.clone()),
+            None => pi_rpc_protocol::surrogates::from_str(self.text.as_ref()?.as_str()).ok(),
+        }
+    }
+
     /// The typed message if it was parsed (or made) already.
     pub fn parsed(&self) -> Option<&AgentMessage> {
         self.typed.get().and_then(Option::as_deref)

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pi_agent::provider::{LlmRequest, ProviderEvent, ProviderStream, ToolDefinition, stream};
+use pi_agent::provider::{
+    LlmRequest, ProviderEvent, ProviderStream, SharedMessage, ToolDefinition, stream,
+};
 use pi_agent::release::RpcRelease;
 use pi_rpc_protocol::event::Event;
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage};
@@ -36,8 +38,8 @@ pub fn user(text: &str) -> AgentMessage {
 }
 
 /// Messages as a request holds them.
-pub fn shared(messages: Vec<AgentMessage>) -> Vec<Arc<AgentMessage>> {
-    messages.into_iter().map(Arc::new).collect()
+pub fn shared(messages: Vec<AgentMessage>) -> Vec<Arc<SharedMessage>> {
+    messages.into_iter().map(SharedMessage::new).collect()
 }
 
 /// A request of one user message with the key `mock-key`, thinking off.
@@ -49,7 +51,7 @@ pub fn request(model: Model, text: &str) -> LlmRequest {
             ..Default::default()
         }),
         system_prompt: "You are a test.".to_owned(),
-        messages: vec![Arc::new(user(text))],
+        messages: vec![SharedMessage::new(user(text))],
         tools: Vec::new(),
         thinking_level: ThinkingLevel::Off,
         session_id: None,

@@ -7,21 +7,26 @@
 //! answer read by `events`.
 
 mod events;
+mod history;
 mod names;
 pub(crate) mod request;
 
+use std::sync::Arc;
+
 use reqwest::header::HeaderMap;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Encoders, Outgoing, RequestBody, whole_value};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::headers::{HeaderError, header_map};
 use super::partial::PartialMessage;
 use super::{LlmRequest, StreamOptions};
 use events::AnthropicEvents;
+use history::AnthropicHistory;
 use pi_rpc_protocol::model::Model;
-use request::{Compat, build_body, cache_control};
+use request::{Compat, MESSAGES, body_skeleton, cache_control};
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "anthropic-messages";
@@ -39,13 +44,29 @@ pub fn messages_url(base_url: &str) -> String {
     }
 }
 
-/// The JSON body sent for `request`: one-hour cache entries with
+/// The JSON body sent for `request` (as a value, for tests: the request encodes it as it
+/// sends it): one-hour cache entries with
 /// [`CacheRetention::Long`](super::CacheRetention::Long), no `cache_control` with caching off.
 pub fn request_body(request: &LlmRequest) -> Value {
+    let (skeleton, encoders) = body_parts(Arc::new(request.clone()));
+    whole_value(skeleton, MESSAGES, &encoders).unwrap_or(Value::Null)
+}
+
+/// The body's fixed part and its history's encoders.
+fn body_parts(request: Arc<LlmRequest>) -> (Map<String, Value>, Encoders) {
     let oauth = request.api_key().as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
     let cache_control = cache_control(compat, request.cache_retention);
-    build_body(request, compat, cache_control.as_ref(), oauth)
+    let skeleton = body_skeleton(&request, compat, cache_control.as_ref(), oauth);
+    let encoders: Encoders = Arc::new(move || {
+        Box::new(AnthropicHistory::new(
+            Arc::clone(&request),
+            compat,
+            cache_control.clone(),
+            oauth,
+        ))
+    });
+    (skeleton, encoders)
 }
 
 /// Whether a key is a Claude subscription (OAuth) token.
@@ -70,9 +91,9 @@ pub(crate) async fn run(
     let oauth = key.as_deref().is_some_and(is_oauth_token);
     let compat = Compat::of(&request.model);
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = request_body(&request);
-    let body = super::hooks::before_request(body).await;
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = Arc::new(request);
+    let (skeleton, encoders) = body_parts(Arc::clone(&request));
+    let body = match RequestBody::prepare(skeleton, MESSAGES, encoders).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -84,8 +105,7 @@ pub(crate) async fn run(
     };
     let http_request = http
         .post(messages_url(&request.model.base_url))
-        .headers(headers)
-        .body(body);
+        .headers(headers);
     let tool_names = oauth.then(|| {
         request
             .tools
@@ -93,8 +113,9 @@ pub(crate) async fn run(
             .map(|tool| tool.name.to_string())
             .collect()
     });
-    let wire = AnthropicEvents::new(request.model, tool_names);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+    let wire = AnthropicEvents::new(request.model.clone(), tool_names);
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 /// The reader of a response for `model` (without OAuth tool-name mapping), for replays.

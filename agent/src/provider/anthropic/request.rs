@@ -3,17 +3,13 @@
 //! Keys in the reference's order: `model`, `messages`, `max_tokens`, `stream`, `system`,
 //! `tools`, `thinking`, `output_config`. The system prompt is one text block; the last tool and
 //! the last block of the last user message carry `cache_control` (`{"type":"ephemeral"}`, with
-//! `"ttl":"1h"` when `PI_CACHE_RETENTION=long`). History is prepared by
-//! [`transform_messages`](crate::provider::transform::transform_messages) first.
+//! `"ttl":"1h"` when `PI_CACHE_RETENTION=long`). This is the fixed part; the history is
+//! encoded into it as the body is sent ([`super::history`]).
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
-use pi_rpc_protocol::message::{AgentMessage, ToolResultMessage};
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
-use super::super::json::js_trim;
 use super::super::options::{clamp_to_context, estimate_context_tokens, fit_thinking};
-use super::super::transform::transform_messages;
 use super::super::{CacheRetention, LlmRequest};
 use super::names::to_claude_code_name;
 
@@ -63,21 +59,19 @@ pub(crate) fn cache_control(compat: Compat, retention: CacheRetention) -> Option
     }
 }
 
-/// Builds the request body. `oauth` selects Claude Code's identity and tool names.
-pub(crate) fn build_body(
+/// The body's fixed part, every key in place, `messages` a placeholder for the history that
+/// [`AnthropicHistory`](super::history::AnthropicHistory) encodes. `oauth` selects Claude
+/// Code's identity and tool names.
+pub(crate) fn body_skeleton(
     request: &LlmRequest,
     compat: Compat,
     cache_control: Option<&Value>,
     oauth: bool,
-) -> Value {
+) -> Map<String, Value> {
     let model = &request.model;
-    let history = transform_messages(&request.messages, model, &normalize_tool_call_id);
     let mut body = Map::new();
     body.insert("model".to_owned(), Value::String(model.id.clone()));
-    body.insert(
-        "messages".to_owned(),
-        Value::Array(convert_messages(&history, compat, cache_control, oauth)),
-    );
+    body.insert(MESSAGES.to_owned(), Value::Null);
     let (max_tokens, thinking) = plan_tokens(request, compat);
     body.insert("max_tokens".to_owned(), json!(max_tokens));
     body.insert("stream".to_owned(), Value::Bool(true));
@@ -125,8 +119,11 @@ pub(crate) fn build_body(
             }
         }
     }
-    Value::Object(body)
+    body
 }
+
+/// The key of the history in the body.
+pub(crate) const MESSAGES: &str = "messages";
 
 /// How thinking is asked for.
 enum Thinking {
@@ -246,160 +243,6 @@ fn convert_tools(
         .collect()
 }
 
-fn image_block(data: &str, mime_type: &str) -> Value {
-    json!({
-        "type": "image",
-        "source": {"type": "base64", "media_type": mime_type, "data": data},
-    })
-}
-
-fn convert_messages(
-    history: &[AgentMessage],
-    compat: Compat,
-    cache_control: Option<&Value>,
-    oauth: bool,
-) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
-    let mut index = 0;
-    while index < history.len() {
-        match &history[index] {
-            AgentMessage::User(user) => match &user.content {
-                MessageContent::Text(text) => {
-                    if !js_trim(text).is_empty() {
-                        out.push(json!({"role": "user", "content": text}));
-                    }
-                }
-                MessageContent::Blocks(blocks) => {
-                    let blocks: Vec<Value> = blocks
-                        .iter()
-                        .filter_map(|block| match block {
-                            UserContent::Text(text) if js_trim(&text.text).is_empty() => None,
-                            UserContent::Text(text) => {
-                                Some(json!({"type": "text", "text": text.text}))
-                            }
-                            UserContent::Image(image) => {
-                                Some(image_block(&image.data, &image.mime_type))
-                            }
-                        })
-                        .collect();
-                    if !blocks.is_empty() {
-                        out.push(json!({"role": "user", "content": blocks}));
-                    }
-                }
-            },
-            AgentMessage::Assistant(assistant) => {
-                let blocks = assistant_blocks(&assistant.content, compat, oauth);
-                if !blocks.is_empty() {
-                    out.push(json!({"role": "assistant", "content": blocks}));
-                }
-            }
-            AgentMessage::ToolResult(_) => {
-                let mut results = Vec::new();
-                while let Some(AgentMessage::ToolResult(result)) = history.get(index) {
-                    results.push(tool_result(result));
-                    index += 1;
-                }
-                out.push(json!({"role": "user", "content": results}));
-                continue;
-            }
-            _ => {}
-        }
-        index += 1;
-    }
-    if let Some(cache_control) = cache_control {
-        mark_last_user_message(&mut out, cache_control);
-    }
-    out
-}
-
-fn assistant_blocks(content: &[AssistantContent], compat: Compat, oauth: bool) -> Vec<Value> {
-    let mut blocks = Vec::new();
-    for block in content {
-        match block {
-            AssistantContent::Text(text) => {
-                if !js_trim(&text.text).is_empty() {
-                    blocks.push(json!({"type": "text", "text": text.text}));
-                }
-            }
-            AssistantContent::Thinking(thinking) => {
-                let signature = thinking.thinking_signature.as_deref().unwrap_or("");
-                if thinking.redacted == Some(true) {
-                    blocks.push(json!({"type": "redacted_thinking", "data": signature}));
-                    continue;
-                }
-                let signed = !js_trim(signature).is_empty();
-                if js_trim(&thinking.thinking).is_empty() && !signed {
-                    continue;
-                }
-                if signed {
-                    blocks.push(json!({
-                        "type": "thinking", "thinking": thinking.thinking, "signature": signature,
-                    }));
-                } else if compat.allow_empty_signature {
-                    blocks.push(json!({
-                        "type": "thinking", "thinking": thinking.thinking, "signature": "",
-                    }));
-                } else {
-                    // A block without signature (an aborted stream) goes back as text.
-                    blocks.push(json!({"type": "text", "text": thinking.thinking}));
-                }
-            }
-            AssistantContent::ToolCall(call) => {
-                let name = if oauth {
-                    to_claude_code_name(&call.name)
-                } else {
-                    call.name.clone()
-                };
-                blocks.push(json!({
-                    "type": "tool_use", "id": call.id, "name": name, "input": call.arguments,
-                }));
-            }
-        }
-    }
-    blocks
-}
-
-fn tool_result(result: &ToolResultMessage) -> Value {
-    let has_images = result
-        .content
-        .iter()
-        .any(|block| matches!(block, UserContent::Image(_)));
-    let content = if has_images {
-        let mut blocks: Vec<Value> = result
-            .content
-            .iter()
-            .map(|block| match block {
-                UserContent::Text(text) => json!({"type": "text", "text": text.text}),
-                UserContent::Image(image) => image_block(&image.data, &image.mime_type),
-            })
-            .collect();
-        if !result
-            .content
-            .iter()
-            .any(|block| matches!(block, UserContent::Text(_)))
-        {
-            blocks.insert(0, json!({"type": "text", "text": "(see attached image)"}));
-        }
-        Value::Array(blocks)
-    } else {
-        let texts: Vec<&str> = result
-            .content
-            .iter()
-            .filter_map(|block| match block {
-                UserContent::Text(text) => Some(text.text.as_str()),
-                UserContent::Image(_) => None,
-            })
-            .collect();
-        Value::String(texts.join("\n"))
-    };
-    json!({
-        "type": "tool_result",
-        "tool_use_id": result.tool_call_id,
-        "content": content,
-        "is_error": result.is_error,
-    })
-}
-
 /// A system text block, with `cache_control` when caching is on.
 fn cached_text(text: &str, cache_control: Option<&Value>) -> Value {
     let mut block = json!({"type": "text", "text": text});
@@ -407,34 +250,4 @@ fn cached_text(text: &str, cache_control: Option<&Value>) -> Value {
         block["cache_control"] = cache_control.clone();
     }
     block
-}
-
-/// Caches the conversation so far: `cache_control` on the last block of a final user message.
-fn mark_last_user_message(messages: &mut [Value], cache_control: &Value) {
-    let Some(last) = messages.last_mut() else {
-        return;
-    };
-    if last.get("role").and_then(Value::as_str) != Some("user") {
-        return;
-    }
-    let Some(content) = last.get_mut("content") else {
-        return;
-    };
-    match content {
-        Value::Array(blocks) => {
-            if let Some(Value::Object(block)) = blocks.last_mut()
-                && matches!(
-                    block.get("type").and_then(Value::as_str),
-                    Some("text" | "image" | "tool_result")
-                )
-            {
-                block.insert("cache_control".to_owned(), cache_control.clone());
-            }
-        }
-        Value::String(text) => {
-            let text = std::mem::take(text);
-            *content = json!([{"type": "text", "text": text, "cache_control": cache_control}]);
-        }
-        _ => {}
-    }
 }

@@ -361,7 +361,7 @@ mod tests {
             model: serde_json::from_value(model).unwrap_or_else(|error| panic!("{error}")),
             auth: Ok(Default::default()),
             system_prompt: "Be brief.".to_owned(),
-            messages: vec![std::sync::Arc::new(
+            messages: vec![crate::store::SharedMessage::new(
                 serde_json::from_value(user).unwrap_or_else(|error| panic!("{error}")),
             )],
             tools: Vec::new(),

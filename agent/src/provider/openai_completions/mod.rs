@@ -8,12 +8,16 @@
 
 mod compat;
 mod events;
+mod history;
 pub(crate) mod request;
 
+use std::sync::Arc;
+
 use reqwest::header::HeaderMap;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Encoders, Outgoing, RequestBody, whole_value};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::headers::{HeaderError, header_map};
@@ -22,6 +26,7 @@ use super::partial::PartialMessage;
 use super::{LlmRequest, StreamOptions};
 use compat::Compat;
 use events::ChatEvents;
+use history::ChatHistory;
 use pi_rpc_protocol::model::Model;
 
 /// The `api` value of models using this wire format.
@@ -40,9 +45,32 @@ pub(crate) fn join_url(base_url: &str, path: &str) -> String {
     format!("{}/{path}", base_url.trim_end_matches('/'))
 }
 
-/// The JSON body sent for `request`.
+/// The JSON body sent for `request` (as a value, for tests: the request encodes it as it
+/// sends it).
 pub fn request_body(request: &LlmRequest) -> Value {
-    request::build_body(request, &Compat::of_request(request))
+    let compat = Arc::new(Compat::of_request(request));
+    let (skeleton, encoders) = body_parts(Arc::new(request.clone()), compat);
+    whole_value(skeleton, MESSAGES, &encoders).unwrap_or(Value::Null)
+}
+
+/// The key of the history in the body.
+const MESSAGES: &str = "messages";
+
+/// The body's fixed part and its history's encoders.
+fn body_parts(request: Arc<LlmRequest>, compat: Arc<Compat>) -> (Map<String, Value>, Encoders) {
+    let (skeleton, cache_control) = request::body_skeleton(&request, &compat);
+    let marking = cache_control.map(|cache_control| {
+        let history = ChatHistory::new(Arc::clone(&request), Arc::clone(&compat), None);
+        (cache_control, history.last_markable())
+    });
+    let encoders: Encoders = Arc::new(move || {
+        Box::new(ChatHistory::new(
+            Arc::clone(&request),
+            Arc::clone(&compat),
+            marking.clone(),
+        ))
+    });
+    (skeleton, encoders)
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -60,11 +88,11 @@ pub(crate) async fn run(
         let text = format!("No API key for provider: {}", request.model.provider);
         return fail_early(partial, text, tx).await;
     }
-    let compat = Compat::of_request(&request);
+    let compat = Arc::new(Compat::of_request(&request));
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = request::build_body(&request, &compat);
-    let body = super::hooks::before_request(body).await;
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = Arc::new(request);
+    let (skeleton, encoders) = body_parts(Arc::clone(&request), Arc::clone(&compat));
+    let body = match RequestBody::prepare(skeleton, MESSAGES, encoders).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -90,10 +118,17 @@ pub(crate) async fn run(
     };
     let http_request = http
         .post(completions_url(&request.model.base_url))
-        .headers(headers)
-        .body(body);
-    let wire = ChatEvents::new(request.model, compat.finish_reason);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+        .headers(headers);
+    let wire = ChatEvents::new(request.model.clone(), compat.finish_reason);
+    drive(
+        Outgoing::new(http_request, body),
+        partial,
+        wire,
+        options,
+        cancel,
+        tx,
+    )
+    .await;
 }
 
 /// Whether one of the model's own headers named in `names` carries a non-blank value.

@@ -10,25 +10,27 @@
 //! the field named by its signature (`reasoning_content`, ...), tool results as `tool` messages
 //! (their images follow in a user message).
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
+use pi_rpc_protocol::content::AssistantContent;
 use pi_rpc_protocol::message::AgentMessage;
-use pi_rpc_protocol::model::Model;
 use serde_json::{Map, Value, json};
 
-use super::super::json::js_trim;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
-use super::super::transform::transform_messages;
 use super::super::{CacheRetention, LlmRequest};
 use super::compat::Compat;
+use crate::store::Role;
 
 mod thinking;
 
 use thinking::thinking_fields;
 
-/// The request body.
-pub(crate) fn build_body(request: &LlmRequest, compat: &Compat) -> Value {
+/// The body's fixed part, every key in place, `messages` a placeholder for the history that
+/// [`ChatHistory`](super::history::ChatHistory) encodes; and the `cache_control` its messages
+/// carry, if any.
+pub(crate) fn body_skeleton(
+    request: &LlmRequest,
+    compat: &Compat,
+) -> (Map<String, Value>, Option<Value>) {
     let model = &request.model;
-    let mut messages = convert_messages(request, compat);
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     body.insert("messages".into(), Value::Null);
@@ -62,15 +64,19 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat) -> Value {
     } else {
         None
     };
-    if compat.anthropic_cache_control && caching {
-        let cache_control = if long {
+    let cache_control = (compat.anthropic_cache_control && caching).then(|| {
+        if long {
             json!({"type": "ephemeral", "ttl": "1h"})
         } else {
             json!({"type": "ephemeral"})
-        };
-        apply_cache_control(&mut messages, tools.as_mut(), &cache_control);
+        }
+    });
+    // The last tool is cached too.
+    if let Some(cache_control) = &cache_control
+        && let Some(Value::Object(tool)) = tools.as_mut().and_then(|tools| tools.last_mut())
+    {
+        tool.insert("cache_control".into(), cache_control.clone());
     }
-    body.insert("messages".into(), Value::Array(messages));
     if let Some(tools) = tools {
         let offered = !tools.is_empty();
         body.insert("tools".into(), Value::Array(tools));
@@ -98,16 +104,22 @@ pub(crate) fn build_body(request: &LlmRequest, compat: &Compat) -> Value {
             body.insert(key.clone(), value.clone());
         }
     }
-    Value::Object(body)
+    (body, cache_control)
 }
 
-fn has_tool_history<M: std::borrow::Borrow<AgentMessage>>(messages: &[M]) -> bool {
-    messages.iter().any(|message| match message.borrow() {
-        AgentMessage::ToolResult(_) => true,
-        AgentMessage::Assistant(assistant) => assistant
-            .content
-            .iter()
-            .any(|block| matches!(block, AssistantContent::ToolCall(_))),
+/// Whether the history holds a tool result or call (each assistant message parsed only to look).
+fn has_tool_history(messages: &[std::sync::Arc<crate::store::SharedMessage>]) -> bool {
+    messages.iter().any(|message| match message.role() {
+        Role::ToolResult => true,
+        Role::Assistant => message
+            .with_typed(|message| match message {
+                AgentMessage::Assistant(assistant) => assistant
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, AssistantContent::ToolCall(_))),
+                _ => false,
+            })
+            .unwrap_or(false),
         _ => false,
     })
 }
@@ -199,287 +211,4 @@ fn base36(mut value: u32) -> String {
     }
     out.reverse();
     String::from_utf8(out).unwrap_or_default()
-}
-
-fn convert_messages(request: &LlmRequest, compat: &Compat) -> Vec<Value> {
-    let model = &request.model;
-    let provider = model.provider.clone();
-    let normalize = move |id: &str| normalize_tool_call_id(id, &provider);
-    let history = transform_messages(&request.messages, model, &normalize);
-    let mut out = Vec::new();
-    if !request.system_prompt.is_empty() {
-        let role = if model.reasoning && compat.developer_role {
-            "developer"
-        } else {
-            "system"
-        };
-        out.push(json!({"role": role, "content": request.system_prompt}));
-    }
-    let supports_images = model.input.iter().any(|kind| kind == "image");
-    let mut last_role: Option<&str> = None;
-    let mut index = 0;
-    while index < history.len() {
-        let message = &history[index];
-        index += 1;
-        if compat.assistant_after_tool_result
-            && last_role == Some("toolResult")
-            && matches!(message, AgentMessage::User(_))
-        {
-            out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
-        }
-        match message {
-            AgentMessage::User(user) => {
-                match &user.content {
-                    MessageContent::Text(text) => {
-                        out.push(json!({"role": "user", "content": text}));
-                    }
-                    MessageContent::Blocks(blocks) => {
-                        if blocks.is_empty() {
-                            continue;
-                        }
-                        let content: Vec<Value> = blocks.iter().map(user_part).collect();
-                        out.push(json!({"role": "user", "content": content}));
-                    }
-                }
-                last_role = Some("user");
-            }
-            AgentMessage::Assistant(assistant) => {
-                if let Some(converted) = assistant_message(&assistant.content, model, compat) {
-                    out.push(converted);
-                }
-                last_role = Some("assistant");
-            }
-            AgentMessage::ToolResult(_) => {
-                index -= 1;
-                let mut images = Vec::new();
-                while let Some(AgentMessage::ToolResult(result)) = history.get(index) {
-                    index += 1;
-                    let text: Vec<&str> = result
-                        .content
-                        .iter()
-                        .filter_map(|block| match block {
-                            UserContent::Text(text) => Some(text.text.as_str()),
-                            UserContent::Image(_) => None,
-                        })
-                        .collect();
-                    let text = text.join("\n");
-                    let has_images = result
-                        .content
-                        .iter()
-                        .any(|block| matches!(block, UserContent::Image(_)));
-                    let text = if !text.is_empty() {
-                        text
-                    } else if has_images {
-                        "(see attached image)".to_owned()
-                    } else {
-                        "(no tool output)".to_owned()
-                    };
-                    let mut tool = Map::new();
-                    tool.insert("role".into(), json!("tool"));
-                    tool.insert("content".into(), json!(text));
-                    tool.insert("tool_call_id".into(), json!(result.tool_call_id));
-                    if compat.tool_result_name && !result.tool_name.is_empty() {
-                        tool.insert("name".into(), json!(result.tool_name));
-                    }
-                    out.push(Value::Object(tool));
-                    if has_images && supports_images {
-                        images.extend(
-                            result
-                                .content
-                                .iter()
-                                .filter(|block| matches!(block, UserContent::Image(_)))
-                                .map(user_part),
-                        );
-                    }
-                }
-                if images.is_empty() {
-                    last_role = Some("toolResult");
-                } else {
-                    if compat.assistant_after_tool_result {
-                        out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
-                    }
-                    let mut content = vec![
-                        json!({"type": "text", "text": "Attached image(s) from tool result:"}),
-                    ];
-                    content.extend(images);
-                    out.push(json!({"role": "user", "content": content}));
-                    last_role = Some("user");
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-fn user_part(block: &UserContent) -> Value {
-    match block {
-        UserContent::Text(text) => json!({"type": "text", "text": text.text}),
-        UserContent::Image(image) => json!({
-            "type": "image_url",
-            "image_url": {"url": format!("data:{};base64,{}", image.mime_type, image.data)},
-        }),
-    }
-}
-
-fn assistant_message(
-    content: &[AssistantContent],
-    model: &Model,
-    compat: &Compat,
-) -> Option<Value> {
-    let mut message = Map::new();
-    message.insert("role".into(), json!("assistant"));
-    let empty = if compat.assistant_after_tool_result {
-        json!("")
-    } else {
-        Value::Null
-    };
-    message.insert("content".into(), empty);
-    let texts: Vec<&str> = content
-        .iter()
-        .filter_map(|block| match block {
-            AssistantContent::Text(text) if !js_trim(&text.text).is_empty() => {
-                Some(text.text.as_str())
-            }
-            _ => None,
-        })
-        .collect();
-    let joined = texts.concat();
-    let thinking: Vec<_> = content
-        .iter()
-        .filter_map(|block| match block {
-            AssistantContent::Thinking(thinking) if !js_trim(&thinking.thinking).is_empty() => {
-                Some(thinking)
-            }
-            _ => None,
-        })
-        .collect();
-    if !thinking.is_empty() && compat.thinking_as_text {
-        let text: Vec<&str> = thinking
-            .iter()
-            .map(|block| block.thinking.as_str())
-            .collect();
-        let mut parts = vec![json!({"type": "text", "text": text.join("\n\n")})];
-        parts.extend(
-            texts
-                .iter()
-                .map(|text| json!({"type": "text", "text": text})),
-        );
-        message.insert("content".into(), Value::Array(parts));
-    } else {
-        if !joined.is_empty() {
-            message.insert("content".into(), json!(joined));
-        }
-        if let Some(first) = thinking.first() {
-            let mut signature = first.thinking_signature.clone().unwrap_or_default();
-            if model.provider == "opencode-go" && signature == "reasoning" {
-                signature = "reasoning_content".to_owned();
-            }
-            if !signature.is_empty() {
-                let text: Vec<&str> = thinking
-                    .iter()
-                    .map(|block| block.thinking.as_str())
-                    .collect();
-                message.insert(signature, json!(text.join("\n")));
-            }
-        }
-    }
-    let calls: Vec<_> = content
-        .iter()
-        .filter_map(|block| match block {
-            AssistantContent::ToolCall(call) => Some(call),
-            _ => None,
-        })
-        .collect();
-    if !calls.is_empty() {
-        let tool_calls: Vec<Value> = calls
-            .iter()
-            .map(|call| {
-                json!({
-                    "id": call.id,
-                    "type": "function",
-                    "function": {
-                        "name": call.name,
-                        "arguments": pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default(),
-                    },
-                })
-            })
-            .collect();
-        message.insert("tool_calls".into(), Value::Array(tool_calls));
-        let details: Vec<Value> = calls
-            .iter()
-            .filter_map(|call| call.thought_signature.as_deref())
-            .filter(|signature| !signature.is_empty())
-            .filter_map(|signature| serde_json::from_str::<Value>(signature).ok())
-            .filter(super::js_truthy)
-            .collect();
-        if !details.is_empty() {
-            message.insert("reasoning_details".into(), Value::Array(details));
-        }
-    }
-    if compat.reasoning_content_on_assistant
-        && model.reasoning
-        && !message.contains_key("reasoning_content")
-    {
-        message.insert("reasoning_content".into(), json!(""));
-    }
-    let has_content = match message.get("content") {
-        Some(Value::String(text)) => !text.is_empty(),
-        Some(Value::Array(parts)) => !parts.is_empty(),
-        _ => false,
-    };
-    if !has_content && !message.contains_key("tool_calls") {
-        return None;
-    }
-    Some(Value::Object(message))
-}
-
-/// Marks the system prompt, the last tool and the last text of the last conversation message
-/// with `cache_control` (Anthropic models behind OpenRouter).
-fn apply_cache_control(messages: &mut [Value], tools: Option<&mut Vec<Value>>, cache: &Value) {
-    if let Some(system) = messages
-        .iter_mut()
-        .find(|message| matches!(message["role"].as_str(), Some("system" | "developer")))
-    {
-        mark_text(system, cache);
-    }
-    if let Some(last) = tools.and_then(|tools| tools.last_mut())
-        && let Value::Object(tool) = last
-    {
-        tool.insert("cache_control".into(), cache.clone());
-    }
-    for message in messages.iter_mut().rev() {
-        if matches!(
-            message["role"].as_str(),
-            Some("user" | "assistant" | "tool")
-        ) && mark_text(message, cache)
-        {
-            return;
-        }
-    }
-}
-
-fn mark_text(message: &mut Value, cache: &Value) -> bool {
-    match message.get_mut("content") {
-        Some(content @ Value::String(_)) => {
-            let text = content.as_str().unwrap_or_default().to_owned();
-            if text.is_empty() {
-                return false;
-            }
-            *content = json!([{"type": "text", "text": text, "cache_control": cache}]);
-            true
-        }
-        Some(Value::Array(parts)) => {
-            for part in parts.iter_mut().rev() {
-                if part["type"] == "text"
-                    && let Value::Object(part) = part
-                {
-                    part.insert("cache_control".into(), cache.clone());
-                    return true;
-                }
-            }
-            false
-        }
-        _ => false,
-    }
 }
