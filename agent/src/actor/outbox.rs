@@ -8,6 +8,7 @@
 //! (a message's `message_end`, `turn_end`, `agent_end`, a long delta) keeps sharing the message
 //! it quotes with the conversation and is streamed to the writer in pieces at the flush.
 
+use std::io::Write as _;
 use std::sync::Arc;
 
 use pi_rpc_protocol::event::Event;
@@ -19,6 +20,33 @@ use super::ops::ids::OpKey;
 use super::tasks::Launch;
 use crate::extensions::HostLine;
 use crate::provider::WrittenSignal;
+
+/// Appends `event`'s line to `lines`. A delta of 0.84.1's form (no `usage`) is written
+/// directly: it is most of a stream's records, and a derived serialiser pays for its
+/// generality on each (the text itself is escaped by the protocol's encoder, as in any record).
+fn encode_event(lines: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
+    use pi_rpc_protocol::event::AssistantMessageEvent as Delta;
+    let Event::MessageUpdate(update) = event else {
+        return pi_rpc_protocol::framing::write_record(lines, event);
+    };
+    let (kind, delta) = match &update.assistant_message_event {
+        Delta::TextDelta(delta) => ("text_delta", delta),
+        Delta::ThinkingDelta(delta) => ("thinking_delta", delta),
+        Delta::ToolcallDelta(delta) => ("toolcall_delta", delta),
+        _ => return pi_rpc_protocol::framing::write_record(lines, event),
+    };
+    if update.usage.is_some() {
+        return pi_rpc_protocol::framing::write_record(lines, event);
+    }
+    lines.extend_from_slice(br#"{"type":"message_update","assistantMessageEvent":{"type":""#);
+    lines.extend_from_slice(kind.as_bytes());
+    lines.extend_from_slice(br#"","contentIndex":"#);
+    write!(lines, "{}", delta.content_index).map_err(serde_json::Error::io)?;
+    lines.extend_from_slice(br#","delta":"#);
+    pi_rpc_protocol::json::write_into(&mut *lines, delta.delta.as_str())?;
+    lines.extend_from_slice(b"}}\n");
+    Ok(())
+}
 
 /// One record for the client.
 #[derive(Debug)]
@@ -167,19 +195,18 @@ impl Outbox {
         self.effects.push(effect);
     }
 
-    /// A short record encoded now, after the encoded lines the outbox ends with when it does.
-    pub(super) fn record_encoded<T: Serialize>(&mut self, record: &T) {
-        if let Some(Effect::Encoded(lines)) = self.effects.last_mut() {
-            let mark = lines.len();
-            if let Err(error) = pi_rpc_protocol::framing::write_record(&mut *lines, record) {
-                lines.truncate(mark);
-                tracing::error!(%error, "cannot serialise a record");
-            }
-            return;
+    /// A short event encoded now, after the encoded lines the outbox ends with when it does.
+    pub(super) fn record_encoded(&mut self, event: &Event) {
+        if !matches!(self.effects.last(), Some(Effect::Encoded(_))) {
+            self.push(Effect::Encoded(Vec::with_capacity(256)));
         }
-        match pi_rpc_protocol::framing::encode_record(record) {
-            Ok(line) => self.push(Effect::Encoded(line)),
-            Err(error) => tracing::error!(%error, "cannot serialise a record"),
+        let Some(Effect::Encoded(lines)) = self.effects.last_mut() else {
+            return;
+        };
+        let mark = lines.len();
+        if let Err(error) = encode_event(lines, event) {
+            lines.truncate(mark);
+            tracing::error!(%error, "cannot serialise a record");
         }
     }
 
@@ -269,6 +296,35 @@ mod tests {
                 other => panic!("not a one-line record: {other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn deltas_written_directly_read_as_the_serialiser_writes_them() {
+        use pi_rpc_protocol::event::{AssistantMessageEvent, ContentDelta, MessageUpdateEvent};
+        let lone = pi_rpc_protocol::surrogates::lone(0xd83d);
+        let texts = ["ab", "", "é \u{2028} \"q\" \\ \n\t\u{1}", lone.as_str()];
+        let kinds: [fn(ContentDelta) -> AssistantMessageEvent; 3] = [
+            AssistantMessageEvent::TextDelta,
+            AssistantMessageEvent::ThinkingDelta,
+            AssistantMessageEvent::ToolcallDelta,
+        ];
+        for (index, text) in texts.iter().enumerate() {
+            for kind in kinds {
+                for usage in [None, Some(Default::default())] {
+                    let event = Event::MessageUpdate(MessageUpdateEvent {
+                        usage,
+                        assistant_message_event: kind(ContentDelta {
+                            content_index: index * 7,
+                            delta: (*text).to_owned(),
+                        }),
+                    });
+                    let mut direct = Vec::new();
+                    encode_event(&mut direct, &event).unwrap();
+                    let derived = pi_rpc_protocol::framing::encode_record(&event).unwrap();
+                    assert_eq!(String::from_utf8(direct), String::from_utf8(derived));
+                }
+            }
+        }
     }
 
     #[test]
