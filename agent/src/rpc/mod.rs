@@ -167,8 +167,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut lines: mpsc::Receiver
         };
         let mut permits = vec![permit];
         // Lines already waiting go out in the same write: a burst of deltas costs one write
-        // (stdout is written from a blocking thread, so each write is a thread hop). A long
-        // line waits for the next write rather than being copied into this one.
+        // system call (and, when stdout is a file or a terminal, one hop to a blocking thread).
+        // A long line waits for the next write rather than being copied into this one.
         while batch.len() < WRITE_BATCH_BYTES {
             match lines.try_recv() {
                 Ok((line, permit)) if line.len() > WRITE_BATCH_BYTES => {
