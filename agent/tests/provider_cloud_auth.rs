@@ -236,5 +236,10 @@ async fn a_bedrock_web_identity_is_exchanged_at_sts_and_signs_the_call() -> Resu
     // The mock accepted the SigV4 header; only STS's keys come with a session token.
     assert_eq!(call.headers["x-amz-security-token"], "[redacted]");
     assert!(call.headers.contains_key("x-amz-date"));
+    // The signed payload hash is the SHA-256 of the body sent (encoded while it streamed).
+    let sent = pi_rpc_protocol::json::to_vec(&call.body)?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, &sent);
+    let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(call.headers["x-amz-content-sha256"], hex);
     Ok(())
 }

@@ -10,9 +10,12 @@
 //! the model's compat says otherwise); the stream is read as Responses. Errors read `Azure
 //! OpenAI API error (<status>): ...`.
 
-use serde_json::{Value, json};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Outgoing, RequestBody};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
@@ -95,19 +98,25 @@ pub fn deployment_name(model_id: &str) -> String {
         .unwrap_or_else(|| model_id.to_owned())
 }
 
-/// The request body (the deployment as `model`).
+/// The input options of Azure OpenAI.
+const AZURE_INPUT: InputOptions = InputOptions {
+    tool_call_providers: AZURE_TOOL_CALL_PROVIDERS,
+    include_system_prompt: true,
+};
+
+/// The request body (the deployment as `model`; as a value, for tests: the request encodes it
+/// as it sends it).
 pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
+    let encoders = request::encoders(Arc::new(request.clone()), AZURE_INPUT);
+    request::whole_body(body_skeleton(request), &encoders)
+}
+
+/// The body's fixed part, `input` a placeholder for the history.
+fn body_skeleton(request: &LlmRequest) -> Map<String, Value> {
     let model = &request.model;
-    let input = request::convert_messages(
-        request,
-        InputOptions {
-            tool_call_providers: AZURE_TOOL_CALL_PROVIDERS,
-            include_system_prompt: true,
-        },
-    )?;
-    let mut body = serde_json::Map::new();
+    let mut body = Map::new();
     body.insert("model".into(), json!(deployment_name(&model.id)));
-    body.insert("input".into(), Value::Array(input));
+    body.insert(request::INPUT.into(), Value::Null);
     body.insert("stream".into(), json!(true));
     if let Some(session) = &request.session_id {
         let key: String = session.chars().take(64).collect();
@@ -136,7 +145,7 @@ pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
             body.insert(key.clone(), value.clone());
         }
     }
-    Ok(Value::Object(body))
+    body
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -157,11 +166,10 @@ pub(crate) async fn run(
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = match request_body(&request) {
-        Ok(body) => super::hooks::before_request(body).await,
-        Err(error) => return fail_early(partial, error.to_string(), tx).await,
-    };
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = Arc::new(request);
+    let encoders = request::encoders(Arc::clone(&request), AZURE_INPUT);
+    let skeleton = body_skeleton(&request);
+    let body = match RequestBody::prepare(skeleton, request::INPUT, encoders).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -178,10 +186,10 @@ pub(crate) async fn run(
     let http_request = http
         .post(format!("{base}/responses"))
         .query(&[("api-version", version)])
-        .headers(headers)
-        .body(body);
-    let wire = ResponsesEvents::with_flavor(request.model, Flavor::Azure);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+        .headers(headers);
+    let wire = ResponsesEvents::with_flavor(request.model.clone(), Flavor::Azure);
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 #[cfg(test)]

@@ -115,19 +115,48 @@ impl RequestBody {
     /// holds anything) with the history `encoders` write at `hole`, or what the
     /// `before_provider_request` handlers make of it.
     pub(crate) async fn prepare(
-        mut skeleton: Map<String, Value>,
+        skeleton: Map<String, Value>,
         hole: &str,
         encoders: Encoders,
     ) -> serde_json::Result<Self> {
+        Self::prepare_with(skeleton, hole, encoders, super::hooks::before_request).await
+    }
+
+    /// [`prepare`](Self::prepare) with the format's own way to hand the payload to the
+    /// handlers (`hook`: the body as a value in, the body to send out).
+    pub(crate) async fn prepare_with<Hook, Handled>(
+        mut skeleton: Map<String, Value>,
+        hole: &str,
+        encoders: Encoders,
+        hook: Hook,
+    ) -> serde_json::Result<Self>
+    where
+        Hook: FnOnce(Value) -> Handled,
+        Handled: std::future::Future<Output = Value>,
+    {
         if !skeleton.contains_key(hole) {
             skeleton.insert(hole.to_owned(), Value::Null);
         }
         if super::hooks::wants_payload() {
             let payload = whole_value(skeleton, hole, &encoders)?;
-            let payload = super::hooks::before_request(payload).await;
+            let payload = hook(payload).await;
             return pi_rpc_protocol::json::to_vec(&payload).map(|bytes| Self::Whole(bytes.into()));
         }
         StreamedBody::new(&skeleton, hole, encoders).map(Self::Streamed)
+    }
+
+    /// Hands the body's bytes to `observe` in order (for a streamed body, one more pass over
+    /// the history): what a signature over the payload needs.
+    pub(crate) fn for_each_chunk(&self, mut observe: impl FnMut(&[u8])) -> serde_json::Result<()> {
+        match self {
+            Self::Whole(bytes) => observe(bytes),
+            Self::Streamed(body) => {
+                for chunk in body.chunks() {
+                    observe(&chunk?);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Attaches the body to `request` (afresh for each attempt).
@@ -275,6 +304,50 @@ pub(crate) fn whole_value(
     }
     skeleton.insert(hole.to_owned(), Value::Array(elements));
     Ok(Value::Object(skeleton))
+}
+
+/// Holds each element an encoder converts until the next one is known, so that the last one
+/// can be changed (given a cache mark) before it is written.
+#[derive(Debug)]
+pub(crate) struct LastHeld<T> {
+    held: Option<T>,
+}
+
+impl<T> Default for LastHeld<T> {
+    fn default() -> Self {
+        Self { held: None }
+    }
+}
+
+impl<T: Serialize> LastHeld<T> {
+    /// Takes the next converted element (`None` after the last) and writes the one held
+    /// before it, the last one after `mark_last` saw it: `Some(written)` as
+    /// [`HistoryEncoder::write_next`] answers, `None` when nothing was written yet (pass the
+    /// next one).
+    pub(crate) fn pass(
+        &mut self,
+        next: Option<T>,
+        out: &mut Vec<u8>,
+        mark_last: impl FnOnce(&mut T),
+    ) -> serde_json::Result<Option<bool>> {
+        match (self.held.take(), next) {
+            (Some(held), Some(next)) => {
+                self.held = Some(next);
+                write_element(out, &held)?;
+                Ok(Some(true))
+            }
+            (Some(mut last), None) => {
+                mark_last(&mut last);
+                write_element(out, &last)?;
+                Ok(Some(true))
+            }
+            (None, Some(next)) => {
+                self.held = Some(next);
+                Ok(None)
+            }
+            (None, None) => Ok(Some(false)),
+        }
+    }
 }
 
 /// Appends `value` as JSON text, as the reference writes it (for encoders).

@@ -9,7 +9,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, TextContent, UserContent};
+use pi_rpc_protocol::content::{
+    AssistantContent, ImageContent, MessageContent, TextContent, UserContent,
+};
 use pi_rpc_protocol::message::{AgentMessage, AssistantMessage, StopReason, ToolResultMessage};
 use pi_rpc_protocol::model::Model;
 use serde_json::Map;
@@ -19,6 +21,51 @@ use crate::store::SharedMessage;
 
 const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
 const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
+
+/// A request's history handed out transformed, one message at a time, for a wire format whose
+/// tool-call ids follow one fixed rule.
+pub(crate) struct RequestHistory {
+    request: Arc<super::LlmRequest>,
+    state: TransformState,
+    normalize_id: fn(&str) -> String,
+}
+
+impl RequestHistory {
+    pub(crate) fn new(request: Arc<super::LlmRequest>, normalize_id: fn(&str) -> String) -> Self {
+        Self {
+            state: TransformState::new(&request.model),
+            request,
+            normalize_id,
+        }
+    }
+
+    /// The next message to send, `None` after the last.
+    pub(crate) fn next(&mut self) -> Option<AgentMessage> {
+        let request = &self.request;
+        self.state
+            .next(&request.messages, &request.model, &self.normalize_id)
+    }
+
+    /// The next message if it is a tool result (how a run of results is gathered).
+    pub(crate) fn next_tool_result(&mut self) -> Option<ToolResultMessage> {
+        let request = &self.request;
+        self.state
+            .next_tool_result(&request.messages, &request.model, &self.normalize_id)
+    }
+}
+
+/// A tool result's texts and images, apart, each in their order.
+pub(crate) fn texts_and_images(content: Vec<UserContent>) -> (Vec<String>, Vec<ImageContent>) {
+    let mut texts = Vec::new();
+    let mut images = Vec::new();
+    for block in content {
+        match block {
+            UserContent::Text(text) => texts.push(text.text),
+            UserContent::Image(image) => images.push(image),
+        }
+    }
+    (texts, images)
+}
 
 /// Prepares `messages` (user, assistant and tool-result messages; others are passed through)
 /// for `model`, all at once. `normalize_id` rewrites tool-call ids of other models' calls.
@@ -93,6 +140,23 @@ impl TransformState {
             };
             let message = without_lone_surrogates(self.transform(message, model, normalize_id));
             self.order(message);
+        }
+    }
+
+    /// The next message if it is a tool result (how a run of results is gathered); another
+    /// message stays the next one.
+    pub fn next_tool_result(
+        &mut self,
+        messages: &[Arc<SharedMessage>],
+        model: &Model,
+        normalize_id: &dyn Fn(&str) -> String,
+    ) -> Option<ToolResultMessage> {
+        match self.next(messages, model, normalize_id)? {
+            AgentMessage::ToolResult(result) => Some(result),
+            other => {
+                self.ready.push_front(other);
+                None
+            }
         }
     }
 

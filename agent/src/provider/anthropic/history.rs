@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::super::LlmRequest;
-use super::super::body::{HistoryEncoder, write_element};
+use super::super::body::{HistoryEncoder, LastHeld};
 use super::super::json::js_trim;
-use super::super::transform::TransformState;
+use super::super::transform::RequestHistory;
 use super::names::to_claude_code_name;
 use super::request::{Compat, normalize_tool_call_id};
 
@@ -98,15 +98,12 @@ impl Block {
 
 /// Writes the `messages` of one request (a fresh one for each pass over the body).
 pub(super) struct AnthropicHistory {
-    request: Arc<LlmRequest>,
+    history: RequestHistory,
     compat: Compat,
     cache_control: Option<Value>,
     oauth: bool,
-    transform: TransformState,
-    /// A transformed message read ahead (to end a run of tool results).
-    lookahead: Option<AgentMessage>,
     /// The converted message not yet written: the last one may still be marked.
-    held: Option<WireMessage>,
+    held: LastHeld<WireMessage>,
 }
 
 impl AnthropicHistory {
@@ -117,28 +114,18 @@ impl AnthropicHistory {
         oauth: bool,
     ) -> Self {
         Self {
-            transform: TransformState::new(&request.model),
-            request,
+            history: RequestHistory::new(request, normalize_tool_call_id),
             compat,
             cache_control,
             oauth,
-            lookahead: None,
-            held: None,
+            held: LastHeld::default(),
         }
-    }
-
-    fn next_transformed(&mut self) -> Option<AgentMessage> {
-        self.lookahead.take().or_else(|| {
-            let request = &self.request;
-            self.transform
-                .next(&request.messages, &request.model, &normalize_tool_call_id)
-        })
     }
 
     /// The next element, converted.
     fn next_wire(&mut self) -> Option<WireMessage> {
         loop {
-            let converted = match self.next_transformed()? {
+            let converted = match self.history.next()? {
                 AgentMessage::User(user) => user_message(user.content),
                 AgentMessage::Assistant(assistant) => {
                     let blocks = assistant_blocks(assistant.content, self.compat, self.oauth);
@@ -149,14 +136,8 @@ impl AnthropicHistory {
                 }
                 AgentMessage::ToolResult(first) => {
                     let mut results = vec![tool_result(first)];
-                    while let Some(next) = self.next_transformed() {
-                        match next {
-                            AgentMessage::ToolResult(result) => results.push(tool_result(result)),
-                            other => {
-                                self.lookahead = Some(other);
-                                break;
-                            }
-                        }
+                    while let Some(result) = self.history.next_tool_result() {
+                        results.push(tool_result(result));
                     }
                     Some(WireMessage {
                         role: "user",
@@ -176,21 +157,14 @@ impl HistoryEncoder for AnthropicHistory {
     fn write_next(&mut self, out: &mut Vec<u8>) -> serde_json::Result<bool> {
         loop {
             let next = self.next_wire();
-            match (self.held.take(), next) {
-                (Some(held), Some(next)) => {
-                    self.held = Some(next);
-                    write_element(out, &held)?;
-                    return Ok(true);
+            let cache_control = &self.cache_control;
+            let mark = |last: &mut WireMessage| {
+                if let Some(cache_control) = cache_control {
+                    mark_last_user_message(last, cache_control);
                 }
-                (Some(mut last), None) => {
-                    if let Some(cache_control) = &self.cache_control {
-                        mark_last_user_message(&mut last, cache_control);
-                    }
-                    write_element(out, &last)?;
-                    return Ok(true);
-                }
-                (None, Some(next)) => self.held = Some(next),
-                (None, None) => return Ok(false),
+            };
+            if let Some(written) = self.held.pass(next, out, mark)? {
+                return Ok(written);
             }
         }
     }

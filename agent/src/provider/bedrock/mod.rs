@@ -10,14 +10,18 @@
 mod credentials;
 mod events;
 pub(crate) mod eventstream;
+mod history;
 pub mod request;
 mod sigv4;
 mod web_identity;
+
+use std::sync::Arc;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Encoders, Outgoing, RequestBody, whole_value};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::partial::PartialMessage;
@@ -27,6 +31,29 @@ use events::BedrockEvents;
 
 /// The `api` value of models using this wire format.
 pub const API: &str = "bedrock-converse-stream";
+
+/// The JSON body sent for `request` (as a value, for tests: the request encodes it as it
+/// sends it), or the error that stops the request before it is sent (an image type Bedrock
+/// cannot take: `Unknown image type: <type>`).
+pub fn request_body(request: &LlmRequest) -> serde_json::Result<Value> {
+    let encoders = encoders(Arc::new(request.clone()));
+    whole_value(
+        request::body_skeleton(request),
+        request::MESSAGES,
+        &encoders,
+    )
+}
+
+fn encoders(request: Arc<LlmRequest>) -> Encoders {
+    let long = request.cache_retention == super::CacheRetention::Long;
+    let cache_point = request::caches(&request.model, &request).then_some(long);
+    Arc::new(move || {
+        Box::new(history::ConverseHistory::new(
+            Arc::clone(&request),
+            cache_point,
+        ))
+    })
+}
 
 /// Percent-encodes a model id for the path as the AWS SDK does.
 fn encode_path_segment(text: &str) -> String {
@@ -64,14 +91,15 @@ pub(crate) async fn run(
         Ok(resolved) => resolved,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
-    let body = match request::build_body(&request) {
-        Ok(body) => super::hooks::before_request(body).await,
-        Err(error) => return fail_early(partial, error.to_string(), tx).await,
-    };
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
-        Ok(body) => body,
-        Err(error) => return fail_early(partial, error.to_string(), tx).await,
-    };
+    let request = Arc::new(request);
+    let skeleton = request::body_skeleton(&request);
+    let body =
+        match RequestBody::prepare(skeleton, request::MESSAGES, encoders(Arc::clone(&request)))
+            .await
+        {
+            Ok(body) => body,
+            Err(error) => return fail_early(partial, error.to_string(), tx).await,
+        };
     let url = format!(
         "{endpoint}/model/{}/converse-stream",
         encode_path_segment(&request.model.id)
@@ -102,7 +130,12 @@ pub(crate) async fn run(
         Auth::Bearer(token) => sent.push(("authorization".into(), format!("Bearer {token}"))),
         Auth::SigV4(credentials) => {
             let amz_date = sigv4::amz_date(crate::js::now_ms() as i64);
-            signed.push(("x-amz-content-sha256".into(), sigv4::sha256_hex(&body)));
+            let mut digest = sigv4::Digest::default();
+            if let Err(error) = body.for_each_chunk(|chunk| digest.update(chunk)) {
+                return fail_early(partial, error.to_string(), tx).await;
+            }
+            let payload_hash = digest.finish_hex();
+            signed.push(("x-amz-content-sha256".into(), payload_hash.clone()));
             signed.push(("x-amz-date".into(), amz_date.clone()));
             if let Some(token) = &credentials.session_token {
                 signed.push(("x-amz-security-token".into(), token.clone()));
@@ -112,7 +145,7 @@ pub(crate) async fn run(
                 path: parsed.path(),
                 query: parsed.query().unwrap_or_default(),
                 headers: &signed,
-                payload: &body,
+                payload_hash: &payload_hash,
             };
             let authorization =
                 sigv4::authorization(&unsigned, credentials, &region, "bedrock", &amz_date);
@@ -133,7 +166,8 @@ pub(crate) async fn run(
         };
         headers.insert(name, value);
     }
-    let http_request = http.post(url).headers(headers).body(body);
-    let wire = BedrockEvents::new(request.model);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+    let http_request = http.post(url).headers(headers);
+    let wire = BedrockEvents::new(request.model.clone());
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }

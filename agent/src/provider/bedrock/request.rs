@@ -8,17 +8,12 @@
 //! effort (Opus 4.6+, Sonnet 4.6+) or `enabled` with a token budget and the interleaved-thinking
 //! beta.
 
-use base64::Engine;
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
-use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
 use super::super::options::{clamp_to_context, estimate_context_tokens, fit_thinking};
-use super::super::transform::transform_messages;
 use super::super::{CacheRetention, LlmRequest, stored_env};
-
-const EMPTY_TEXT: &str = "<empty>";
+use super::history::CachePoint;
 
 /// Lower-case forms of the model's id and name, also with separators as dashes.
 fn candidates(model: &Model) -> Vec<String> {
@@ -73,7 +68,7 @@ fn adaptive_thinking(model: &Model) -> bool {
     )
 }
 
-fn caches(model: &Model, request: &LlmRequest) -> bool {
+pub(super) fn caches(model: &Model, request: &LlmRequest) -> bool {
     if request.cache_retention == CacheRetention::Off {
         return false;
     }
@@ -94,14 +89,10 @@ fn caches(model: &Model, request: &LlmRequest) -> bool {
 }
 
 fn cache_point(long: bool) -> Value {
-    if long {
-        json!({"cachePoint": {"type": "default", "ttl": "1h"}})
-    } else {
-        json!({"cachePoint": {"type": "default"}})
-    }
+    json!({"cachePoint": CachePoint::new(long)})
 }
 
-fn normalize_tool_call_id(id: &str) -> String {
+pub(super) fn normalize_tool_call_id(id: &str) -> String {
     let mut out: String = id
         .chars()
         .map(|c| {
@@ -116,127 +107,10 @@ fn normalize_tool_call_id(id: &str) -> String {
     out
 }
 
-fn text_block(text: &str) -> Option<Value> {
-    (!text.trim().is_empty()).then(|| json!({"text": text}))
-}
-
 /// An image Bedrock cannot take; the call fails with this text before it is sent.
 #[derive(Debug, thiserror::Error)]
 #[error("Unknown image type: {0}")]
-pub struct UnknownImageType(String);
-
-fn image_block(mime_type: &str, data: &str) -> Result<Value, UnknownImageType> {
-    let format = match mime_type {
-        "image/jpeg" | "image/jpg" => "jpeg",
-        "image/png" => "png",
-        "image/gif" => "gif",
-        "image/webp" => "webp",
-        other => return Err(UnknownImageType(other.to_owned())),
-    };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .unwrap_or_default();
-    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-    Ok(json!({"image": {"format": format, "source": {"bytes": data}}}))
-}
-
-fn tool_result(
-    result: &pi_rpc_protocol::message::ToolResultMessage,
-) -> Result<Value, UnknownImageType> {
-    let mut content = Vec::new();
-    for part in &result.content {
-        match part {
-            UserContent::Image(image) => content.push(image_block(&image.mime_type, &image.data)?),
-            UserContent::Text(text) => content.extend(text_block(&text.text)),
-        }
-    }
-    if content.is_empty() {
-        content.push(json!({"text": EMPTY_TEXT}));
-    }
-    let status = if result.is_error { "error" } else { "success" };
-    Ok(
-        json!({"toolResult": {"toolUseId": result.tool_call_id, "content": content, "status": status}}),
-    )
-}
-
-fn messages(request: &LlmRequest, long_cache: bool) -> Result<Vec<Value>, UnknownImageType> {
-    let model = &request.model;
-    let history = transform_messages(&request.messages, model, &normalize_tool_call_id);
-    let mut out: Vec<Value> = Vec::new();
-    let mut index = 0;
-    while index < history.len() {
-        match &history[index] {
-            AgentMessage::User(user) => {
-                let mut content = Vec::new();
-                match &user.content {
-                    MessageContent::Text(text) => content
-                        .push(text_block(text).unwrap_or_else(|| json!({"text": EMPTY_TEXT}))),
-                    MessageContent::Blocks(blocks) => {
-                        for block in blocks {
-                            match block {
-                                UserContent::Text(text) => content.extend(text_block(&text.text)),
-                                UserContent::Image(image) => {
-                                    content.push(image_block(&image.mime_type, &image.data)?);
-                                }
-                            }
-                        }
-                        if content.is_empty() {
-                            content.push(json!({"text": EMPTY_TEXT}));
-                        }
-                    }
-                }
-                out.push(json!({"role": "user", "content": content}));
-            }
-            AgentMessage::Assistant(assistant) => {
-                let mut blocks = Vec::new();
-                for block in &assistant.content {
-                    match block {
-                        AssistantContent::Text(text) => blocks.extend(text_block(&text.text)),
-                        AssistantContent::ToolCall(call) => blocks.push(json!({"toolUse": {
-                            "toolUseId": call.id, "name": call.name, "input": call.arguments
-                        }})),
-                        AssistantContent::Thinking(thinking) => {
-                            if thinking.thinking.trim().is_empty() {
-                                continue;
-                            }
-                            let signature = thinking
-                                .thinking_signature
-                                .as_deref()
-                                .filter(|s| !s.trim().is_empty());
-                            blocks.push(match (is_claude(model), signature) {
-                                (true, Some(signature)) => json!({"reasoningContent": {"reasoningText": {"text": thinking.thinking, "signature": signature}}}),
-                                (true, None) => json!({"text": thinking.thinking}),
-                                (false, _) => json!({"reasoningContent": {"reasoningText": {"text": thinking.thinking}}}),
-                            });
-                        }
-                    }
-                }
-                if !blocks.is_empty() {
-                    out.push(json!({"role": "assistant", "content": blocks}));
-                }
-            }
-            AgentMessage::ToolResult(_) => {
-                let mut results = Vec::new();
-                while let Some(AgentMessage::ToolResult(result)) = history.get(index) {
-                    results.push(tool_result(result)?);
-                    index += 1;
-                }
-                out.push(json!({"role": "user", "content": results}));
-                continue;
-            }
-            _ => {}
-        }
-        index += 1;
-    }
-    if caches(model, request)
-        && let Some(last) = out.last_mut()
-        && last["role"] == "user"
-        && let Some(content) = last.get_mut("content").and_then(Value::as_array_mut)
-    {
-        content.push(cache_point(long_cache));
-    }
-    Ok(out)
-}
+pub struct UnknownImageType(pub(super) String);
 
 /// The adaptive-thinking effort for a level.
 fn effort(model: &Model, level: ThinkingLevel) -> Value {
@@ -262,8 +136,12 @@ fn effort(model: &Model, level: ThinkingLevel) -> Value {
     })
 }
 
-/// The request body.
-pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
+/// The key of the history in the body.
+pub(super) const MESSAGES: &str = "messages";
+
+/// The body's fixed part, every key in place, `messages` a placeholder for the history that
+/// [`ConverseHistory`](super::history::ConverseHistory) writes.
+pub(super) fn body_skeleton(request: &LlmRequest) -> Map<String, Value> {
     let model = &request.model;
     let long_cache = request.cache_retention == CacheRetention::Long;
     let thinking = model.reasoning && request.thinking_level != ThinkingLevel::Off;
@@ -286,10 +164,7 @@ pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
         budget = Some(adjusted_budget.min((max_tokens - 1024).max(0)));
     }
     let mut body = Map::new();
-    body.insert(
-        "messages".into(),
-        Value::Array(messages(request, long_cache)?),
-    );
+    body.insert(MESSAGES.into(), Value::Null);
     if !request.system_prompt.is_empty() {
         let mut system = vec![json!({"text": request.system_prompt})];
         if caches(model, request) {
@@ -342,7 +217,7 @@ pub fn build_body(request: &LlmRequest) -> Result<Value, UnknownImageType> {
         }
         body.insert("additionalModelRequestFields".into(), Value::Object(fields));
     }
-    Ok(Value::Object(body))
+    body
 }
 
 #[cfg(test)]
@@ -371,12 +246,12 @@ mod tests {
             details: Default::default(),
             thinking_budgets: Default::default(),
         };
-        let body = build_body(&request).unwrap_or_else(|error| panic!("{error}"));
+        let body = super::super::request_body(&request).unwrap_or_else(|error| panic!("{error}"));
         let point = json!({"cachePoint": {"type": "default"}});
         assert_eq!(body["system"][1], point);
         assert_eq!(body["messages"][0]["content"][1], point);
         request.cache_retention = CacheRetention::Off;
-        let body = build_body(&request).unwrap_or_else(|error| panic!("{error}"));
+        let body = super::super::request_body(&request).unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(body["system"], json!([{"text": "Be brief."}]));
         assert_eq!(body["messages"][0]["content"], json!([{"text": "hi"}]));
     }

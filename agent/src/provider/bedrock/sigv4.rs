@@ -22,7 +22,8 @@ pub(super) struct Unsigned<'a> {
     pub query: &'a str,
     /// Headers to sign, names in any case (`host` included).
     pub headers: &'a [(String, String)],
-    pub payload: &'a [u8],
+    /// The payload's SHA-256, in hex ([`sha256_hex`]).
+    pub payload_hash: &'a str,
 }
 
 /// Lower-case hex.
@@ -33,6 +34,26 @@ pub(super) fn hex(bytes: &[u8]) -> String {
 /// The SHA-256 of `bytes` in hex.
 pub(super) fn sha256_hex(bytes: &[u8]) -> String {
     hex(digest::digest(&digest::SHA256, bytes).as_ref())
+}
+
+/// A SHA-256 fed in pieces.
+pub(super) struct Digest(digest::Context);
+
+impl Default for Digest {
+    fn default() -> Self {
+        Self(digest::Context::new(&digest::SHA256))
+    }
+}
+
+impl Digest {
+    pub(super) fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The digest in hex, as [`sha256_hex`] gives it.
+    pub(super) fn finish_hex(self) -> String {
+        hex(self.0.finish().as_ref())
+    }
 }
 
 fn hmac_sha256(key: &[u8], data: &[u8]) -> Vec<u8> {
@@ -84,7 +105,7 @@ pub(super) fn authorization(
         request.method,
         canonical_path.join("/"),
         query.join("&"),
-        sha256_hex(request.payload)
+        request.payload_hash
     );
     let date = &amz_date[..8];
     let scope = format!("{date}/{region}/{service}/aws4_request");
@@ -138,7 +159,7 @@ mod tests {
             path: "/",
             query: "",
             headers: &headers,
-            payload: b"",
+            payload_hash: &sha256_hex(b""),
         };
         assert_eq!(
             authorization(

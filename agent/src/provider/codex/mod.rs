@@ -11,9 +11,12 @@
 
 mod login;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Outgoing, RequestBody};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
@@ -47,17 +50,22 @@ pub fn responses_url(base_url: &str) -> String {
     }
 }
 
-/// The request body.
+/// The input options of the Codex backend: the system prompt goes as `instructions`.
+const CODEX_INPUT: InputOptions = InputOptions {
+    tool_call_providers: TOOL_CALL_ID_PROVIDERS,
+    include_system_prompt: false,
+};
+
+/// The request body (as a value, for tests: the request encodes it as it sends it).
 pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
+    let encoders = request::encoders(Arc::new(request.clone()), CODEX_INPUT);
+    request::whole_body(body_skeleton(request), &encoders)
+}
+
+/// The body's fixed part, `input` a placeholder for the history.
+fn body_skeleton(request: &LlmRequest) -> Map<String, Value> {
     let model = &request.model;
     let compat_flag = |key: &str| request::compat_bool(model, key);
-    let input = request::convert_messages(
-        request,
-        InputOptions {
-            tool_call_providers: TOOL_CALL_ID_PROVIDERS,
-            include_system_prompt: false,
-        },
-    )?;
     let instructions = if request.system_prompt.is_empty() {
         "You are a helpful assistant."
     } else {
@@ -68,7 +76,7 @@ pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
     body.insert("store".into(), json!(false));
     body.insert("stream".into(), json!(true));
     body.insert("instructions".into(), json!(instructions));
-    body.insert("input".into(), Value::Array(input));
+    body.insert(request::INPUT.into(), Value::Null);
     body.insert("text".into(), json!({"verbosity": "low"}));
     body.insert("include".into(), json!(["reasoning.encrypted_content"]));
     if let Some(session) = request.cache_session() {
@@ -101,7 +109,7 @@ pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
             );
         }
     }
-    Ok(Value::Object(body))
+    body
 }
 
 /// The client as the reference names it in `User-Agent`.
@@ -143,11 +151,10 @@ pub(crate) async fn run(
         return fail_early(partial, "Failed to extract accountId from token".into(), tx).await;
     };
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = match request_body(&request) {
-        Ok(body) => super::hooks::before_request(body).await,
-        Err(error) => return fail_early(partial, error.to_string(), tx).await,
-    };
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = Arc::new(request);
+    let encoders = request::encoders(Arc::clone(&request), CODEX_INPUT);
+    let skeleton = body_skeleton(&request);
+    let body = match RequestBody::prepare(skeleton, request::INPUT, encoders).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -174,10 +181,10 @@ pub(crate) async fn run(
     };
     let http_request = http
         .post(responses_url(&request.model.base_url))
-        .headers(headers)
-        .body(body);
-    let wire = ResponsesEvents::with_flavor(request.model, Flavor::Codex);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+        .headers(headers);
+    let wire = ResponsesEvents::with_flavor(request.model.clone(), Flavor::Codex);
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 #[cfg(test)]

@@ -8,12 +8,16 @@
 //! failure `fetch failed`.
 
 pub(crate) mod events;
+mod history;
 pub(crate) mod request;
+
+use std::sync::Arc;
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Encoders, Outgoing, RequestBody, whole_value};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::headers::{HeaderError, header_map};
@@ -37,9 +41,31 @@ pub fn stream_url(base_url: &str, model_id: &str) -> String {
     )
 }
 
-/// The JSON body sent for `request`.
+/// The JSON body sent for `request` (as a value, for tests: the request encodes it as it
+/// sends it).
 pub fn request_body(request: &LlmRequest) -> Value {
-    request::build_body(request)
+    let encoders = encoders(Arc::new(request.clone()));
+    whole_value(
+        request::body_skeleton(request),
+        request::CONTENTS,
+        &encoders,
+    )
+    .unwrap_or(Value::Null)
+}
+
+fn encoders(request: Arc<LlmRequest>) -> Encoders {
+    Arc::new(move || Box::new(history::GeminiHistory::new(Arc::clone(&request))))
+}
+
+/// The body to send for `request` (Gemini's and Vertex's), encoded as it is sent; the
+/// `before_provider_request` handlers see the SDK's parameters.
+pub(crate) async fn prepare_body(request: &Arc<LlmRequest>) -> serde_json::Result<RequestBody> {
+    let skeleton = request::body_skeleton(request);
+    let encoders = encoders(Arc::clone(request));
+    RequestBody::prepare_with(skeleton, request::CONTENTS, encoders, |body| {
+        super::hooks::before_google_request(request, body)
+    })
+    .await
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -57,9 +83,8 @@ pub(crate) async fn run(
         return fail_early(partial, text, tx).await;
     };
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = request::build_body(&request);
-    let body = super::hooks::before_google_request(&request, body).await;
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = Arc::new(request);
+    let body = match prepare_body(&request).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -71,10 +96,10 @@ pub(crate) async fn run(
     };
     let http_request = http
         .post(stream_url(&request.model.base_url, &request.model.id))
-        .headers(headers)
-        .body(body);
-    let wire = wire(request.model);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+        .headers(headers);
+    let wire = wire(request.model.clone());
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 fn build_headers(request: &LlmRequest, key: &str) -> Result<HeaderMap, HeaderError> {

@@ -2,25 +2,24 @@
 //!
 //! Keys in the SDK's order: `contents`, `systemInstruction` (`{parts:[{text}],role:"user"}`),
 //! `tools` (`[{functionDeclarations:[{name,description,parametersJsonSchema}]}]`),
-//! `generationConfig` (`maxOutputTokens`, `thinkingConfig`). Parts keep the SDK's key order:
-//! `functionCall` (`id`, `args`, `name`), `functionResponse`, `inlineData` (`data`,
-//! `mimeType`), `text`, `thought`, `thoughtSignature`.
+//! `generationConfig` (`maxOutputTokens`, `thinkingConfig`). The `contents` are written while
+//! the body is sent, by `history`.
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
-use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
 use super::super::LlmRequest;
-use super::super::json::js_trim;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
-use super::super::transform::transform_messages;
 
-/// The request body.
-pub(crate) fn build_body(request: &LlmRequest) -> Value {
+/// The key of the history in the body.
+pub(crate) const CONTENTS: &str = "contents";
+
+/// The body's fixed part, every key in place, `contents` a placeholder for the history that
+/// [`GeminiHistory`](super::history::GeminiHistory) writes.
+pub(crate) fn body_skeleton(request: &LlmRequest) -> Map<String, Value> {
     let model = &request.model;
     let mut body = Map::new();
-    body.insert("contents".into(), Value::Array(convert_messages(request)));
+    body.insert(CONTENTS.into(), Value::Null);
     if !request.system_prompt.is_empty() {
         body.insert(
             "systemInstruction".into(),
@@ -68,7 +67,7 @@ pub(crate) fn build_body(request: &LlmRequest) -> Value {
         );
     }
     body.insert("generationConfig".into(), Value::Object(config));
-    Value::Object(body)
+    body
 }
 
 fn is_gemma_4(id: &str) -> bool {
@@ -183,7 +182,7 @@ fn thinking_config(model: &Model, level: ThinkingLevel, custom: Option<i64>) -> 
 }
 
 /// The Gemini major version of a model id (`gemini-2.5-pro` -> 2).
-fn gemini_major(id: &str) -> Option<u32> {
+pub(super) fn gemini_major(id: &str) -> Option<u32> {
     let id = id.to_ascii_lowercase();
     let rest = id
         .strip_prefix("gemini-live-")
@@ -197,215 +196,4 @@ pub(crate) fn requires_tool_call_id(id: &str) -> bool {
     id.starts_with("claude-")
         || id.starts_with("gpt-oss-")
         || gemini_major(id).is_some_and(|v| v >= 3)
-}
-
-fn multimodal_function_response(id: &str) -> bool {
-    gemini_major(id).is_none_or(|major| major >= 3)
-}
-
-/// A signature Gemini accepts back: non-empty base64 whose length is a multiple of four.
-fn valid_signature(signature: Option<&str>) -> Option<&str> {
-    let signature = signature.filter(|s| !s.is_empty())?;
-    let body = signature.trim_end_matches('=');
-    let padding = signature.len() - body.len();
-    let valid = signature.len() % 4 == 0
-        && padding <= 2
-        && !body.is_empty()
-        && body
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/');
-    valid.then_some(signature)
-}
-
-fn inline_data(mime_type: &str, data: &str) -> Value {
-    json!({"inlineData": {"data": data, "mimeType": mime_type}})
-}
-
-fn normalize_id(id: &str, model_id: &str) -> String {
-    if !requires_tool_call_id(model_id) {
-        return id.to_owned();
-    }
-    let mut out = String::new();
-    let mut units = 0;
-    for ch in id.chars() {
-        let replacement = if ch.is_ascii_alphanumeric() || ch == '_' || ch == '-' {
-            ch.to_string()
-        } else {
-            "_".repeat(ch.len_utf16())
-        };
-        for piece in replacement.chars() {
-            if units == 64 {
-                return out;
-            }
-            out.push(piece);
-            units += 1;
-        }
-    }
-    out
-}
-
-fn convert_messages(request: &LlmRequest) -> Vec<Value> {
-    let model = &request.model;
-    let normalize = |id: &str| normalize_id(id, &model.id);
-    let history = transform_messages(&request.messages, model, &normalize);
-    let include_ids = requires_tool_call_id(&model.id);
-    let supports_images = model.input.iter().any(|kind| kind == "image");
-    let mut contents: Vec<Value> = Vec::new();
-    for message in &history {
-        match message {
-            AgentMessage::User(user) => {
-                let parts: Vec<Value> = match &user.content {
-                    MessageContent::Text(text) => vec![json!({"text": text})],
-                    MessageContent::Blocks(blocks) => blocks
-                        .iter()
-                        .map(|block| match block {
-                            UserContent::Text(text) => json!({"text": text.text}),
-                            UserContent::Image(image) => inline_data(&image.mime_type, &image.data),
-                        })
-                        .collect(),
-                };
-                if parts.is_empty() {
-                    continue;
-                }
-                contents.push(json!({"parts": parts, "role": "user"}));
-            }
-            AgentMessage::Assistant(assistant) => {
-                let same = assistant.provider == model.provider && assistant.model == model.id;
-                let mut parts = Vec::new();
-                for block in &assistant.content {
-                    match block {
-                        AssistantContent::Text(text) => {
-                            let signature =
-                                valid_signature(text.text_signature.as_deref()).filter(|_| same);
-                            if js_trim(&text.text).is_empty() && signature.is_none() {
-                                continue;
-                            }
-                            let mut part = Map::new();
-                            part.insert("text".into(), json!(text.text));
-                            if let Some(signature) = signature {
-                                part.insert("thoughtSignature".into(), json!(signature));
-                            }
-                            parts.push(Value::Object(part));
-                        }
-                        AssistantContent::Thinking(thinking) => {
-                            if same {
-                                let signature =
-                                    valid_signature(thinking.thinking_signature.as_deref());
-                                if js_trim(&thinking.thinking).is_empty() && signature.is_none() {
-                                    continue;
-                                }
-                                let mut part = Map::new();
-                                part.insert("text".into(), json!(thinking.thinking));
-                                part.insert("thought".into(), json!(true));
-                                if let Some(signature) = signature {
-                                    part.insert("thoughtSignature".into(), json!(signature));
-                                }
-                                parts.push(Value::Object(part));
-                            } else if !js_trim(&thinking.thinking).is_empty() {
-                                parts.push(json!({"text": thinking.thinking}));
-                            }
-                        }
-                        AssistantContent::ToolCall(call) => {
-                            let mut function = Map::new();
-                            let args = Value::Object(call.arguments.clone());
-                            if model.api == super::VERTEX_API {
-                                // The Google SDK in Vertex mode writes name, args, id.
-                                function.insert("name".into(), json!(call.name));
-                                function.insert("args".into(), args);
-                                if include_ids {
-                                    function.insert("id".into(), json!(call.id));
-                                }
-                            } else {
-                                if include_ids {
-                                    function.insert("id".into(), json!(call.id));
-                                }
-                                function.insert("args".into(), args);
-                                function.insert("name".into(), json!(call.name));
-                            }
-                            let mut part = Map::new();
-                            part.insert("functionCall".into(), Value::Object(function));
-                            if let Some(signature) =
-                                valid_signature(call.thought_signature.as_deref()).filter(|_| same)
-                            {
-                                part.insert("thoughtSignature".into(), json!(signature));
-                            }
-                            parts.push(Value::Object(part));
-                        }
-                    }
-                }
-                if parts.is_empty() {
-                    continue;
-                }
-                contents.push(json!({"parts": parts, "role": "model"}));
-            }
-            AgentMessage::ToolResult(result) => {
-                let text: Vec<&str> = result
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        UserContent::Text(text) => Some(text.text.as_str()),
-                        UserContent::Image(_) => None,
-                    })
-                    .collect();
-                let text = text.join("\n");
-                let images: Vec<Value> = if supports_images {
-                    result
-                        .content
-                        .iter()
-                        .filter_map(|block| match block {
-                            UserContent::Image(image) => {
-                                Some(inline_data(&image.mime_type, &image.data))
-                            }
-                            UserContent::Text(_) => None,
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                let value = if !text.is_empty() {
-                    text
-                } else if !images.is_empty() {
-                    "(see attached image)".to_owned()
-                } else {
-                    String::new()
-                };
-                let multimodal = multimodal_function_response(&model.id);
-                let mut response = Map::new();
-                response.insert("name".into(), json!(result.tool_name));
-                let key = if result.is_error { "error" } else { "output" };
-                response.insert("response".into(), json!({key: value}));
-                if !images.is_empty() && multimodal {
-                    response.insert("parts".into(), Value::Array(images.clone()));
-                }
-                if include_ids {
-                    response.insert("id".into(), json!(result.tool_call_id));
-                }
-                let part = json!({"functionResponse": response});
-                let appended = match contents.last_mut() {
-                    Some(last)
-                        if last["role"] == "user"
-                            && last["parts"].as_array().is_some_and(|parts| {
-                                parts.iter().any(|p| p.get("functionResponse").is_some())
-                            }) =>
-                    {
-                        if let Some(parts) = last["parts"].as_array_mut() {
-                            parts.push(part.clone());
-                        }
-                        true
-                    }
-                    _ => false,
-                };
-                if !appended {
-                    contents.push(json!({"parts": [part], "role": "user"}));
-                }
-                if !images.is_empty() && !multimodal {
-                    let mut parts = vec![json!({"text": "Tool result image:"})];
-                    parts.extend(images);
-                    contents.push(json!({"parts": parts, "role": "user"}));
-                }
-            }
-            _ => {}
-        }
-    }
-    contents
 }

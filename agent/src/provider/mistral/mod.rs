@@ -7,11 +7,15 @@
 //! chunks read by `events`. An error status reads `Mistral API error (<status>): <body>`.
 
 mod events;
-pub mod request;
+mod history;
+mod request;
+
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Encoders, Outgoing, RequestBody, whole_value};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::openai_completions::bearer_headers;
@@ -25,6 +29,22 @@ pub const API: &str = "mistral-conversations";
 /// The request URL for a base URL.
 pub fn chat_url(base_url: &str) -> String {
     format!("{}/v1/chat/completions", base_url.trim_end_matches('/'))
+}
+
+/// The JSON body sent for `request` (as a value, for tests: the request encodes it as it
+/// sends it).
+pub fn request_body(request: &LlmRequest) -> Value {
+    let encoders = encoders(Arc::new(request.clone()));
+    whole_value(
+        request::body_skeleton(request),
+        request::MESSAGES,
+        &encoders,
+    )
+    .unwrap_or(Value::Null)
+}
+
+fn encoders(request: Arc<LlmRequest>) -> Encoders {
+    Arc::new(move || Box::new(history::MistralHistory::new(Arc::clone(&request))))
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -41,8 +61,10 @@ pub(crate) async fn run(
         return fail_early(partial, text, tx).await;
     };
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = super::hooks::before_request(request::build_body(&request)).await;
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = Arc::new(request);
+    let skeleton = request::body_skeleton(&request);
+    let encoders = encoders(Arc::clone(&request));
+    let body = match RequestBody::prepare(skeleton, request::MESSAGES, encoders).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -63,8 +85,8 @@ pub(crate) async fn run(
     };
     let http_request = http
         .post(chat_url(&request.model.base_url))
-        .headers(headers)
-        .body(body);
-    let wire = MistralEvents::new(request.model);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+        .headers(headers);
+    let wire = MistralEvents::new(request.model.clone());
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }

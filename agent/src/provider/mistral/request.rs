@@ -7,18 +7,14 @@
 //! alphanumerics once other characters go is kept, any other is hashed, and ids that would
 //! collide are hashed again with a counter.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
-use pi_rpc_protocol::message::AgentMessage;
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
 use super::super::LlmRequest;
 use super::super::openai_completions::request::short_hash;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
-use super::super::transform::transform_messages;
 
 const TOOL_CALL_ID_LENGTH: usize = 9;
 
@@ -57,14 +53,14 @@ pub(super) fn fallback_tool_call_id(index: u64) -> String {
 }
 
 /// Maps ids one to one within a request.
-#[derive(Default)]
-struct IdNormalizer {
+#[derive(Debug, Default)]
+pub(super) struct IdNormalizer {
     ids: HashMap<String, String>,
     owners: HashMap<String, String>,
 }
 
 impl IdNormalizer {
-    fn normalize(&mut self, id: &str) -> String {
+    pub(super) fn normalize(&mut self, id: &str) -> String {
         if let Some(known) = self.ids.get(id) {
             return known.clone();
         }
@@ -87,62 +83,13 @@ fn uses_reasoning_effort(model: &Model) -> bool {
     REASONING_EFFORT_MODELS.contains(&model.id.as_str())
 }
 
-/// The request body.
-pub fn build_body(request: &LlmRequest) -> Value {
+/// The key of the history in the body.
+pub(super) const MESSAGES: &str = "messages";
+
+/// The body's fixed part, every key in place, `messages` a placeholder for the history that
+/// [`MistralHistory`](super::history::MistralHistory) writes.
+pub(super) fn body_skeleton(request: &LlmRequest) -> Map<String, Value> {
     let model = &request.model;
-    let normalizer = RefCell::new(IdNormalizer::default());
-    let normalize = |id: &str| normalizer.borrow_mut().normalize(id);
-    let history = transform_messages(&request.messages, model, &normalize);
-    let supports_images = model.input.iter().any(|kind| kind == "image");
-    let mut messages = Vec::new();
-    if !request.system_prompt.is_empty() {
-        messages.push(json!({"role": "system", "content": request.system_prompt}));
-    }
-    for message in &history {
-        match message {
-            AgentMessage::User(user) => {
-                messages.extend(user_message(&user.content, supports_images))
-            }
-            AgentMessage::Assistant(assistant) => {
-                messages.extend(assistant_message(&assistant.content))
-            }
-            AgentMessage::ToolResult(result) => {
-                let text: Vec<&str> = result
-                    .content
-                    .iter()
-                    .filter_map(|part| match part {
-                        UserContent::Text(text) => Some(text.text.as_str()),
-                        UserContent::Image(_) => None,
-                    })
-                    .collect();
-                let has_images = result
-                    .content
-                    .iter()
-                    .any(|p| matches!(p, UserContent::Image(_)));
-                let text = tool_result_text(
-                    &text.join("\n"),
-                    has_images,
-                    supports_images,
-                    result.is_error,
-                );
-                let mut content = vec![json!({"type": "text", "text": text})];
-                if supports_images {
-                    for part in &result.content {
-                        if let UserContent::Image(image) = part {
-                            content.push(image_chunk(&image.mime_type, &image.data));
-                        }
-                    }
-                }
-                messages.push(json!({
-                    "role": "tool",
-                    "content": content,
-                    "tool_call_id": result.tool_call_id,
-                    "name": result.tool_name,
-                }));
-            }
-            _ => {}
-        }
-    }
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     let max_tokens = clamp_to_context(
@@ -152,7 +99,7 @@ pub fn build_body(request: &LlmRequest) -> Value {
     );
     body.insert("max_tokens".into(), json!(max_tokens));
     body.insert("stream".into(), json!(true));
-    body.insert("messages".into(), Value::Array(messages));
+    body.insert(MESSAGES.into(), Value::Null);
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
@@ -185,93 +132,7 @@ pub fn build_body(request: &LlmRequest) -> Value {
     if let Some(session) = request.cache_session() {
         body.insert("prompt_cache_key".into(), json!(session));
     }
-    Value::Object(body)
-}
-
-fn image_chunk(mime_type: &str, data: &str) -> Value {
-    json!({"type": "image_url", "image_url": format!("data:{mime_type};base64,{data}")})
-}
-
-fn user_message(content: &MessageContent, supports_images: bool) -> Option<Value> {
-    let blocks = match content {
-        MessageContent::Text(text) => return Some(json!({"role": "user", "content": text})),
-        MessageContent::Blocks(blocks) => blocks,
-    };
-    let parts: Vec<Value> = blocks
-        .iter()
-        .filter_map(|block| match block {
-            UserContent::Text(text) => Some(json!({"type": "text", "text": text.text})),
-            UserContent::Image(image) if supports_images => {
-                Some(image_chunk(&image.mime_type, &image.data))
-            }
-            UserContent::Image(_) => None,
-        })
-        .collect();
-    if !parts.is_empty() {
-        return Some(json!({"role": "user", "content": parts}));
-    }
-    let had_images = blocks.iter().any(|b| matches!(b, UserContent::Image(_)));
-    (had_images && !supports_images).then(
-        || json!({"role": "user", "content": "(image omitted: model does not support images)"}),
-    )
-}
-
-fn assistant_message(content: &[AssistantContent]) -> Option<Value> {
-    let mut parts = Vec::new();
-    let mut calls = Vec::new();
-    for block in content {
-        match block {
-            AssistantContent::Text(text) if !text.text.trim().is_empty() => {
-                parts.push(json!({"type": "text", "text": text.text}));
-            }
-            AssistantContent::Thinking(thinking) if !thinking.thinking.trim().is_empty() => {
-                parts.push(json!({"type": "thinking", "thinking": [{"type": "text", "text": thinking.thinking}]}));
-            }
-            AssistantContent::ToolCall(call) => {
-                let arguments =
-                    pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default();
-                calls.push(json!({
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": arguments},
-                    "index": 0,
-                }));
-            }
-            _ => {}
-        }
-    }
-    if parts.is_empty() && calls.is_empty() {
-        return None;
-    }
-    let mut message = Map::new();
-    message.insert("role".into(), json!("assistant"));
-    if !parts.is_empty() {
-        message.insert("content".into(), Value::Array(parts));
-    }
-    if !calls.is_empty() {
-        message.insert("tool_calls".into(), Value::Array(calls));
-    }
-    message.insert("prefix".into(), json!(false));
-    Some(Value::Object(message))
-}
-
-fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_error: bool) -> String {
-    let trimmed = text.trim();
-    let prefix = if is_error { "[tool error] " } else { "" };
-    if !trimmed.is_empty() {
-        let suffix = if has_images && !supports_images {
-            "\n[tool image omitted: model does not support images]"
-        } else {
-            ""
-        };
-        return format!("{prefix}{trimmed}{suffix}");
-    }
-    let body = match (has_images, supports_images) {
-        (true, true) => "(see attached image)",
-        (true, false) => "(image omitted: model does not support images)",
-        (false, _) => "(no tool output)",
-    };
-    format!("{prefix}{body}")
+    body
 }
 
 #[cfg(test)]

@@ -62,18 +62,33 @@ struct ImageUrl {
     url: String,
 }
 
+/// A tool call in an assistant message (also Mistral's, with its `index`).
 #[derive(Debug, Serialize)]
-struct ToolCall {
+pub(crate) struct ToolCall {
     id: String,
     #[serde(rename = "type")]
     kind: &'static str,
     function: Function,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<u32>,
 }
 
 #[derive(Debug, Serialize)]
 struct Function {
     name: String,
     arguments: String,
+}
+
+impl ToolCall {
+    /// A call of `name` with `arguments` (JSON text).
+    pub(crate) fn new(id: String, name: String, arguments: String, index: Option<u32>) -> Self {
+        Self {
+            id,
+            kind: "function",
+            function: Function { name, arguments },
+            index,
+        }
+    }
 }
 
 impl Element {
@@ -445,14 +460,10 @@ fn assistant_element(
             .collect();
         let tool_calls = calls
             .into_iter()
-            .map(|call| ToolCall {
-                function: Function {
-                    arguments: pi_rpc_protocol::json::to_string(&call.arguments)
-                        .unwrap_or_default(),
-                    name: call.name,
-                },
-                id: call.id,
-                kind: "function",
+            .map(|call| {
+                let arguments =
+                    pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default();
+                ToolCall::new(call.id, call.name, arguments, None)
             })
             .collect();
         message.set("tool_calls", Field::ToolCalls(tool_calls));

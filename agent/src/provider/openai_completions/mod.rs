@@ -8,7 +8,7 @@
 
 mod compat;
 mod events;
-mod history;
+pub(crate) mod history;
 pub(crate) mod request;
 
 use std::sync::Arc;
@@ -120,15 +120,8 @@ pub(crate) async fn run(
         .post(completions_url(&request.model.base_url))
         .headers(headers);
     let wire = ChatEvents::new(request.model.clone(), compat.finish_reason);
-    drive(
-        Outgoing::new(http_request, body),
-        partial,
-        wire,
-        options,
-        cancel,
-        tx,
-    )
-    .await;
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 /// Whether one of the model's own headers named in `names` carries a non-blank value.

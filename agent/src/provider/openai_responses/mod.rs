@@ -8,14 +8,18 @@
 mod codex;
 mod codex_status;
 pub(crate) mod events;
+mod history;
 pub(crate) mod request;
 mod terminal;
 
 pub use request::BodyError;
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::body::{Outgoing, RequestBody};
 use super::call::EventSender;
 use super::driver::{drive, fail_early};
 use super::json::{js_key_order, parse_strict};
@@ -49,9 +53,14 @@ pub fn responses_url(base_url: &str) -> String {
     join_url(base_url, "responses")
 }
 
-/// The JSON body sent for `request`, or the error that stops the request before it is sent.
+/// The JSON body sent for `request` (as a value, for tests: the request encodes it as it
+/// sends it), or the error that stops the request before it is sent.
 pub fn request_body(request: &LlmRequest) -> Result<Value, BodyError> {
-    request::build_body(request)
+    let skeleton = request::body_skeleton(request);
+    request::whole_body(
+        skeleton,
+        &request::openai_encoders(Arc::new(request.clone())),
+    )
 }
 
 /// Builds and sends the request, then streams the answer into `tx`.
@@ -70,15 +79,12 @@ pub(crate) async fn run(
         return fail_early(partial, text, tx).await;
     }
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = match request::build_body(&request) {
-        Ok(body) => Ok(super::hooks::before_request(body).await),
-        Err(error) => Err(error.to_string()),
-    };
-    let body = match body
-        .and_then(|body| pi_rpc_protocol::json::to_vec(&body).map_err(|error| error.to_string()))
-    {
+    let request = Arc::new(request);
+    let skeleton = request::body_skeleton(&request);
+    let encoders = request::openai_encoders(Arc::clone(&request));
+    let body = match RequestBody::prepare(skeleton, request::INPUT, encoders).await {
         Ok(body) => body,
-        Err(text) => return fail_early(partial, text, tx).await,
+        Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let mut extra = Vec::new();
     if let Some(session) = request.cache_session() {
@@ -119,10 +125,10 @@ pub(crate) async fn run(
     };
     let http_request = http
         .post(responses_url(&request.model.base_url))
-        .headers(headers)
-        .body(body);
-    let wire = wire(request.model);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+        .headers(headers);
+    let wire = wire(request.model.clone());
+    let outgoing = Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 /// The error text for an HTTP error status: `OpenAI API error (<status>): ` and the `error`

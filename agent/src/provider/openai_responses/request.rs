@@ -3,26 +3,22 @@
 //! Keys in the reference's order: `model`, `input`, `stream`, `prompt_cache_key` (the session,
 //! at most 64 characters), `prompt_cache_retention` (`24h` with `PI_CACHE_RETENTION=long`);
 //! with caching off neither, but `prompt_cache_options: {mode: "explicit"}` where the model's
-//! `supportsExplicitPromptCacheMode` allows; then `store: false`, `max_output_tokens` (at least 16), `tools`, `reasoning` (`{effort, summary:
-//! "auto"}` plus `include: ["reasoning.encrypted_content"]` when thinking, else the model's
+//! `supportsExplicitPromptCacheMode` allows; then `store: false`, `max_output_tokens` (at least 16), `tools`,
+//! `reasoning` (`{effort, summary: "auto"}` plus `include: ["reasoning.encrypted_content"]` when thinking, else the model's
 //! `off` effort, `none` by default), then the model's `samplingParams`.
 //!
-//! The input holds the system prompt (`developer` for reasoning models), user messages of
-//! `input_text` / `input_image` parts, assistant output items as the Responses API gave them
-//! (reasoning items from the thinking signature, `message` items whose id comes from the text
-//! signature, `function_call` items from `call_id|item_id` tool-call ids) and
-//! `function_call_output` items.
+//! The `input` is written while the body is sent, by `history`.
 
-use pi_rpc_protocol::content::{AssistantContent, MessageContent, UserContent};
-use pi_rpc_protocol::message::AgentMessage;
+use std::sync::Arc;
+
 use pi_rpc_protocol::model::{Model, ThinkingLevel};
 use serde_json::{Map, Value, json};
 
-use super::super::json::{JsonError, parse_strict};
+use super::super::body::{Encoders, whole_value};
 use super::super::openai_completions::request::short_hash;
 use super::super::options::{clamp_to_context, estimate_context_tokens};
-use super::super::transform::transform_messages;
 use super::super::{CacheRetention, LlmRequest};
+use super::history::ResponsesHistory;
 
 /// Providers whose `call|item` tool-call ids are kept (with the item id normalised).
 pub(crate) const TOOL_CALL_ID_PROVIDERS: &[&str] = &["openai", "openai-codex", "opencode"];
@@ -40,9 +36,10 @@ pub(crate) struct InputOptions {
 /// with this text.
 #[derive(Debug, thiserror::Error)]
 pub enum BodyError {
-    /// A thinking block's signature, the reasoning item replayed to the model, is not JSON.
+    /// A thinking block's signature, the reasoning item replayed to the model, is not JSON
+    /// (worded as `JSON.parse` words it).
     #[error(transparent)]
-    Signature(#[from] JsonError),
+    Signature(#[from] serde_json::Error),
 }
 
 /// The input options of OpenAI's own Responses API.
@@ -53,15 +50,17 @@ const OPENAI_INPUT: InputOptions = InputOptions {
 /// The smallest `max_output_tokens` sent.
 const MIN_OUTPUT_TOKENS: i64 = 16;
 
-/// The request body, or the error that stops the request (a thinking signature that is not
-/// JSON).
-pub(crate) fn build_body(request: &LlmRequest) -> Result<Value, BodyError> {
+/// The key of the history in the body.
+pub(crate) const INPUT: &str = "input";
+
+/// The body's fixed part, every key in place, `input` a placeholder for the history that
+/// [`encoders`] write.
+pub(crate) fn body_skeleton(request: &LlmRequest) -> Map<String, Value> {
     let model = &request.model;
     let compat_flag = |key: &str| compat_bool(model, key);
-    let input = convert_messages(request, OPENAI_INPUT)?;
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
-    body.insert("input".into(), Value::Array(input));
+    body.insert(INPUT.into(), Value::Null);
     body.insert("stream".into(), json!(true));
     let caching = request.cache_retention != CacheRetention::Off;
     if let Some(session) = request.cache_session() {
@@ -102,7 +101,26 @@ pub(crate) fn build_body(request: &LlmRequest) -> Result<Value, BodyError> {
             body.insert(key.clone(), value.clone());
         }
     }
-    Ok(Value::Object(body))
+    body
+}
+
+/// The encoders of the `input` of `request` for the flavour's `options`.
+pub(crate) fn encoders(request: Arc<LlmRequest>, options: InputOptions) -> Encoders {
+    Arc::new(move || Box::new(ResponsesHistory::new(Arc::clone(&request), options)))
+}
+
+/// OpenAI's own input options.
+pub(crate) fn openai_encoders(request: Arc<LlmRequest>) -> Encoders {
+    encoders(request, OPENAI_INPUT)
+}
+
+/// The whole body as a value (for tests, and where a body is sent whole): `skeleton` with the
+/// history of `encoders` at `input`.
+pub(crate) fn whole_body(
+    skeleton: Map<String, Value>,
+    encoders: &Encoders,
+) -> Result<Value, BodyError> {
+    Ok(whole_value(skeleton, INPUT, encoders)?)
 }
 
 /// The `reasoning` setting (and `include` of the encrypted reasoning) for a reasoning model:
@@ -197,7 +215,7 @@ fn normalize_id_part(part: &str) -> String {
 /// Tool-call ids of other models' calls. For OpenAI's own providers a `call|item` id keeps
 /// both parts, the item id rebuilt from a hash (the call came from another model); other ids
 /// are normalised whole.
-fn normalize_tool_call_id(id: &str, model: &Model, providers: &[&str]) -> String {
+pub(super) fn normalize_tool_call_id(id: &str, model: &Model, providers: &[&str]) -> String {
     if !providers.contains(&model.provider.as_str()) {
         return normalize_id_part(id);
     }
@@ -214,208 +232,6 @@ fn normalize_tool_call_id(id: &str, model: &Model, providers: &[&str]) -> String
         item = normalize_id_part(&format!("fc_{item}"));
     }
     format!("{call}|{item}")
-}
-
-fn image_part(mime_type: &str, data: &str) -> Value {
-    json!({
-        "type": "input_image",
-        "detail": "auto",
-        "image_url": format!("data:{mime_type};base64,{data}"),
-    })
-}
-
-/// The conversation as Responses input items.
-pub(crate) fn convert_messages(
-    request: &LlmRequest,
-    options: InputOptions,
-) -> Result<Vec<Value>, BodyError> {
-    let model = &request.model;
-    let normalize = |id: &str| normalize_tool_call_id(id, model, options.tool_call_providers);
-    let history = transform_messages(&request.messages, model, &normalize);
-    let mut out = Vec::new();
-    if options.include_system_prompt && !request.system_prompt.is_empty() {
-        let developer = model.reasoning
-            && model
-                .compat
-                .as_ref()
-                .and_then(|compat| compat.get("supportsDeveloperRole"))
-                .and_then(Value::as_bool)
-                != Some(false);
-        let role = if developer { "developer" } else { "system" };
-        out.push(json!({"role": role, "content": request.system_prompt}));
-    }
-    let supports_images = model.input.iter().any(|kind| kind == "image");
-    let mut message_index = 0usize;
-    for message in &history {
-        match message {
-            AgentMessage::User(user) => {
-                let content: Vec<Value> = match &user.content {
-                    MessageContent::Text(text) => vec![json!({"type": "input_text", "text": text})],
-                    MessageContent::Blocks(blocks) => blocks
-                        .iter()
-                        .map(|block| match block {
-                            UserContent::Text(text) => {
-                                json!({"type": "input_text", "text": text.text})
-                            }
-                            UserContent::Image(image) => image_part(&image.mime_type, &image.data),
-                        })
-                        .collect(),
-                };
-                if content.is_empty() {
-                    continue;
-                }
-                out.push(json!({"role": "user", "content": content}));
-            }
-            AgentMessage::Assistant(assistant) => {
-                let different_model = assistant.model != model.id
-                    && assistant.provider == model.provider
-                    && assistant.api == model.api;
-                let items = assistant_items(&assistant.content, message_index, different_model)?;
-                if items.is_empty() {
-                    continue;
-                }
-                out.extend(items);
-            }
-            AgentMessage::ToolResult(result) => {
-                let call_id = result.tool_call_id.split('|').next().unwrap_or("");
-                let text: Vec<&str> = result
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        UserContent::Text(text) => Some(text.text.as_str()),
-                        UserContent::Image(_) => None,
-                    })
-                    .collect();
-                let text = text.join("\n");
-                let images: Vec<Value> = result
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        UserContent::Image(image) => {
-                            Some(image_part(&image.mime_type, &image.data))
-                        }
-                        UserContent::Text(_) => None,
-                    })
-                    .collect();
-                let output = if images.is_empty() || !supports_images {
-                    let text = if !text.is_empty() {
-                        text
-                    } else if !images.is_empty() {
-                        "(see attached image)".to_owned()
-                    } else {
-                        "(no tool output)".to_owned()
-                    };
-                    json!(text)
-                } else {
-                    let mut parts = Vec::new();
-                    if !text.is_empty() {
-                        parts.push(json!({"type": "input_text", "text": text}));
-                    }
-                    parts.extend(images);
-                    Value::Array(parts)
-                };
-                out.push(
-                    json!({"type": "function_call_output", "call_id": call_id, "output": output}),
-                );
-            }
-            _ => continue,
-        }
-        message_index += 1;
-    }
-    Ok(out)
-}
-
-fn assistant_items(
-    content: &[AssistantContent],
-    message_index: usize,
-    different_model: bool,
-) -> Result<Vec<Value>, BodyError> {
-    let mut items = Vec::new();
-    let mut text_index = 0usize;
-    for block in content {
-        match block {
-            AssistantContent::Thinking(thinking) => {
-                if let Some(signature) = thinking
-                    .thinking_signature
-                    .as_deref()
-                    .filter(|s| !s.is_empty())
-                {
-                    items.push(parse_strict(signature)?);
-                }
-            }
-            AssistantContent::Text(text) => {
-                let (id, phase) = parse_text_signature(text.text_signature.as_deref());
-                let fallback = if text_index == 0 {
-                    format!("msg_pi_{message_index}")
-                } else {
-                    format!("msg_pi_{message_index}_{text_index}")
-                };
-                text_index += 1;
-                let id = match id {
-                    None => fallback,
-                    Some(id) if id.is_empty() => fallback,
-                    Some(id) if crate::js::utf16_len(&id) > 64 => {
-                        format!("msg_{}", short_hash(&id))
-                    }
-                    Some(id) => id,
-                };
-                let mut item = Map::new();
-                item.insert("type".into(), json!("message"));
-                item.insert("role".into(), json!("assistant"));
-                item.insert(
-                    "content".into(),
-                    json!([{"type": "output_text", "text": text.text, "annotations": []}]),
-                );
-                item.insert("status".into(), json!("completed"));
-                item.insert("id".into(), json!(id));
-                if let Some(phase) = phase {
-                    item.insert("phase".into(), json!(phase));
-                }
-                items.push(Value::Object(item));
-            }
-            AssistantContent::ToolCall(call) => {
-                let mut parts = call.id.split('|');
-                let call_id = parts.next().unwrap_or("");
-                let item_id = parts
-                    .next()
-                    .filter(|item| item.starts_with("fc_") && !different_model);
-                let mut item = Map::new();
-                item.insert("type".into(), json!("function_call"));
-                if let Some(item_id) = item_id {
-                    item.insert("id".into(), json!(item_id));
-                }
-                item.insert("call_id".into(), json!(call_id));
-                item.insert("name".into(), json!(call.name));
-                item.insert(
-                    "arguments".into(),
-                    json!(pi_rpc_protocol::json::to_string(&call.arguments).unwrap_or_default()),
-                );
-                items.push(Value::Object(item));
-            }
-        }
-    }
-    Ok(items)
-}
-
-/// The message id and phase kept in a text signature: `{"v":1,"id":...,"phase":...}`, or a
-/// bare id.
-fn parse_text_signature(signature: Option<&str>) -> (Option<String>, Option<String>) {
-    let Some(signature) = signature.filter(|s| !s.is_empty()) else {
-        return (None, None);
-    };
-    if signature.starts_with('{')
-        && let Ok(parsed) = serde_json::from_str::<Value>(signature)
-        && parsed.get("v").and_then(Value::as_f64) == Some(1.0)
-        && let Some(id) = parsed.get("id").and_then(Value::as_str)
-    {
-        let phase = parsed
-            .get("phase")
-            .and_then(Value::as_str)
-            .filter(|phase| matches!(*phase, "commentary" | "final_answer"))
-            .map(str::to_owned);
-        return (Some(id.to_owned()), phase);
-    }
-    (Some(signature.to_owned()), None)
 }
 
 /// The text signature the reference stores for a message item.

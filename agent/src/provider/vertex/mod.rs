@@ -151,9 +151,8 @@ pub(crate) async fn run(
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let header_changes = super::hooks::before_headers(&request).await;
-    let body = super::google::request::build_body(&request);
-    let body = super::hooks::before_google_request(&request, body).await;
-    let body = match pi_rpc_protocol::json::to_vec(&body) {
+    let request = std::sync::Arc::new(request);
+    let body = match super::google::prepare_body(&request).await {
         Ok(body) => body,
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
@@ -193,9 +192,10 @@ pub(crate) async fn run(
         Err(error) => return fail_early(partial, error.to_string(), tx).await,
     };
     let url = stream_url(&request.model.base_url, &request.model.id, &auth);
-    let http_request = http.post(url).headers(headers).body(body);
-    let wire = GeminiEvents::new(request.model);
-    drive(http_request, partial, wire, options, cancel, tx).await;
+    let http_request = http.post(url).headers(headers);
+    let wire = GeminiEvents::new(request.model.clone());
+    let outgoing = super::body::Outgoing::new(http_request, body);
+    drive(outgoing, partial, wire, options, cancel, tx).await;
 }
 
 #[cfg(test)]
