@@ -1,11 +1,12 @@
 //! The termination matrix: each phase of a run (after the answer; a stalled provider before the
-//! first byte; mid-text; mid tool-call arguments; during a tool; in the retry wait; in a
-//! threshold or a `compact` compaction; an extension command's dialog) crossed with each way a
-//! client ends it (closing stdin, aborting then closing stdin, SIGTERM, SIGHUP, SIGINT, closing
-//! stdout), on pi-agent and on the reference side by side. For each cell: the exit code, the
+//! first byte; mid-text; mid tool-call arguments; during a tool; in the retry wait; after the
+//! retries ran out; after a stalled stream timed out; in a threshold, a `compact` or an overflow
+//! compaction; an extension command's dialog) crossed with what the client does (closing stdin,
+//! aborting then closing stdin, SIGTERM, SIGHUP, SIGINT, closing stdout, sending more prompts),
+//! on pi-agent and on the reference side by side. For each cell: the exit code, the
 //! `agent_settled` after the last `agent_end` the client read, whether the session file holds
-//! every acknowledged prompt, and whether the phase's process (the tool's, the extension's)
-//! outlived the agent (termination_support/).
+//! every acknowledged prompt, whether both agents load the file back, and whether the phase's
+//! process (the tool's, the extension's) outlived the agent (termination_support/).
 //!
 //! pi-agent must give the contract below in every cell; the reference must give it too, except
 //! in the cells listed in `REFERENCE_DIVERGES` (with the reason). The table in
@@ -21,29 +22,39 @@ mod termination_support;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use termination_support::{Action, Outcome, Phase, run_cell};
+use termination_support::{Action, Loads, Outcome, Phase, loaded_by, run_cell};
 
-/// What every cell must give on pi-agent.
-fn contract(phase: Phase, action: Action) -> Outcome {
+/// What every cell must give on pi-agent (`loads`: by both agents, or by pi-agent alone when
+/// the reference is not run).
+fn contract(phase: Phase, action: Action, loads: &str) -> Outcome {
     let exit = match action {
-        Action::StdinEof | Action::Abort | Action::StdoutClosed => "0",
+        Action::StdinEof | Action::Abort | Action::StdoutClosed | Action::MorePrompts => "0",
         Action::Term => "143",
         Action::Hup => "129",
         Action::Int => "130",
     };
     let settled = match (phase, action) {
         (_, Action::StdoutClosed) => "-",
+        // Every prompt acknowledged is answered, and the last run settles once.
+        (_, Action::MorePrompts) => "1",
         // Before 0.85.0 `abort` does not reach a compaction: it waits for it, and the end of
         // stdin ends the agent first (pi-agent gives the abort 5 s to be answered).
-        (Phase::ThresholdCompaction, Action::Abort) => "0: in a compaction",
+        (Phase::ThresholdCompaction | Phase::Overflow, Action::Abort) => "0: in a compaction",
         // The run, or the retry wait, ends with one `agent_settled`.
         (_, Action::Abort) => "1",
         // What the client read last was the settled run before.
-        (Phase::Idle | Phase::ManualCompaction | Phase::ExtensionCommand, _) => "1",
+        (
+            Phase::Idle
+            | Phase::RetryExhausted
+            | Phase::IdleTimeout
+            | Phase::ManualCompaction
+            | Phase::ExtensionCommand,
+            _,
+        ) => "1",
         // The `agent_end` said `willRetry: true`; the exit is the end.
         (Phase::RetryWait, _) => "0: in the retry wait",
         // The compaction after the `agent_end` runs before `agent_settled`.
-        (Phase::ThresholdCompaction, _) => "0: in a compaction",
+        (Phase::ThresholdCompaction | Phase::Overflow, _) => "0: in a compaction",
         // Ended mid-run: the client reads no `agent_end`; the exit is the end.
         _ => "no agent_end",
     };
@@ -51,6 +62,7 @@ fn contract(phase: Phase, action: Action) -> Outcome {
         exit: exit.to_owned(),
         settled: settled.to_owned(),
         prompt_kept: true,
+        loads: loads.to_owned(),
         left_behind: false,
     }
 }
@@ -77,7 +89,7 @@ const REFERENCE_DIVERGES: &[(&[Phase], &[Action], &str)] = &[
             Action::Int,
             Action::StdoutClosed,
         ],
-        "a new session's file is written at its first assistant message (until 0.99.1): the acknowledged prompt is lost",
+        "a new session's file is written at its first assistant message (until 0.99.1): the acknowledged prompt is lost, and there is no file to load",
     ),
     (
         &[Phase::Tool],
@@ -125,16 +137,65 @@ async fn every_way_a_run_ends_on_both_agents() -> Result<()> {
             .is_none_or(|text| phase.name().contains(text.as_str()))
     });
     let started = std::time::Instant::now();
+    let loads = Loads::default();
     for phase in phases {
         for action in Action::ALL.into_iter().filter(|action| {
-            only_actions
-                .as_ref()
-                .is_none_or(|text| action.name().contains(text.as_str()))
+            action.crosses(phase)
+                && only_actions
+                    .as_ref()
+                    .is_none_or(|text| action.name().contains(text.as_str()))
         }) {
-            let expected = contract(phase, action);
-            let mine = run_cell(&ours, phase, action)
+            let expected = contract(
+                phase,
+                action,
+                if reference.is_some() {
+                    "both"
+                } else {
+                    "pi-agent"
+                },
+            );
+            let (mut mine, my_files) = run_cell(&ours, phase, action)
                 .await
                 .with_context(|| format!("pi-agent, {} / {}", phase.name(), action.name()))?;
+            let mut theirs = match &reference {
+                Some(launcher) => {
+                    Some(run_cell(launcher, phase, action).await.with_context(|| {
+                        format!("reference, {} / {}", phase.name(), action.name())
+                    })?)
+                }
+                None => None,
+            };
+            // Each agent's files loaded back in both agents, at once.
+            let (loads, reference) = (&loads, &reference);
+            let in_reference = |written| async move {
+                match reference {
+                    Some(launcher) => loads.of(launcher, written).await.map(Some),
+                    None => Ok(None),
+                }
+            };
+            let their_files = theirs.as_ref().map(|(_, files)| files);
+            let (mine_ours, mine_theirs, theirs_ours, theirs_theirs) = tokio::join!(
+                loads.of(&ours, &my_files),
+                in_reference(&my_files),
+                async {
+                    match their_files {
+                        Some(files) => loads.of(&ours, files).await,
+                        None => Ok(None),
+                    }
+                },
+                async {
+                    match their_files {
+                        Some(files) => in_reference(files).await.map(Option::flatten),
+                        None => Ok(None),
+                    }
+                },
+            );
+            mine.loads = loaded_by(mine_ours?, mine_theirs?);
+            let (theirs_ours, theirs_theirs) = (theirs_ours?, theirs_theirs?);
+            let theirs = theirs.take().map(|(mut outcome, _)| {
+                outcome.loads = loaded_by(theirs_ours, Some(theirs_theirs));
+                outcome
+            });
             if mine != expected {
                 failures.push(format!(
                     "pi-agent, {} / {}: {} (the contract: {})",
@@ -144,14 +205,6 @@ async fn every_way_a_run_ends_on_both_agents() -> Result<()> {
                     expected.cells()
                 ));
             }
-            let theirs = match &reference {
-                Some(launcher) => {
-                    Some(run_cell(launcher, phase, action).await.with_context(|| {
-                        format!("reference, {} / {}", phase.name(), action.name())
-                    })?)
-                }
-                None => None,
-            };
             let reasons = reference_diverges(phase, action);
             if let Some(theirs) = &theirs {
                 match (theirs == &expected, reasons.is_empty()) {
@@ -198,7 +251,7 @@ async fn every_way_a_run_ends_on_both_agents() -> Result<()> {
 
 /// The docs' table is this run's (rewritten with `TERMINATION=overwrite`).
 fn check_docs_table(rows: &[String]) -> Result<()> {
-    let header = "| phase | the client | pi-agent: exit | settled | prompt | processes | reference: exit | settled | prompt | processes | why the reference differs |\n|---|---|---|---|---|---|---|---|---|---|---|";
+    let header = "| phase | the client | pi-agent: exit | settled | prompt | loads | processes | reference: exit | settled | prompt | loads | processes | why the reference differs |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|";
     let table = format!("{BEGIN}\n{header}\n{}\n{END}", rows.join("\n"));
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/src/termination.md");
     let page = std::fs::read_to_string(&path).context("docs/src/termination.md")?;

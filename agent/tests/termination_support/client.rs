@@ -21,11 +21,17 @@ pub struct Client {
     sent: Vec<(String, String, bool)>,
     /// The texts of the prompts the agent answered `success: true` that make a user message.
     pub acknowledged: Vec<String>,
+    /// The ids of the commands sent.
+    ids: Vec<String>,
+    /// The agent's working folder (where a phase's processes write their pids).
+    pub work_dir: PathBuf,
 }
 
 impl Client {
-    pub fn new(stdin: ChildStdin, stdout: ChildStdout) -> Self {
+    pub fn new(stdin: ChildStdin, stdout: ChildStdout, work_dir: PathBuf) -> Self {
         Self {
+            work_dir,
+            ids: Vec::new(),
             stdin: Some(stdin),
             lines: Some(BufReader::new(stdout).lines()),
             records: Vec::new(),
@@ -36,6 +42,12 @@ impl Client {
 
     /// Writes one command (ignoring a closed pipe: the agent may be gone).
     pub async fn send(&mut self, command: Value) -> Result<()> {
+        // What the agent answers with a response: a command, not a dialog's answer.
+        if let Some(id) = command["id"].as_str()
+            && command["type"] != "extension_ui_response"
+        {
+            self.ids.push(id.to_owned());
+        }
         let stdin = self.stdin.as_mut().context("stdin is closed")?;
         let line = command.to_string() + "\n";
         if let Err(error) = stdin.write_all(line.as_bytes()).await
@@ -51,6 +63,14 @@ impl Client {
         self.sent.push((id.to_owned(), text.to_owned(), true));
         self.send(json!({"id": id, "type": "prompt", "message": text}))
             .await
+    }
+
+    /// Sends a prompt queued as a follow-up while the agent streams (`streamingBehavior`).
+    pub async fn follow_up(&mut self, id: &str, text: &str) -> Result<()> {
+        self.sent.push((id.to_owned(), text.to_owned(), true));
+        let command =
+            json!({"id": id, "type": "prompt", "message": text, "streamingBehavior": "followUp"});
+        self.send(command).await
     }
 
     /// Sends a prompt that runs a command (no user message).
@@ -104,6 +124,82 @@ impl Client {
     pub async fn until_response(&mut self, id: &str) -> Result<()> {
         self.until(|r| r["type"] == "response" && r["id"] == id)
             .await
+    }
+
+    /// The response to the command `id`, read already.
+    pub fn response(&self, id: &str) -> Option<&Value> {
+        self.records
+            .iter()
+            .find(|r| r["type"] == "response" && r["id"] == id)
+    }
+
+    /// How many records of type `kind` were read.
+    pub fn count(&self, kind: &str) -> usize {
+        self.records.iter().filter(|r| r["type"] == kind).count()
+    }
+
+    /// Whether the last assistant message read ended in an error holding `text`.
+    pub fn last_error_is(&self, text: &str) -> Result<()> {
+        let last = self
+            .records
+            .iter()
+            .rev()
+            .find(|r| r["type"] == "message_end" && r["message"]["role"] == "assistant")
+            .map(|r| &r["message"]);
+        let error = last.and_then(|m| m["errorMessage"].as_str()).unwrap_or("");
+        anyhow::ensure!(
+            last.is_some_and(|m| m["stopReason"] == "error") && error.contains(text),
+            "the run did not end with the error {text:?}: {last:?}"
+        );
+        Ok(())
+    }
+
+    /// The acknowledged prompts that no run answered: no assistant message came after the
+    /// prompt's user message within a run that ended (an `agent_end` after it).
+    pub fn unanswered(&self) -> Vec<String> {
+        let end = self
+            .records
+            .iter()
+            .rposition(|r| r["type"] == "agent_end")
+            .unwrap_or(0);
+        let role_at = |i: usize, role: &str| {
+            self.records[i]["type"] == "message_end" && self.records[i]["message"]["role"] == role
+        };
+        self.acknowledged
+            .iter()
+            .filter(|text| {
+                let asked = (0..self.records.len()).find(|&i| {
+                    role_at(i, "user") && self.records[i]["message"]["content"][0]["text"] == **text
+                });
+                !asked.is_some_and(|asked| (asked..end).any(|i| role_at(i, "assistant")))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Reads until every command has its response, every acknowledged prompt is answered and
+    /// the agent settled after the last `agent_end` (or [`REACH_WAIT`] passes: what was read
+    /// tells).
+    pub async fn until_all_settled(&mut self) -> Result<()> {
+        let deadline = Instant::now() + REACH_WAIT;
+        let done = |client: &Self| {
+            client.ids.iter().all(|id| client.response(id).is_some())
+                && client.unanswered().is_empty()
+                && client.settled().parse::<usize>().is_ok_and(|n| n > 0)
+        };
+        while !done(self) {
+            let Some(lines) = self.lines.as_mut() else {
+                break;
+            };
+            let Ok(line) = tokio::time::timeout_at(deadline.into(), lines.next_line()).await else {
+                break;
+            };
+            let Some(line) = line? else {
+                break;
+            };
+            self.keep(serde_json::from_str(&line)?);
+        }
+        Ok(())
     }
 
     /// After the action: reads what comes until the agent exits, stdout ends or `wait` passes.
@@ -179,7 +275,7 @@ pub fn prompts_in_files(dir: &Path, texts: &[String]) -> bool {
     texts.iter().all(|text| messages.contains(text))
 }
 
-fn session_files(dir: &Path) -> Vec<PathBuf> {
+pub fn session_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {

@@ -1,12 +1,13 @@
-//! The phases of a run the matrix ends the agent in: what the mock answers, the settings and
-//! extension each needs, and how the client drives the agent there.
+//! The phases of a run the matrix ends the agent in: the settings and extension each needs, how
+//! the client drives the agent there, and how it lets a held run go on (what the mock answers is
+//! in scripts.rs).
 
 use std::time::Duration;
 
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use super::client::Client;
+use super::client::{self, Client};
 
 /// Where the run is when the client acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,11 +24,21 @@ pub enum Phase {
     Tool,
     /// The first answer was an HTTP 500; the agent waits to retry (`auto_retry_start` read).
     RetryWait,
+    /// Every attempt was an HTTP 500 (`retry.maxRetries` 2, `baseDelayMs` 50): the run ended
+    /// with the error and the agent settled.
+    RetryExhausted,
+    /// A stalled provider's stream was ended by `httpIdleTimeoutMs` (500 ms): the run ended with
+    /// the error `terminated` and the agent settled.
+    IdleTimeout,
     /// After an answer near the context window, the threshold compaction's summary request is
     /// held (after `agent_end`, before `agent_settled`).
     ThresholdCompaction,
     /// A `compact` command's summary request is held.
     ManualCompaction,
+    /// The second prompt's request overflowed the context window (HTTP 400 `prompt is too
+    /// long`): after its `agent_end` (`willRetry: false`), the overflow compaction's summary
+    /// request is held; the turn is retried once it ends.
+    Overflow,
     /// An extension's command (`/ask`) awaits a `confirm` dialog.
     ExtensionCommand,
 }
@@ -49,35 +60,19 @@ export default function ask(pi) {
 }
 "#;
 
-/// The opening of an Anthropic answer that calls `bash`, up to part of its arguments.
-const TOOL_CALL_OPENING: [(&str, &str); 3] = [
-    (
-        "message_start",
-        r#"{"type":"message_start","message":{"id":"msg_args","type":"message","role":"assistant","model":"mock-model-1","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
-    ),
-    (
-        "content_block_start",
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_args","name":"bash","input":{}}}"#,
-    ),
-    (
-        "content_block_delta",
-        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"ec"}}"#,
-    ),
-];
-
-/// The summary requests of a compaction (the reference's and pi-agent's summary prompts).
-const SUMMARY_MATCH: &str = r#"match: { last_message_pattern: "<conversation>|# Conversation" }"#;
-
 impl Phase {
-    pub const ALL: [Phase; 9] = [
+    pub const ALL: [Phase; 12] = [
         Phase::Idle,
         Phase::FirstByte,
         Phase::MidText,
         Phase::MidToolArgs,
         Phase::Tool,
         Phase::RetryWait,
+        Phase::RetryExhausted,
+        Phase::IdleTimeout,
         Phase::ThresholdCompaction,
         Phase::ManualCompaction,
+        Phase::Overflow,
         Phase::ExtensionCommand,
     ];
 
@@ -89,44 +84,18 @@ impl Phase {
             Phase::MidToolArgs => "mid tool-call arguments",
             Phase::Tool => "during a tool",
             Phase::RetryWait => "during the retry wait",
+            Phase::RetryExhausted => "after the retries ran out",
+            Phase::IdleTimeout => "after a stalled stream timed out",
             Phase::ThresholdCompaction => "during a threshold compaction",
             Phase::ManualCompaction => "during a `compact` command",
+            Phase::Overflow => "during an overflow compaction",
             Phase::ExtensionCommand => "an extension command's dialog",
         }
     }
 
     /// The mock's script for the phase.
     pub fn script(self) -> String {
-        match self {
-            Phase::Idle | Phase::ExtensionCommand => "responses:\n  - text: Done\n".to_owned(),
-            // Hyper sends the headers with the first write: an SSE comment, which no client
-            // reads as an event.
-            Phase::FirstByte => {
-                "responses:\n  - raw:\n      chunks:\n        - \": waiting\\n\\n\"\n        - { gate: first }\n".to_owned()
-            }
-            Phase::MidText => {
-                "responses:\n  - content:\n      - text: before\n      - gate: mid\n      - text: after\n".to_owned()
-            }
-            Phase::MidToolArgs => {
-                let chunks: String = TOOL_CALL_OPENING
-                    .iter()
-                    .map(|(event, data)| format!("        - {{ event: {event}, data: '{data}' }}\n"))
-                    .collect();
-                format!("responses:\n  - raw:\n      chunks:\n{chunks}        - {{ gate: args }}\n")
-            }
-            Phase::Tool => {
-                "responses:\n  - content:\n      - tool_call: { id: toolu_t, name: bash, arguments: { command: \"echo $$ > tool.pid; exec sleep 30\" } }\n    stop: tool_use\n  - text: Done\n".to_owned()
-            }
-            Phase::RetryWait => {
-                "responses:\n  - error: { status: 500 }\n  - text: Recovered\n".to_owned()
-            }
-            Phase::ThresholdCompaction => format!(
-                "responses:\n  - {{ {SUMMARY_MATCH}, text: Held summary, gate: summary }}\n  - match: {{ last_message_text: Hi }}\n    text: Answer one, with some words to take up room in the context.\n  - match: {{ last_message_text: Turn two }}\n    text: Answer two, near the limit.\n    usage: {{ input: 190000, output: 100 }}\n"
-            ),
-            Phase::ManualCompaction => format!(
-                "responses:\n  - {{ {SUMMARY_MATCH}, text: Held summary, gate: summary }}\n  - match: {{ last_message_text: Hi }}\n    text: Answer one, with some words to take up room in the context.\n  - match: {{ last_message_text: Turn two }}\n    text: Answer two, with some words to take up room in the context.\n"
-            ),
-        }
+        super::scripts::script(self)
     }
 
     /// The agent's `settings.json`, if the phase needs one.
@@ -134,7 +103,11 @@ impl Phase {
         match self {
             // The wait outlasts the cell: the client acts in it.
             Phase::RetryWait => Some(json!({"retry": {"baseDelayMs": 60000}})),
-            Phase::ThresholdCompaction | Phase::ManualCompaction => {
+            Phase::RetryExhausted => Some(json!({"retry": {"baseDelayMs": 50, "maxRetries": 2}})),
+            Phase::IdleTimeout => {
+                Some(json!({"httpIdleTimeoutMs": 500, "retry": {"enabled": false}}))
+            }
+            Phase::ThresholdCompaction | Phase::ManualCompaction | Phase::Overflow => {
                 Some(json!({"compaction": {"keepRecentTokens": 20}}))
             }
             _ => None,
@@ -179,10 +152,31 @@ impl Phase {
             }
             Phase::Tool => client.until_type("tool_execution_start").await,
             Phase::RetryWait => client.until_type("auto_retry_start").await,
+            Phase::RetryExhausted => {
+                client.until_type("agent_settled").await?;
+                let retries = client.count("auto_retry_start");
+                anyhow::ensure!(retries == 2, "{retries} retries, not 2");
+                client.last_error_is("500")
+            }
+            Phase::IdleTimeout => {
+                client.until_type("agent_settled").await?;
+                client.last_error_is("terminated")
+            }
             Phase::ThresholdCompaction => {
                 client.until_type("agent_settled").await?;
                 client.prompt("p2", "Turn two").await?;
                 client.until_type("compaction_start").await?;
+                server.wait_for_gate("summary", gate_wait).await?;
+                Ok(())
+            }
+            Phase::Overflow => {
+                client.until_type("agent_settled").await?;
+                // Long enough to leave something to summarise past `keepRecentTokens`.
+                let text = "Turn two: and the colour blue, with some words to take up room.";
+                client.prompt("p2", text).await?;
+                client
+                    .until(|r| r["type"] == "compaction_start" && r["reason"] == "overflow")
+                    .await?;
                 server.wait_for_gate("summary", gate_wait).await?;
                 Ok(())
             }
@@ -203,5 +197,41 @@ impl Phase {
                     .await
             }
         }
+    }
+
+    /// Lets the held run go on (for the client that sends more prompts): the held stream's
+    /// gate, the tool's `sleep` killed, the extension's dialog confirmed (the retry wait, 1 s
+    /// for this client, ends by itself).
+    pub async fn release(self, client: &mut Client, server: &mock_llm::MockServer) -> Result<()> {
+        let gate = match self {
+            Phase::FirstByte => "first",
+            Phase::MidText => "mid",
+            Phase::MidToolArgs => "args",
+            Phase::ThresholdCompaction | Phase::ManualCompaction | Phase::Overflow => "summary",
+            Phase::Tool => {
+                let pid = client::pid_in(&client.work_dir.join("tool.pid")).await?;
+                if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+                return Ok(());
+            }
+            Phase::ExtensionCommand => {
+                let request = client
+                    .records
+                    .iter()
+                    .find(|r| r["type"] == "extension_ui_request" && r["method"] == "confirm")
+                    .map(|r| r["id"].clone())
+                    .unwrap_or_default();
+                return client
+                    .send(
+                        json!({"type": "extension_ui_response", "id": request, "confirmed": true}),
+                    )
+                    .await;
+            }
+            Phase::Idle | Phase::RetryWait | Phase::RetryExhausted | Phase::IdleTimeout => {
+                return Ok(());
+            }
+        };
+        Ok(server.release_gate(gate)?)
     }
 }
