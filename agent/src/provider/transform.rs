@@ -19,7 +19,7 @@ use serde_json::Map;
 use super::json::js_trim;
 use crate::store::SharedMessage;
 
-const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
+pub(crate) const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
 const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not support images)";
 
 /// A request's history handed out transformed, one message at a time, for a wire format whose
@@ -54,17 +54,29 @@ impl RequestHistory {
     }
 }
 
-/// A tool result's texts and images, apart, each in their order.
-pub(crate) fn texts_and_images(content: Vec<UserContent>) -> (Vec<String>, Vec<ImageContent>) {
-    let mut texts = Vec::new();
-    let mut images = Vec::new();
-    for block in content {
-        match block {
-            UserContent::Text(text) => texts.push(text.text),
-            UserContent::Image(image) => images.push(image),
-        }
-    }
-    (texts, images)
+/// The texts of a tool result's content, one per line.
+pub(crate) fn joined_text(content: &[UserContent]) -> String {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|block| match block {
+            UserContent::Text(text) => Some(text.text.as_str()),
+            UserContent::Image(_) => None,
+        })
+        .collect();
+    texts.join("\n")
+}
+
+/// A tool result's texts, one per line, and its images, in their order.
+pub(crate) fn text_and_images(content: Vec<UserContent>) -> (String, Vec<ImageContent>) {
+    let text = joined_text(&content);
+    let images = content
+        .into_iter()
+        .filter_map(|block| match block {
+            UserContent::Image(image) => Some(image),
+            UserContent::Text(_) => None,
+        })
+        .collect();
+    (text, images)
 }
 
 /// Prepares `messages` (user, assistant and tool-result messages; others are passed through)

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::super::LlmRequest;
 use super::super::body::{HistoryEncoder, LastHeld};
 use super::super::json::js_trim;
-use super::super::transform::RequestHistory;
+use super::super::transform::{RequestHistory, joined_text};
 use super::names::to_claude_code_name;
 use super::request::{Compat, normalize_tool_call_id};
 
@@ -270,15 +270,7 @@ fn tool_result(result: ToolResultMessage) -> Block {
         }));
         Content::Blocks(blocks)
     } else {
-        let texts: Vec<&str> = result
-            .content
-            .iter()
-            .filter_map(|block| match block {
-                UserContent::Text(text) => Some(text.text.as_str()),
-                UserContent::Image(_) => None,
-            })
-            .collect();
-        Content::Text(texts.join("\n"))
+        Content::Text(joined_text(&result.content))
     };
     Block::ToolResult {
         tool_use_id: result.tool_call_id,

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::super::LlmRequest;
 use super::super::body::{HistoryEncoder, write_element};
 use super::super::json::js_trim;
-use super::super::transform::{TransformState, texts_and_images};
+use super::super::transform::{TransformState, text_and_images};
 use super::request::{gemini_major, requires_tool_call_id};
 
 /// One element of `contents`.
@@ -247,11 +247,10 @@ impl GeminiHistory {
     }
 
     fn tool_result(&mut self, result: ToolResultMessage) {
-        let (texts, mut images) = texts_and_images(result.content);
+        let (text, mut images) = text_and_images(result.content);
         if !self.supports_images {
             images.clear();
         }
-        let text = texts.join("\n");
         let value = if !text.is_empty() {
             text
         } else if !images.is_empty() {

@@ -13,11 +13,8 @@ use serde::Serialize;
 use super::super::LlmRequest;
 use super::super::body::{HistoryEncoder, write_element};
 use super::super::openai_completions::history::ToolCall;
-use super::super::transform::{TransformState, texts_and_images};
+use super::super::transform::{TransformState, USER_IMAGE_PLACEHOLDER, text_and_images};
 use super::request::IdNormalizer;
-
-/// What a user message says when its only content was images the model cannot see.
-const IMAGES_OMITTED: &str = "(image omitted: model does not support images)";
 
 /// One element of `messages`, its keys in the SDK's order.
 #[derive(Debug, Serialize)]
@@ -153,7 +150,7 @@ fn user_message(content: MessageContent, supports_images: bool) -> Option<WireMe
         });
     }
     (had_images && !supports_images).then(|| WireMessage::User {
-        content: Content::Text(IMAGES_OMITTED.to_owned()),
+        content: Content::Text(USER_IMAGE_PLACEHOLDER.to_owned()),
     })
 }
 
@@ -191,13 +188,8 @@ fn assistant_message(content: Vec<AssistantContent>) -> Option<WireMessage> {
 }
 
 fn tool_message(result: ToolResultMessage, supports_images: bool) -> WireMessage {
-    let (texts, images) = texts_and_images(result.content);
-    let text = tool_result_text(
-        &texts.join("\n"),
-        !images.is_empty(),
-        supports_images,
-        result.is_error,
-    );
+    let (text, images) = text_and_images(result.content);
+    let text = tool_result_text(&text, !images.is_empty(), supports_images, result.is_error);
     let mut content = vec![Chunk::Text { text }];
     if supports_images {
         content.extend(images.into_iter().map(Chunk::image));
@@ -222,7 +214,7 @@ fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_erro
     }
     let body = match (has_images, supports_images) {
         (true, true) => "(see attached image)",
-        (true, false) => IMAGES_OMITTED,
+        (true, false) => USER_IMAGE_PLACEHOLDER,
         (false, _) => "(no tool output)",
     };
     format!("{prefix}{body}")

@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::super::LlmRequest;
 use super::super::body::{HistoryEncoder, write_element};
 use super::super::json::js_trim;
-use super::super::transform::TransformState;
+use super::super::transform::{TransformState, joined_text};
 use super::compat::Compat;
 use super::request::normalize_tool_call_id;
 
@@ -301,15 +301,7 @@ impl ChatHistory {
                         .content
                         .iter()
                         .any(|block| matches!(block, UserContent::Image(_)));
-                    let texts: Vec<&str> = result
-                        .content
-                        .iter()
-                        .filter_map(|block| match block {
-                            UserContent::Text(text) => Some(text.text.as_str()),
-                            UserContent::Image(_) => None,
-                        })
-                        .collect();
-                    let text = texts.join("\n");
+                    let text = joined_text(&result.content);
                     let text = if !text.is_empty() {
                         text
                     } else if has_images {

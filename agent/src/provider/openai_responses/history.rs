@@ -17,7 +17,7 @@ use super::super::LlmRequest;
 use super::super::body::{HistoryEncoder, write_element};
 use super::super::json::parse_strict;
 use super::super::openai_completions::request::short_hash;
-use super::super::transform::{TransformState, texts_and_images};
+use super::super::transform::{TransformState, text_and_images};
 use super::request::{InputOptions, normalize_tool_call_id};
 
 /// One element of `input`.
@@ -222,8 +222,7 @@ fn tool_output(result: ToolResultMessage, supports_images: bool) -> Item {
         .next()
         .unwrap_or("")
         .to_owned();
-    let (texts, images) = texts_and_images(result.content);
-    let text = texts.join("\n");
+    let (text, images) = text_and_images(result.content);
     let output = if images.is_empty() || !supports_images {
         Said::Text(if !text.is_empty() {
             text
