@@ -1,6 +1,7 @@
-//! The termination matrix: each phase of a run (after the answer; a stalled provider before the
-//! first byte; mid-text; mid tool-call arguments; during a tool; in the retry wait; after the
-//! retries ran out; after a stalled stream timed out; in a threshold, a `compact` or an overflow
+//! The termination matrix: each phase of a run (after the answer; after tool calls and the
+//! answer; after a provider error that is not retried; a stalled provider before the first
+//! byte; mid-text; mid tool-call arguments; during a tool; in the retry wait; after the retries
+//! ran out; after a stalled stream timed out; in a threshold, a `compact` or an overflow
 //! compaction; an extension command's dialog) crossed with what the client does (closing stdin,
 //! aborting then closing stdin, SIGTERM, SIGHUP, SIGINT, closing stdout, sending more prompts),
 //! on pi-agent and on the reference side by side. For each cell: the exit code, the
@@ -45,6 +46,8 @@ fn contract(phase: Phase, action: Action, loads: &str) -> Outcome {
         // What the client read last was the settled run before.
         (
             Phase::Idle
+            | Phase::ToolsAnswered
+            | Phase::ProviderError
             | Phase::RetryExhausted
             | Phase::IdleTimeout
             | Phase::ManualCompaction
@@ -90,6 +93,11 @@ const REFERENCE_DIVERGES: &[(&[Phase], &[Action], &str)] = &[
             Action::StdoutClosed,
         ],
         "a new session's file is written at its first assistant message (until 0.99.1): the acknowledged prompt is lost, and there is no file to load",
+    ),
+    (
+        &[Phase::ToolsAnswered],
+        &[],
+        "it does not end what a bash command that returned left running in the background (`sleep 30 &`)",
     ),
     (
         &[Phase::Tool],

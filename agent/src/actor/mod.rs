@@ -211,6 +211,7 @@ impl Actor {
             self.flush().await;
         }
         self.state.tasks.cancel_all();
+        self.state.answer_commands_in_hand();
         // What the client was told is accepted is not lost, however the agent ends.
         if let Err(error) = self.state.store.save_unsaved() {
             tracing::warn!(%error, "cannot save the session at the end");

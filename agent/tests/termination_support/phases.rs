@@ -14,6 +14,12 @@ use super::client::{self, Client};
 pub enum Phase {
     /// The answer is done and the agent settled.
     Idle,
+    /// A `bash` tool call (which left a `sleep` running in the background), then the answer:
+    /// the agent settled.
+    ToolsAnswered,
+    /// The answer was an HTTP 400, which is not retried: the run ended with the error and the
+    /// agent settled.
+    ProviderError,
     /// The provider sent its headers (and an SSE comment), then nothing: a stalled provider.
     FirstByte,
     /// The model's text is streaming (held at a gate of the mock).
@@ -61,8 +67,10 @@ export default function ask(pi) {
 "#;
 
 impl Phase {
-    pub const ALL: [Phase; 12] = [
+    pub const ALL: [Phase; 14] = [
         Phase::Idle,
+        Phase::ToolsAnswered,
+        Phase::ProviderError,
         Phase::FirstByte,
         Phase::MidText,
         Phase::MidToolArgs,
@@ -79,6 +87,8 @@ impl Phase {
     pub fn name(self) -> &'static str {
         match self {
             Phase::Idle => "after the answer",
+            Phase::ToolsAnswered => "after tool calls and the answer",
+            Phase::ProviderError => "after a provider error (not retried)",
             Phase::FirstByte => "before the first byte (stalled provider)",
             Phase::MidText => "mid-text",
             Phase::MidToolArgs => "mid tool-call arguments",
@@ -117,7 +127,7 @@ impl Phase {
     /// The files in the work folder whose pids must not outlive the agent.
     pub fn pid_files(self) -> &'static [&'static str] {
         match self {
-            Phase::Tool => &["tool.pid"],
+            Phase::Tool | Phase::ToolsAnswered => &["tool.pid"],
             Phase::ExtensionCommand => &["ext.pid"],
             _ => &[],
         }
@@ -129,6 +139,18 @@ impl Phase {
         client.prompt("p", "Hi").await?;
         match self {
             Phase::Idle => client.until_type("agent_settled").await,
+            Phase::ToolsAnswered => {
+                client.until_type("agent_settled").await?;
+                let tools = client.count("tool_execution_end");
+                anyhow::ensure!(tools == 1, "{tools} tool calls ran, not 1");
+                Ok(())
+            }
+            Phase::ProviderError => {
+                client.until_type("agent_settled").await?;
+                let retries = client.count("auto_retry_start");
+                anyhow::ensure!(retries == 0, "{retries} retries, not 0");
+                client.last_error_is("400")
+            }
             Phase::FirstByte => {
                 client.until_response("p").await?;
                 server.wait_for_gate("first", gate_wait).await?;
@@ -228,7 +250,12 @@ impl Phase {
                     )
                     .await;
             }
-            Phase::Idle | Phase::RetryWait | Phase::RetryExhausted | Phase::IdleTimeout => {
+            Phase::Idle
+            | Phase::ToolsAnswered
+            | Phase::ProviderError
+            | Phase::RetryWait
+            | Phase::RetryExhausted
+            | Phase::IdleTimeout => {
                 return Ok(());
             }
         };

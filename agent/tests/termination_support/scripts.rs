@@ -97,6 +97,13 @@ pub fn script(phase: Phase) -> String {
     );
     let responses = match phase {
         Phase::Idle | Phase::ExtensionCommand => "  - text: Done\n".to_owned(),
+        // The command returns at once; what it started in the background goes on.
+        Phase::ToolsAnswered => {
+            "  - content:\n      - tool_call: { id: toolu_b, name: bash, arguments: { command: \"sleep 30 > /dev/null 2>&1 & echo $! > tool.pid\" } }\n    stop: tool_use\n  - text: Done\n".to_owned()
+        }
+        Phase::ProviderError => {
+            "  - { match: { last_message_text: Hi }, error: { status: 400, message: invalid request } }\n".to_owned()
+        }
         Phase::FirstByte | Phase::IdleTimeout => stalled,
         Phase::MidText => {
             "  - content:\n      - text: before\n      - gate: mid\n      - text: after\n".to_owned()

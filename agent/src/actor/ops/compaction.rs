@@ -165,6 +165,22 @@ impl Compactions {
         self.ops.insert(key, op);
     }
 
+    /// At the agent's exit: the client's `compact` commands in flight, taken unanswered (their
+    /// summaries are dropped, as the reference's at stdin's end).
+    pub(in crate::actor) fn take_client_commands(
+        &mut self,
+    ) -> Vec<(Option<RequestId>, &'static str)> {
+        self.ops
+            .extract_if(.., |_, op| {
+                matches!(op.then, Then::Answer(Answer::Client(..)))
+            })
+            .filter_map(|(_, op)| match op.then {
+                Then::Answer(Answer::Client(id, command)) => Some((id, command)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The compaction that asks its extensions or summarises (manual or automatic), for
     /// `abort`.
     fn compacting(&self) -> Option<OpKey> {

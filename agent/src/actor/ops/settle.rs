@@ -119,6 +119,21 @@ impl Settle {
         }
     }
 
+    /// At the agent's exit: the `abort` commands waiting for a settle that will not come.
+    pub(in crate::actor) fn take_aborts(&mut self) -> Vec<Option<RequestId>> {
+        let (SettleState::Awaiting(waiting) | SettleState::Handlers(waiting)) = &mut self.state
+        else {
+            return Vec::new();
+        };
+        waiting
+            .extract_if(.., |after| matches!(after, AfterSettle::Abort(_)))
+            .filter_map(|after| match after {
+                AfterSettle::Abort(id) => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether the `agent_settled` handlers run.
     pub(in crate::actor) fn in_handlers(&self) -> bool {
         matches!(self.state, SettleState::Handlers(_))
