@@ -137,6 +137,17 @@ impl RequestBody {
         if !skeleton.contains_key(hole) {
             skeleton.insert(hole.to_owned(), Value::Null);
         }
+        // A model's `samplingParams` that name the history's key replace the history, as the
+        // reference's `Object.assign` over the built body does: the body is sent as it is.
+        if !skeleton[hole].is_null() {
+            let payload = Value::Object(skeleton);
+            let payload = if super::hooks::wants_payload() {
+                hook(payload).await
+            } else {
+                payload
+            };
+            return pi_rpc_protocol::json::to_vec(&payload).map(|bytes| Self::Whole(bytes.into()));
+        }
         if super::hooks::wants_payload() {
             let payload = whole_value(skeleton, hole, &encoders)?;
             let payload = hook(payload).await;
