@@ -187,16 +187,22 @@ impl Actor {
     /// Serves lines until the input ends (or stdout is gone), then cancels every task.
     pub async fn run(mut self, mut lines: mpsc::Receiver<crate::rpc::InputLine>) {
         self.state.start_extensions();
-        self.flush().await;
+        let mut termination = self.termination.take();
         // Until the input ends, stdout is gone or an extension's `ctx.shutdown()` is due.
         let mut input = ending::InputEnd::default();
-        while !self.output.is_closed() && !self.state.shutdown_due() && !input.over(&self.state) {
+        // A signal ends the loop also while a flush waits for a client that stopped reading
+        // (its stdout full): the session is saved all the same.
+        while self.flush_or_terminated(&mut termination).await
+            && !self.output.is_closed()
+            && !self.state.shutdown_due()
+            && !input.over(&self.state)
+        {
             let gates = self.state.gates();
             let (run_events, commands) = (gates.loop_events, gates.lines && input.open());
             let state = &mut self.state;
             tokio::select! {
                 biased;
-                () = ending::terminated(&mut self.termination) => break,
+                () = ending::terminated(&mut termination) => break,
                 () = ending::expired(input.deadline()) => break,
                 input = extensions::next_message(&mut state.extensions) => {
                     state.on_host_input(input);
@@ -208,7 +214,6 @@ impl Actor {
                     None => {}
                 },
             }
-            self.flush().await;
         }
         self.state.tasks.cancel_all();
         self.state.answer_commands_in_hand();
@@ -219,6 +224,18 @@ impl Actor {
         self.shutdown_extensions_at_exit().await;
         self.state.write_answer_held_for_shutdown();
         self.flush().await;
+    }
+
+    /// [`Self::flush`], unless a termination signal comes first: false then.
+    async fn flush_or_terminated(
+        &mut self,
+        termination: &mut Option<tokio::sync::watch::Receiver<bool>>,
+    ) -> bool {
+        tokio::select! {
+            biased;
+            () = ending::terminated(termination) => false,
+            () = self.flush() => true,
+        }
     }
 
     /// Performs what the input handled asked for ([`outbox`]), in order. A message that did
