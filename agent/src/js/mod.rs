@@ -12,7 +12,7 @@ pub use date::now_ms;
 pub use json::key_order;
 pub(crate) use json::{stringify, stringify_pretty};
 pub(crate) use number::{number_to_string, number_value, string_to_number};
-pub(crate) use value::{display, display_or, truthy};
+pub(crate) use value::{appended, display, display_or, truthy};
 
 /// JavaScript's white space and line terminators: what `String.prototype.trim` removes. Unlike
 /// Rust's `char::is_whitespace`, U+0085 (NEXT LINE) is not among them and U+FEFF is.

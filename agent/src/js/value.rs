@@ -1,6 +1,8 @@
 //! A parsed JSON value as JavaScript turns it into text: `String(value)`, what a template
 //! string shows.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::number_to_string;
@@ -23,6 +25,17 @@ pub(crate) fn display_or(value: Option<&Value>, fallback: &str) -> String {
     match value.filter(|value| truthy(value)) {
         Some(value) => display(Some(value)),
         None => fallback.to_owned(),
+    }
+}
+
+/// What `text += value` appends where a provider's field should be text: a string as it is, any
+/// other value as `String(value)` (`42` appends "42", `null` "null"). A missing field appends
+/// nothing (JavaScript would append "undefined"; the reference's readers mostly check first).
+pub(crate) fn appended(value: Option<&Value>) -> Cow<'_, str> {
+    match value {
+        None => Cow::Borrowed(""),
+        Some(Value::String(text)) => Cow::Borrowed(text),
+        Some(other) => Cow::Owned(display(Some(other))),
     }
 }
 
@@ -84,5 +97,21 @@ mod tests {
         assert_eq!(display(Some(&json!({}))), "[object Object]");
         assert_eq!(display(Some(&json!(null))), "null");
         assert_eq!(display(None), "undefined");
+    }
+
+    #[test]
+    fn appended_values_are_text_as_plus_makes_them() {
+        // Node: "a" + 42 "a42", "a" + 1.0 "a1", "a" + true "atrue", "a" + null "anull".
+        for (value, text) in [
+            (json!(42), "42"),
+            (json!(1.0), "1"),
+            (json!(true), "true"),
+            (json!(null), "null"),
+            (json!("x"), "x"),
+        ] {
+            assert_eq!(appended(Some(&value)), text, "{value}");
+        }
+        assert!(matches!(appended(Some(&json!("x"))), Cow::Borrowed("x")));
+        assert_eq!(appended(None), "");
     }
 }

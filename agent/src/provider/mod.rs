@@ -54,6 +54,8 @@ pub mod replay;
 mod retry;
 pub mod sse;
 mod stream_error;
+#[cfg(test)]
+mod testing;
 pub mod transform;
 pub mod vertex;
 

@@ -33,7 +33,7 @@ pub enum StreamError {
     #[error("{0}")]
     Incomplete(&'static str),
     /// An event the SDK cannot place (an unknown event type, a message that is not the
-    /// assistant's).
+    /// assistant's, a chunk its schema refuses).
     #[error("{0}")]
     Unexpected(String),
     /// A stop reason the format does not know.

@@ -252,8 +252,10 @@ impl BedrockEvents {
     fn delta(&mut self, index: &Value, delta: Option<&Value>, partial: &mut PartialMessage) {
         let Some(delta) = delta else { return };
         let found = self.block(partial, index);
+        // A text, reasoning, signature or input that is no string (`42`) is appended as the
+        // reference's `+=` appends it, as its text.
         if let Some(text) = delta.get("text") {
-            let text = text.as_str().unwrap_or_default();
+            let text = &*crate::js::appended(Some(text));
             let at = match found {
                 Some(at) => at,
                 None => {
@@ -277,10 +279,8 @@ impl BedrockEvents {
                 }));
             }
         } else if let (Some(tool), Some(at)) = (delta.get("toolUse"), found) {
-            let input = tool
-                .get("input")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let input =
+                crate::js::appended(tool.get("input").filter(|input| crate::js::truthy(input)));
             let Some(AssistantContent::ToolCall(_)) = partial.message.content.get(at) else {
                 return;
             };
@@ -288,13 +288,13 @@ impl BedrockEvents {
                 state
                     .partial_json
                     .get_or_insert_with(String::new)
-                    .push_str(input);
+                    .push_str(&input);
                 state.json_delta_seen = true;
             }
             partial.settle_arguments(at);
             partial.emit(AssistantMessageEvent::ToolcallDelta(ContentDelta {
                 content_index: at,
-                delta: input.to_owned(),
+                delta: input.into_owned(),
             }));
         } else if let Some(reasoning) = delta.get("reasoningContent") {
             let at = match found {
@@ -321,27 +321,26 @@ impl BedrockEvents {
             else {
                 return;
             };
-            let text = reasoning
-                .get("text")
-                .and_then(Value::as_str)
-                .filter(|t| !t.is_empty());
-            if let Some(text) = text {
+            let truthy = |key: &str| {
+                reasoning
+                    .get(key)
+                    .filter(|value| crate::js::truthy(value))
+                    .map(|value| crate::js::appended(Some(value)))
+            };
+            let text = truthy("text");
+            if let Some(text) = &text {
                 block.thinking.push_str(text);
             }
-            if let Some(signature) = reasoning
-                .get("signature")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-            {
+            if let Some(signature) = truthy("signature") {
                 block
                     .thinking_signature
                     .get_or_insert_with(String::new)
-                    .push_str(signature);
+                    .push_str(&signature);
             }
             if let Some(text) = text {
                 partial.emit(AssistantMessageEvent::ThinkingDelta(ContentDelta {
                     content_index: at,
-                    delta: text.to_owned(),
+                    delta: text.into_owned(),
                 }));
             }
         }
@@ -509,4 +508,68 @@ fn random_unit() -> f64 {
     let mut bytes = [0u8; 4];
     let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
     f64::from(u32::from_be_bytes(bytes)) / (f64::from(u32::MAX) + 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::testing::{deltas, model, pieces};
+
+    #[test]
+    fn number_deltas_are_appended_as_text() {
+        // The reference appends with `+=`: "" + 7, "" + 12345, "" + 42, '{"limit":' + 1; a
+        // falsy reasoning text or input (0) appends nothing.
+        let model = model("bedrock-converse-stream");
+        let mut wire = BedrockEvents::new(model.clone());
+        let mut partial = PartialMessage::new(&model);
+        let start = json!({"contentBlockIndex": 2, "start": {"toolUse": {"toolUseId": "t", "name": "read"}}});
+        let events = [
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": 7}}}),
+            ),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": 0}}}),
+            ),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": 12345}}}),
+            ),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 1, "delta": {"text": 42}}),
+            ),
+            ("contentBlockStart", start),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 2, "delta": {"toolUse": {"input": "{\"limit\":"}}}),
+            ),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 2, "delta": {"toolUse": {"input": 1}}}),
+            ),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 2, "delta": {"toolUse": {"input": 0}}}),
+            ),
+            (
+                "contentBlockDelta",
+                json!({"contentBlockIndex": 2, "delta": {"toolUse": {"input": "}"}}}),
+            ),
+        ];
+        for (kind, payload) in events {
+            wire.on_event_payload(kind, &payload, &mut partial).unwrap();
+        }
+        assert_eq!(
+            pieces(&deltas(&mut partial)),
+            ["7", "42", "{\"limit\":", "1", "", "}"]
+        );
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "thinking", "thinking": "7", "thinkingSignature": "12345"},
+                   {"type": "text", "text": "42"},
+                   {"type": "toolCall", "id": "t", "name": "read", "arguments": {"limit": 1}}])
+        );
+    }
 }

@@ -120,10 +120,8 @@ impl GeminiEvents {
             .and_then(Value::as_array);
         for part in parts.into_iter().flatten() {
             if let Some(text) = part.get("text").filter(|text| !text.is_null()) {
-                let text = match text {
-                    Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                };
+                // A text that is no string (`42`) is appended as the reference's `+=` appends it.
+                let text = crate::js::appended(Some(text));
                 let thinking = part.get("thought") == Some(&Value::Bool(true));
                 let signature = part
                     .get("thoughtSignature")
@@ -516,6 +514,26 @@ fn map_finish_reason(reason: &str) -> Result<StopReason, StreamError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::testing::{deltas, model, pieces};
+
+    #[test]
+    fn number_texts_are_appended_as_text() {
+        // The reference appends a part's text with `+=`: "" + 7, "Answer: " + 42.
+        let model = model("google-generative-ai");
+        let mut wire = GeminiEvents::new(model.clone());
+        let mut partial = PartialMessage::new(&model);
+        for parts in [
+            r#"{"text":7,"thought":true}"#,
+            r#"{"text":"Answer: "}"#,
+            r#"{"text":42}"#,
+        ] {
+            let chunk = format!(
+                "data: {{\"candidates\":[{{\"content\":{{\"parts\":[{parts}]}}}}]}}\r\n\r\n"
+            );
+            wire.on_bytes(chunk.as_bytes(), &mut partial).unwrap();
+        }
+        assert_eq!(pieces(&deltas(&mut partial)), ["7", "Answer: ", "42"]);
+    }
 
     #[test]
     fn parse_errors_are_worded_like_v8() {

@@ -3,7 +3,8 @@
 //! thinking block (empty ones are skipped), switching kinds ends the open block; a tool call
 //! (keyed by id and index; a missing id is derived from the index) ends the open block and
 //! grows its own call, whose end is announced only when the stream ends. Usage comes from any
-//! chunk that has it, cached prompt tokens apart.
+//! chunk that has it, cached prompt tokens apart. A chunk the SDK's schema refuses fails the
+//! stream, and an item that does not fit its kind is skipped ([`schema`]).
 
 use pi_rpc_protocol::content::{
     AssistantContent, TaggedToolCall, TextContent, ThinkingContent, ToolCall,
@@ -21,6 +22,7 @@ use super::super::json::{parse_streaming, parse_strict};
 use super::super::partial::{BlockState, PartialMessage};
 use super::super::sse::SseEvent;
 use super::request::fallback_tool_call_id;
+use super::schema;
 use crate::provider::StreamError;
 
 /// The open text or thinking block.
@@ -243,7 +245,7 @@ impl MistralEvents {
             None | Some(Value::Null) => {}
             Some(Value::String(text)) => self.text(text, partial),
             Some(Value::Array(items)) => {
-                for item in items {
+                for item in items.iter().filter(|item| schema::item_fits(item)) {
                     match item {
                         Value::String(text) => self.text(text, partial),
                         _ => match item.get("type").and_then(Value::as_str) {
@@ -260,9 +262,9 @@ impl MistralEvents {
                                 }
                             }
                             Some("text") => {
-                                let text =
-                                    item.get("text").and_then(Value::as_str).unwrap_or_default();
-                                self.text(text, partial);
+                                if let Some(text) = item.get("text").and_then(Value::as_str) {
+                                    self.text(text, partial);
+                                }
                             }
                             _ => {}
                         },
@@ -294,6 +296,9 @@ impl WireFormat for MistralEvents {
             return Ok(());
         }
         let chunk = parse_strict(&event.data)?;
+        if let Some(refused) = schema::refusal(&chunk) {
+            return Err(StreamError::Unexpected(refused));
+        }
         self.apply(&chunk, partial);
         Ok(())
     }
@@ -333,5 +338,58 @@ impl WireFormat for MistralEvents {
             shown
         };
         format!("Mistral API error ({status}): {shown}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::provider::testing::{feed, model};
+
+    fn chunk(delta: Value) -> Value {
+        json!({"id": "m1", "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+    }
+
+    #[test]
+    fn a_chunk_the_schema_refuses_fails_the_stream_unread() {
+        let model = model("mistral-conversations");
+        let events = [
+            chunk(json!({"content": "Answer: "})),
+            chunk(json!({"content": 42})),
+        ];
+        let mut wire = MistralEvents::new(model.clone());
+        let (deltas, partial, outcome) = feed(&mut wire, &model, false, &events);
+        assert!(
+            matches!(&outcome, Err(StreamError::Unexpected(text)) if text.contains("\"invalid_union\"")),
+            "{outcome:?}"
+        );
+        assert_eq!(deltas.last().unwrap()["delta"], "Answer: ");
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "text", "text": "Answer: "}])
+        );
+    }
+
+    #[test]
+    fn items_that_do_not_fit_their_kind_are_skipped() {
+        let model = model("mistral-conversations");
+        let items = json!([
+            {"type": "thinking", "thinking": [{"type": "text", "text": 7}]},
+            {"type": "text", "text": 42},
+            {"type": "text", "text": "ok"},
+        ]);
+        let events = [
+            chunk(json!({"content": items})),
+            json!({"id": "m1", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        ];
+        let mut wire = MistralEvents::new(model.clone());
+        let (_, partial, outcome) = feed(&mut wire, &model, false, &events);
+        assert_eq!(outcome, Ok(()));
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "text", "text": "ok"}])
+        );
     }
 }

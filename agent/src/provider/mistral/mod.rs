@@ -9,6 +9,7 @@
 mod events;
 mod history;
 mod request;
+mod schema;
 
 use std::sync::Arc;
 

@@ -5,8 +5,9 @@
 //! response id; `usage` (on the chunk, else on the first choice) replaces the usage so far; the
 //! first choice's `finish_reason` sets the stop reason; `content` grows one text block,
 //! `reasoning_content` / `reasoning` / `reasoning_text` (the first non-empty one) one thinking
-//! block whose signature is that field's name, `tool_calls` one block per call (matched by
-//! `index`, else by `id`). Blocks end only when the stream ends, all at once, in content order.
+//! block whose signature is that field's name (a `content` or reasoning that is no string is
+//! skipped), `tool_calls` one block per call (matched by `index`, else by `id`; a truthy
+//! arguments piece that is no string, such as `1`, is appended as its text). Blocks end only when the stream ends, all at once, in content order.
 //! A stream without `finish_reason` fails with `Stream ended without finish_reason`; a mapped
 //! error stop (`content_filter`, unknown reasons) with `Provider finish_reason: <reason>`.
 
@@ -271,15 +272,17 @@ impl ChatEvents {
             {
                 block.id = id.to_owned();
             }
+            // Any truthy piece is appended as the reference's `+=` appends it: a number (`1`)
+            // as its text.
             if let Some(arguments) = function
                 .and_then(|function| function.get("arguments"))
-                .and_then(Value::as_str)
-                .filter(|text| !text.is_empty())
+                .filter(|arguments| js_truthy(arguments))
             {
+                let arguments = crate::js::appended(Some(arguments));
                 let text = self.arguments.entry(index).or_default();
-                text.push_str(arguments);
+                text.push_str(&arguments);
                 block.arguments = parse_streaming(text);
-                piece = arguments.to_owned();
+                piece = arguments.into_owned();
             }
         }
         partial.emit(AssistantMessageEvent::ToolcallDelta(ContentDelta {
@@ -461,5 +464,41 @@ fn map_finish_reason(reason: &str) -> (StopReason, Option<String>) {
             StopReason::Error,
             Some(format!("Provider finish_reason: {other}")),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::provider::testing::{feed, model, pieces};
+
+    #[test]
+    fn a_number_arguments_piece_is_appended_as_text_and_number_texts_are_skipped() {
+        // The reference: `content.length > 0` and `typeof reasoning === "string"` skip 42 and 7;
+        // a truthy arguments piece is appended with `+=` (0 is falsy: an empty delta).
+        let model = model("openai-completions");
+        let chunk = |delta: Value| json!({"id": "c", "choices": [{"index": 0, "delta": delta}]});
+        let call = |arguments: Value| {
+            chunk(json!({"tool_calls": [{"index": 0, "id": "c1",
+                                         "function": {"name": "read", "arguments": arguments}}]}))
+        };
+        let events = [
+            chunk(json!({"content": 42, "reasoning_content": 7})),
+            call(json!("{\"limit\":")),
+            call(json!(1)),
+            call(json!(0)),
+            call(json!("}")),
+            json!({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ];
+        let mut wire = ChatEvents::new(model.clone(), true);
+        let (deltas, partial, outcome) = feed(&mut wire, &model, false, &events);
+        assert_eq!(outcome, Ok(()));
+        assert_eq!(pieces(&deltas), ["{\"limit\":", "1", "", "}"]);
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"limit": 1}}])
+        );
     }
 }

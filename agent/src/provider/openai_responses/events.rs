@@ -3,7 +3,8 @@
 //! Read as the reference reads them: each `output_item.added` opens a block for its
 //! `output_index` (reasoning -> thinking, message -> text, function_call -> tool call with id
 //! `call_id|id`); summary, reasoning-text, output-text and refusal deltas and argument deltas
-//! grow it (a summary part ends with a blank line); `output_item.done` settles it from the
+//! grow it (a summary part ends with a blank line; a delta that is no string, such as `42`, is
+//! appended as its text); `output_item.done` settles it from the
 //! finished item (the thinking signature is the reasoning item as JSON, the text signature the
 //! message id) and ends it. `response.completed` / `response.incomplete` set the response id,
 //! usage and stop reason (`completed` -> stop, or toolUse with calls; `incomplete` for
@@ -87,6 +88,8 @@ impl ResponsesEvents {
         let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
         let output_index = slot_key(event.get("output_index"));
         let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or("");
+        // A delta is appended as the reference's `+=` appends it: a number (`42`) as its text.
+        let delta = || crate::js::appended(event.get("delta"));
         match kind {
             "response.created" => {
                 if let Some(id) = event.pointer("/response/id").and_then(Value::as_str) {
@@ -99,13 +102,13 @@ impl ResponsesEvents {
                 }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-                self.append(&output_index, SlotKind::Thinking, text("delta"), partial);
+                self.append(&output_index, SlotKind::Thinking, &delta(), partial);
             }
             "response.reasoning_summary_part.done" => {
                 self.append(&output_index, SlotKind::Thinking, "\n\n", partial);
             }
             "response.output_text.delta" | "response.refusal.delta" => {
-                self.append(&output_index, SlotKind::Text, text("delta"), partial);
+                self.append(&output_index, SlotKind::Text, &delta(), partial);
             }
             "response.function_call_arguments.delta" => {
                 let Some(index) = self.slot_index(&output_index, SlotKind::ToolCall) else {
@@ -114,13 +117,13 @@ impl ResponsesEvents {
                 let Some(json) = self.partial_json.get_mut(&index) else {
                     return Ok(());
                 };
-                let delta = text("delta");
-                json.push_str(delta);
+                let delta = delta();
+                json.push_str(&delta);
                 let arguments = parse_streaming(json);
                 set_arguments(partial, index, arguments);
                 partial.emit(AssistantMessageEvent::ToolcallDelta(ContentDelta {
                     content_index: index,
-                    delta: delta.to_owned(),
+                    delta: delta.into_owned(),
                 }));
             }
             "response.function_call_arguments.done" => {
@@ -491,5 +494,48 @@ fn slot_key(value: Option<&Value>) -> String {
 fn set_arguments(partial: &mut PartialMessage, index: usize, arguments: Map<String, Value>) {
     if let Some(AssistantContent::ToolCall(call)) = partial.message.content.get_mut(index) {
         call.arguments = arguments;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::provider::testing::{feed, model, pieces};
+
+    #[test]
+    fn number_deltas_are_appended_as_text() {
+        // The reference appends every delta with `+=`: "Answer: " + 42, '{"limit":' + 1.
+        let model = model("openai-responses");
+        let at = |index: u64, kind: &str, delta: Value| json!({"type": kind, "output_index": index, "delta": delta});
+        let added = |index: u64, item: Value| json!({"type": "response.output_item.added", "output_index": index, "item": item});
+        let events = [
+            added(0, json!({"id": "rs", "type": "reasoning", "summary": []})),
+            at(0, "response.reasoning_summary_text.delta", json!(7)),
+            added(1, json!({"id": "msg", "type": "message", "content": []})),
+            at(1, "response.output_text.delta", json!("Answer: ")),
+            at(1, "response.output_text.delta", json!(42)),
+            added(
+                2,
+                json!({"id": "fc", "type": "function_call", "call_id": "c", "name": "read", "arguments": ""}),
+            ),
+            at(
+                2,
+                "response.function_call_arguments.delta",
+                json!("{\"limit\":"),
+            ),
+            at(2, "response.function_call_arguments.delta", json!(1)),
+            at(2, "response.function_call_arguments.delta", json!("}")),
+        ];
+        let mut wire = ResponsesEvents::new(model.clone());
+        let (deltas, partial, _) = feed(&mut wire, &model, true, &events);
+        let expected = ["7", "Answer: ", "42", "{\"limit\":", "1", "}"];
+        assert_eq!(pieces(&deltas), expected);
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "thinking", "thinking": "7"}, {"type": "text", "text": "Answer: 42"},
+                   {"type": "toolCall", "id": "c|fc", "name": "read", "arguments": {"limit": 1}}])
+        );
     }
 }

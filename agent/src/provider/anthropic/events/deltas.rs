@@ -15,33 +15,30 @@ use super::super::super::partial::PartialMessage;
 /// event, not three times).
 const IN_PLACE_BYTES: usize = 64 * 1024;
 
-/// What a `content_block_delta` says: the block's wire key and the delta's fields (missing or
-/// non-string fields read as empty, as the reference reads them).
+/// What a `content_block_delta` says: the block's wire key and the delta's fields. A missing
+/// field reads as empty; one that is no string (`42`) as the text the reference's `+=` makes of
+/// it (`"42"`), so a number in a text, a thinking, a signature or a piece of a tool call's
+/// arguments is appended as text.
 pub(super) struct BlockDelta<'a> {
     key: &'a Value,
     kind: Option<&'a str>,
     text: Cow<'a, str>,
     thinking: Cow<'a, str>,
-    partial_json: &'a str,
-    signature: &'a str,
+    partial_json: Cow<'a, str>,
+    signature: Cow<'a, str>,
 }
 
 impl<'a> BlockDelta<'a> {
     pub(super) fn from_value(event: &'a Value) -> Option<Self> {
         let (key, delta) = (event.get("index")?, event.get("delta")?);
-        let text = |name: &str| delta.get(name).and_then(Value::as_str).unwrap_or("");
-        // A text that is no string (`42`) is appended as the reference appends it, as text.
-        let appended = |name: &str| match delta.get(name) {
-            None | Some(Value::String(_)) => Cow::Borrowed(text(name)),
-            Some(other) => Cow::Owned(pi_rpc_protocol::id::js_text(other)),
-        };
+        let appended = |name: &str| crate::js::appended(delta.get(name));
         Some(Self {
             key,
             kind: delta.get("type").and_then(Value::as_str),
             text: appended("text"),
             thinking: appended("thinking"),
-            partial_json: text("partial_json"),
-            signature: text("signature"),
+            partial_json: appended("partial_json"),
+            signature: appended("signature"),
         })
     }
 }
@@ -94,8 +91,8 @@ pub(super) fn fast_block_delta(data: &mut String, partial: &mut PartialMessage) 
                 kind: Some(exact.kind),
                 text: Cow::Borrowed(text),
                 thinking: Cow::Borrowed(thinking),
-                partial_json: "",
-                signature: "",
+                partial_json: Cow::Borrowed(""),
+                signature: Cow::Borrowed(""),
             },
             partial,
         );
@@ -124,8 +121,8 @@ pub(super) fn fast_block_delta(data: &mut String, partial: &mut PartialMessage) 
                 kind: Some(kind),
                 text,
                 thinking,
-                partial_json: "",
-                signature: "",
+                partial_json: Cow::Borrowed(""),
+                signature: Cow::Borrowed(""),
             },
             partial,
         );
@@ -137,8 +134,8 @@ pub(super) fn fast_block_delta(data: &mut String, partial: &mut PartialMessage) 
             kind: Some(&delta.kind),
             text: Cow::Borrowed(field(&delta.text)),
             thinking: Cow::Borrowed(field(&delta.thinking)),
-            partial_json: field(&delta.partial_json),
-            signature: field(&delta.signature),
+            partial_json: Cow::Borrowed(field(&delta.partial_json)),
+            signature: Cow::Borrowed(field(&delta.signature)),
         },
         partial,
     );
@@ -228,18 +225,18 @@ pub(super) fn block_delta(delta: BlockDelta<'_>, partial: &mut PartialMessage) {
             state
                 .partial_json
                 .get_or_insert_with(String::new)
-                .push_str(delta.partial_json);
+                .push_str(&delta.partial_json);
             state.json_delta_seen = true;
             AssistantMessageEvent::ToolcallDelta(ContentDelta {
                 content_index,
-                delta: delta.partial_json.to_owned(),
+                delta: delta.partial_json.into_owned(),
             })
         }
         (Some("signature_delta"), AssistantContent::Thinking(block)) => {
             block
                 .thinking_signature
                 .get_or_insert_with(String::new)
-                .push_str(delta.signature);
+                .push_str(&delta.signature);
             return;
         }
         _ => return,
@@ -401,5 +398,61 @@ mod tests {
             assert!(exact_text_delta(data).is_none(), "{data}");
         }
         assert_eq!(read(escaped)[0]["delta"], "a\nb");
+    }
+
+    #[test]
+    fn numbers_where_text_belongs_are_appended_as_text() {
+        // The reference's `+=`: "" + 7, "" + 12345, "" + 42, '{"limit":' + 1 + "}".
+        let mut partial = partial();
+        let call = pi_rpc_protocol::content::ToolCall {
+            id: "t".into(),
+            name: "read".into(),
+            arguments: serde_json::Map::new(),
+            thought_signature: None,
+            extra: serde_json::Map::new(),
+        };
+        let state = BlockState {
+            key: Some(json!(2)),
+            ..BlockState::default()
+        };
+        partial.push_block(AssistantContent::ToolCall(call), state);
+        for (index, delta) in [
+            (0, json!({"type": "thinking_delta", "thinking": 7})),
+            (0, json!({"type": "signature_delta", "signature": 12345})),
+            (1, json!({"type": "text_delta", "text": 42})),
+            (
+                2,
+                json!({"type": "input_json_delta", "partial_json": "{\"limit\":"}),
+            ),
+            (2, json!({"type": "input_json_delta", "partial_json": 1})),
+            (2, json!({"type": "input_json_delta", "partial_json": "}"})),
+        ] {
+            let event = json!({"type": "content_block_delta", "index": index, "delta": delta});
+            let mut data = event.to_string();
+            if !fast_block_delta(&mut data, &mut partial) {
+                block_delta(BlockDelta::from_value(&event).unwrap(), &mut partial);
+            }
+        }
+        partial.close_block(2);
+        let deltas: Vec<Value> = partial
+            .take_events()
+            .map(|event| serde_json::to_value(event).unwrap()["delta"].clone())
+            .collect();
+        assert_eq!(
+            deltas,
+            [
+                json!("7"),
+                json!("42"),
+                json!("{\"limit\":"),
+                json!("1"),
+                json!("}")
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(&partial.message.content).unwrap(),
+            json!([{"type": "thinking", "thinking": "7", "thinkingSignature": "12345"},
+                   {"type": "text", "text": "42"},
+                   {"type": "toolCall", "id": "t", "name": "read", "arguments": {"limit": 1}}])
+        );
     }
 }
