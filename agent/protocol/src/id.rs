@@ -86,6 +86,10 @@ pub fn js_text(value: &serde_json::Value) -> String {
             .collect::<Vec<_>>()
             .join(","),
         Value::Object(_) => "[object Object]".to_owned(),
+        // As JavaScript prints a number: `1.0` is "1", `1e21` "1e+21".
+        Value::Number(number) => number
+            .as_f64()
+            .map_or_else(|| number.to_string(), crate::json::format_js_number),
         other => other.to_string(),
     }
 }
@@ -110,6 +114,9 @@ mod entry_text_tests {
         );
         assert_eq!(since(r#"{"since": null}"#).as_deref(), Some("null"));
         assert_eq!(since(r#"{"since": 42}"#).as_deref(), Some("42"));
+        // As JavaScript prints numbers.
+        assert_eq!(since(r#"{"since": 1.0}"#).as_deref(), Some("1"));
+        assert_eq!(since(r#"{"since": 1e21}"#).as_deref(), Some("1e+21"));
         assert_eq!(
             since(r#"{"since": [1, null, "x"]}"#).as_deref(),
             Some("1,,x")

@@ -5,8 +5,6 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::number_to_string;
-
 /// JavaScript's truthiness of a parsed JSON value: `null`, `false`, `0`, `NaN` and `""` are
 /// false, everything else (any array or object) true.
 pub(crate) fn truthy(value: &Value) -> bool {
@@ -43,24 +41,7 @@ pub(crate) fn appended(value: Option<&Value>) -> Cow<'_, str> {
 /// as JavaScript prints them, arrays join their items with commas (`null` items empty), objects
 /// are `[object Object]`.
 pub(crate) fn display(value: Option<&Value>) -> String {
-    match value {
-        None => "undefined".to_owned(),
-        Some(Value::Null) => "null".to_owned(),
-        Some(Value::Bool(flag)) => flag.to_string(),
-        Some(Value::Number(number)) => number
-            .as_f64()
-            .map_or_else(|| number.to_string(), number_to_string),
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => display(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(Value::Object(_)) => "[object Object]".to_owned(),
-    }
+    value.map_or_else(|| "undefined".to_owned(), pi_rpc_protocol::id::js_text)
 }
 
 #[cfg(test)]
