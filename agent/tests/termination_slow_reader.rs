@@ -38,16 +38,7 @@ async fn stalled(program: &Path) -> Result<Stalled> {
     let server = support::mock(&script()).await?;
     let env = TestEnv::new(&server.uri())?;
     let sessions = env.root.path().join("sessions").display().to_string();
-    let mut args = vec![
-        "--mode",
-        "rpc",
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model-1",
-    ];
-    args.extend(support::session_dir_args(&sessions));
-    let mut agent = env.spawn_program(program, &args)?;
+    let mut agent = env.spawn_program(program, &support::session_dir_args(&sessions))?;
     agent.prompt("stream").await?;
     agent
         .until(|r| r["assistantMessageEvent"]["type"] == "text_delta")
@@ -114,11 +105,7 @@ async fn terminate(
     let mut exit = None;
     while started.elapsed() < EXIT_WAIT {
         if let Some(status) = agent.child.try_wait()? {
-            use std::os::unix::process::ExitStatusExt;
-            exit = Some(match status.code() {
-                Some(code) => code.to_string(),
-                None => format!("signal {}", status.signal().unwrap_or_default()),
-            });
+            exit = Some(support::exit_text(status));
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -126,30 +113,9 @@ async fn terminate(
     if exit.is_none() {
         agent.child.kill().await?;
     }
-    let kept = prompt_in_sessions(&env.root.path().join("sessions"))?;
+    let sessions = env.root.path().join("sessions");
+    let kept = support::prompts_in_files(&sessions, &["stream".to_owned()]);
     Ok((exit, kept))
-}
-
-/// Whether a session file under `dir` holds the user message `stream`.
-fn prompt_in_sessions(dir: &Path) -> Result<bool> {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for path in entries.filter_map(Result::ok).map(|entry| entry.path()) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read_to_string(&path)?
-                .lines()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .any(|entry| entry["message"]["content"][0]["text"] == "stream")
-            {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -139,18 +139,17 @@ impl RequestBody {
         }
         // A model's `samplingParams` that name the history's key replace the history, as the
         // reference's `Object.assign` over the built body does: the body is sent as it is.
-        if !skeleton[hole].is_null() {
-            let payload = Value::Object(skeleton);
-            let payload = if super::hooks::wants_payload() {
-                hook(payload).await
+        let history_given = !skeleton[hole].is_null();
+        let wants_payload = super::hooks::wants_payload();
+        if history_given || wants_payload {
+            let mut payload = if history_given {
+                Value::Object(skeleton)
             } else {
-                payload
+                whole_value(skeleton, hole, &encoders)?
             };
-            return pi_rpc_protocol::json::to_vec(&payload).map(|bytes| Self::Whole(bytes.into()));
-        }
-        if super::hooks::wants_payload() {
-            let payload = whole_value(skeleton, hole, &encoders)?;
-            let payload = hook(payload).await;
+            if wants_payload {
+                payload = hook(payload).await;
+            }
             return pi_rpc_protocol::json::to_vec(&payload).map(|bytes| Self::Whole(bytes.into()));
         }
         StreamedBody::new(&skeleton, hole, encoders).map(Self::Streamed)

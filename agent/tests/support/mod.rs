@@ -391,3 +391,51 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> Result<()> {
     std::fs::write(dir.join(name), text)?;
     Ok(())
 }
+
+/// Whether the session files under `dir` hold a user message of each of `texts`.
+pub fn prompts_in_files(dir: &Path, texts: &[String]) -> bool {
+    let messages: Vec<String> = session_files(dir)
+        .iter()
+        .filter_map(|file| std::fs::read_to_string(file).ok())
+        .flat_map(|text| {
+            text.lines()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .filter(|entry| entry["type"] == "message" && entry["message"]["role"] == "user")
+                .filter_map(|entry| {
+                    entry["message"]["content"][0]["text"]
+                        .as_str()
+                        .map(str::to_owned)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    texts.iter().all(|text| messages.contains(text))
+}
+
+/// The session files (`*.jsonl`) under `dir`, at any depth.
+pub fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(Result::ok).map(|entry| entry.path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// An exit status as a table shows it: the code, or `signal N` for a process a signal ended.
+pub fn exit_text(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status.code() {
+        Some(code) => code.to_string(),
+        None => format!("signal {}", status.signal().unwrap_or_default()),
+    }
+}

@@ -255,44 +255,6 @@ impl Client {
     }
 }
 
-/// Whether the session files under `dir` hold a user message of each of `texts`.
-pub fn prompts_in_files(dir: &Path, texts: &[String]) -> bool {
-    let messages: Vec<String> = session_files(dir)
-        .iter()
-        .filter_map(|file| std::fs::read_to_string(file).ok())
-        .flat_map(|text| {
-            text.lines()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .filter(|entry| entry["type"] == "message" && entry["message"]["role"] == "user")
-                .filter_map(|entry| {
-                    entry["message"]["content"][0]["text"]
-                        .as_str()
-                        .map(str::to_owned)
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    texts.iter().all(|text| messages.contains(text))
-}
-
-pub fn session_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for path in entries.filter_map(Result::ok).map(|entry| entry.path()) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
-                found.push(path);
-            }
-        }
-    }
-    found
-}
-
 /// The pid a phase's process wrote to `file` (waiting a moment for it).
 pub async fn pid_in(file: &Path) -> Result<i32> {
     let deadline = Instant::now() + Duration::from_secs(10);

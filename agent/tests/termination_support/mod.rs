@@ -180,13 +180,7 @@ pub async fn run_cell(program: &Path, phase: Phase, action: Action) -> Result<(O
     let exit = client.drain(&mut child, EXIT_WAIT).await?;
     client.stdin = None;
     let exit = match exit {
-        Some(status) => match status.code() {
-            Some(code) => code.to_string(),
-            None => {
-                use std::os::unix::process::ExitStatusExt;
-                format!("signal {}", status.signal().unwrap_or_default())
-            }
-        },
+        Some(status) => crate::support::exit_text(status),
         None => {
             let _ = child.kill().await;
             "no exit".to_owned()
@@ -217,12 +211,12 @@ pub async fn run_cell(program: &Path, phase: Phase, action: Action) -> Result<(O
     let outcome = Outcome {
         exit,
         settled,
-        prompt_kept: client::prompts_in_files(&sessions, &client.acknowledged),
+        prompt_kept: crate::support::prompts_in_files(&sessions, &client.acknowledged),
         loads: String::new(),
         left_behind,
     };
     let written = Written {
-        files: client::session_files(&sessions),
+        files: crate::support::session_files(&sessions),
         acknowledged: client.acknowledged,
         env,
     };
